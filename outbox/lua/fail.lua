@@ -1,0 +1,42 @@
+-- fail.lua: end an attempt that did not commit. Fenced; terminal states
+-- never change.
+--
+-- KEYS: the common layout (lib.lua)
+-- ARGV: the common layout (lib.lua), plus
+--   ARGV[7] fence   ARGV[8] error code
+--   ARGV[9] mode: "transient" (retry while attempts remain, else dead-letter
+--           with max_attempts_exceeded), "dead" (dead-letter now),
+--           "cancel" (cancel now)
+-- Returns: the job's state after the call ("retrying", "dead_lettered",
+-- "cancelled"), or "stale". A repeat of the same call answers the same.
+local f = redis.call('HMGET', K.job, 'st', 'fen', 'att', 'ma', 'ec')
+local st, fen, att, ma, ec = f[1], f[2], tonumber(f[3]), tonumber(f[4]), f[5]
+if not st or fen ~= ARGV[7] then return 'stale' end
+local mode, code = ARGV[9], ARGV[8]
+
+if st ~= 'running' then
+  -- Only a repeat of the call that ended this attempt is answered.
+  if (mode == 'transient' and (st == 'retrying' or (st == 'dead_lettered' and ec == 'max_attempts_exceeded')))
+    or (mode == 'dead' and st == 'dead_lettered' and ec == code)
+    or (mode == 'cancel' and st == 'cancelled' and ec == code) then
+    return st
+  end
+  return 'stale'
+end
+
+if mode == 'transient' then
+  if att >= ma then
+    finish('dead_lettered', 'max_attempts_exceeded')
+    return 'dead_lettered'
+  end
+  redis.call('HSET', K.job, 'st', 'retrying', 'ec', code, 'ua', NOW, 'eq', NOW)
+  move_state('running', 'retrying')
+  return 'retrying'
+elseif mode == 'dead' then
+  finish('dead_lettered', code)
+  return 'dead_lettered'
+elseif mode == 'cancel' then
+  finish('cancelled', code)
+  return 'cancelled'
+end
+return redis.error_reply('fail.lua: unknown mode ' .. tostring(mode))

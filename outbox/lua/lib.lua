@@ -1,0 +1,116 @@
+-- lib.lua: shared prelude, prepended by the Go loader to every script that
+-- acts on one job. It names the common KEYS and ARGV layout and holds the one
+-- place where a job changes state.
+--
+-- Common KEYS (built by keyspace.jobFamily; one hash tag, one slot):
+--   KEYS[1]  job record (hash)          KEYS[2]  input (string)
+--   KEYS[3]  result (string)            KEYS[4]  checkpoints (hash)
+--   KEYS[5]  ledger entry (string)      KEYS[6]  document (hash: maxv)
+--   KEYS[7]  outbox stream              KEYS[8]  audit stream
+--   KEYS[9]  tenant jobs index (zset)   KEYS[10] active index (zset)
+--   KEYS[11] dlq index (zset)
+--   KEYS[12..17] tenant state indexes: queued, running, retrying,
+--                succeeded, dead_lettered, cancelled
+-- Common ARGV:
+--   ARGV[1] job key string   ARGV[2] now (unix ms, from the injected clock)
+--   ARGV[3] input TTL ms     ARGV[4] result TTL ms (results, checkpoints, job record)
+--   ARGV[5] ledger TTL ms (0 = forever)   ARGV[6] audit retention ms
+-- Script-specific KEYS start at 18, script-specific ARGV at 7.
+
+local K = {
+  job = KEYS[1], input = KEYS[2], result = KEYS[3], ckpt = KEYS[4],
+  ledger = KEYS[5], doc = KEYS[6], outbox = KEYS[7], audit = KEYS[8],
+  tjobs = KEYS[9], active = KEYS[10], dlq = KEYS[11],
+}
+local STATE_INDEX = {
+  queued = KEYS[12], running = KEYS[13], retrying = KEYS[14],
+  succeeded = KEYS[15], dead_lettered = KEYS[16], cancelled = KEYS[17],
+}
+local JOBKEY = ARGV[1]
+local NOW = tonumber(ARGV[2])
+local INPUT_TTL = tonumber(ARGV[3])
+local RESULT_TTL = tonumber(ARGV[4])
+local LEDGER_TTL = tonumber(ARGV[5])
+local AUDIT_RETENTION = tonumber(ARGV[6])
+
+local TERMINAL = { succeeded = true, dead_lettered = true, cancelled = true }
+
+-- index_add adds a member scored by creation time and trims members older
+-- than the result retention, so indexes never outgrow the records they list.
+local function index_add(key, score, member)
+  redis.call('ZADD', key, score, member)
+  redis.call('ZREMRANGEBYSCORE', key, '-inf', '(' .. (NOW - RESULT_TTL))
+end
+
+local function audit_add(...)
+  redis.call('XADD', K.audit, 'MINID', '~', tostring(NOW - AUDIT_RETENTION), '*', ...)
+end
+
+-- move_state records a state change of the job in the state indexes.
+local function move_state(from, to)
+  local created = tonumber(redis.call('HGET', K.job, 'ca'))
+  if from and STATE_INDEX[from] then
+    redis.call('ZREM', STATE_INDEX[from], JOBKEY)
+  end
+  index_add(STATE_INDEX[to], created, JOBKEY)
+end
+
+-- finish ends the job: terminal state, ledger entry, and the TTLs of every
+-- bulky key. Expiry is set here, by the script that ends the job, never by a
+-- sweeper that could fall behind.
+local function finish(to, code)
+  local from = redis.call('HGET', K.job, 'st')
+  redis.call('HSET', K.job, 'st', to, 'ec', code, 'fa', NOW, 'ua', NOW)
+  move_state(from, to)
+  redis.call('ZREM', K.active, JOBKEY)
+  if to == 'dead_lettered' then
+    redis.call('ZADD', K.dlq, NOW, JOBKEY)
+    redis.call('ZREMRANGEBYSCORE', K.dlq, '-inf', '(' .. (NOW - RESULT_TTL))
+  end
+  local f = redis.call('HMGET', K.job, 'ph', 'ev')
+  local ledger = to .. '|' .. f[1] .. '|' .. (f[2] or '') .. '|' .. NOW .. '|' .. code
+  if LEDGER_TTL > 0 then
+    redis.call('SET', K.ledger, ledger, 'PX', LEDGER_TTL)
+  else
+    redis.call('SET', K.ledger, ledger)
+  end
+  redis.call('PEXPIRE', K.input, INPUT_TTL)
+  redis.call('PEXPIRE', K.result, RESULT_TTL)
+  redis.call('PEXPIRE', K.ckpt, RESULT_TTL)
+  redis.call('PEXPIRE', K.job, RESULT_TTL)
+end
+
+-- split_ledger parses "state|payloadHash|eventId|finishedMs|code".
+local function split_ledger(v)
+  local out = {}
+  for part in string.gmatch(v .. '|', '([^|]*)|') do
+    out[#out + 1] = part
+  end
+  return out
+end
+
+-- create_job writes a new queued job with its input, outbox row and indexes.
+-- Fields: tn tenant, doc documentId, ver version, st state, att attempts,
+-- rec recoveries, fen fence, ph payload hash, ma/mr limits, ds deadline
+-- seconds, dl deadlineAt ms, ca/ua/eq/sa/fa created/updated/enqueued/started/
+-- finished ms, ec error code, ev eventId, rf/ra reprocessed from/as.
+local function create_job(tenant, doc, ver, ph, blob, ma, mr, ds, rf)
+  redis.call('HSET', K.job, 'tn', tenant, 'doc', doc, 'ver', ver, 'st', 'queued',
+    'att', 0, 'rec', 0, 'fen', 0, 'ph', ph, 'ma', ma, 'mr', mr, 'ds', ds,
+    'dl', NOW + tonumber(ds) * 1000, 'ca', NOW, 'ua', NOW, 'eq', NOW)
+  if rf ~= '' then
+    redis.call('HSET', K.job, 'rf', rf)
+  end
+  redis.call('SET', K.input, blob)
+  local maxv = tonumber(redis.call('HGET', K.doc, 'maxv') or '0')
+  if tonumber(ver) > maxv then
+    redis.call('HSET', K.doc, 'maxv', ver)
+  end
+  if LEDGER_TTL > 0 then
+    redis.call('PEXPIRE', K.doc, LEDGER_TTL)
+  end
+  redis.call('XADD', K.outbox, '*', 't', 'job.submitted', 'k', JOBKEY, 'at', NOW)
+  index_add(K.tjobs, NOW, JOBKEY)
+  index_add(STATE_INDEX.queued, NOW, JOBKEY)
+  redis.call('ZADD', K.active, NOW, JOBKEY)
+end

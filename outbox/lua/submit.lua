@@ -1,0 +1,53 @@
+-- submit.lua: create a job, or answer for the one that exists under its key.
+-- All or nothing: job record + input + job.submitted outbox row + audit entry
+-- + indexes.
+--
+-- KEYS: the common layout (lib.lua), plus
+--   KEYS[18] request key (remembers this request ID's answer), optional
+-- ARGV: the common layout (lib.lua), plus
+--   ARGV[7]  tenant             ARGV[8]  documentId      ARGV[9] version
+--   ARGV[10] payload hash       ARGV[11] input blob
+--   ARGV[12] maxAttempts        ARGV[13] maxRecoveries   ARGV[14] deadline seconds
+--   ARGV[15] request TTL ms
+-- Returns:
+--   {"created"}              a new job
+--   {"deduped"}              same key, same payload: the existing job stands
+--   {"deduped_ledger", v}    same, but the job record expired; v is the ledger entry
+--   {"conflict"}             same key (or request ID), different payload
+-- A replay of a request ID answers what the original answered.
+local tenant, doc, ver, ph = ARGV[7], ARGV[8], ARGV[9], ARGV[10]
+local req = KEYS[18]
+
+if req then
+  local prev = redis.call('GET', req)
+  if prev then
+    local status, prevph = string.match(prev, '^([^|]*)|(.*)$')
+    if prevph ~= ph then
+      return { 'conflict' }
+    end
+    if status == 'created' and redis.call('EXISTS', K.job) == 1 then
+      return { 'created' }
+    end
+  end
+end
+
+local answer
+local existing = redis.call('HGET', K.job, 'ph')
+if existing then
+  if existing ~= ph then return { 'conflict' } end
+  answer = { 'deduped' }
+else
+  local ledger = redis.call('GET', K.ledger)
+  if ledger then
+    if split_ledger(ledger)[2] ~= ph then return { 'conflict' } end
+    answer = { 'deduped_ledger', ledger }
+  else
+    create_job(tenant, doc, ver, ph, ARGV[11], ARGV[12], ARGV[13], ARGV[14], '')
+    audit_add('a', 'submitted', 'tn', tenant, 'k', JOBKEY, 'nh', ph, 'at', NOW)
+    answer = { 'created' }
+  end
+end
+if req then
+  redis.call('SET', req, answer[1] .. '|' .. ph, 'PX', ARGV[15])
+end
+return answer

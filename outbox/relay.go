@@ -1,0 +1,298 @@
+package outbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/relayops/relayops/internal/clock"
+)
+
+// Publisher publishes job.submitted events; the worker implements it with
+// asynq.Enqueue (TaskID = job key, so a republish is absorbed).
+type Publisher interface {
+	Publish(ctx context.Context, ev Event) error
+}
+
+// relayGroup is the consumer group every relay joins on every shard stream.
+const relayGroup = "relay"
+
+// RelayConfig configures a Relay.
+type RelayConfig struct {
+	Store     *Store    // required
+	Publisher Publisher // required: receives job.submitted
+	// Consumer names this relay in the consumer group; default hostname-pid.
+	// Names must be unique among live relays.
+	Consumer string
+	Logger   *slog.Logger // default slog.Default()
+	Clock    clock.Clock  // default clock.Real{}
+	// PollInterval is the wait after a pass that found every shard empty.
+	// Default 20ms.
+	PollInterval time.Duration
+	// BatchSize is the most entries read from one shard at once. Default 128.
+	BatchSize int
+	// ReclaimIdle is how long an entry may stay delivered but unacked (its
+	// relay died or failed) before any relay takes it over. Default 30s.
+	ReclaimIdle time.Duration
+	// TrimInterval is how often acked entries older than the store's outbox
+	// retention are trimmed. Default 1m.
+	TrimInterval time.Duration
+	// OnEvent, if set, is told the outcome of every event: "published",
+	// "applied", "duplicate_event" or "error".
+	OnEvent func(ev Event, outcome string)
+	// OnTrim, if set, is told how many entries a trim removed from a shard.
+	OnTrim func(shard int, trimmed int64)
+}
+
+func (c RelayConfig) withDefaults() RelayConfig {
+	if c.Consumer == "" {
+		host, _ := os.Hostname()
+		c.Consumer = host + "-" + strconv.Itoa(os.Getpid())
+	}
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
+	if c.Clock == nil {
+		c.Clock = clock.Real{}
+	}
+	if c.PollInterval == 0 {
+		c.PollInterval = 20 * time.Millisecond
+	}
+	if c.BatchSize == 0 {
+		c.BatchSize = 128
+	}
+	if c.ReclaimIdle == 0 {
+		c.ReclaimIdle = 30 * time.Second
+	}
+	if c.TrimInterval == 0 {
+		c.TrimInterval = time.Minute
+	}
+	if c.OnEvent == nil {
+		c.OnEvent = func(Event, string) {}
+	}
+	if c.OnTrim == nil {
+		c.OnTrim = func(int, int64) {}
+	}
+	return c
+}
+
+func (c RelayConfig) validate() error {
+	var errs []error
+	if c.Store == nil {
+		errs = append(errs, errors.New("outbox: RelayConfig.Store is required"))
+	}
+	if c.Publisher == nil {
+		errs = append(errs, errors.New("outbox: RelayConfig.Publisher is required"))
+	}
+	if c.BatchSize < 1 || c.PollInterval < 0 || c.ReclaimIdle < time.Millisecond || c.TrimInterval < time.Millisecond {
+		errs = append(errs, errors.New("outbox: RelayConfig.BatchSize, PollInterval, ReclaimIdle and TrimInterval must be positive"))
+	}
+	return errors.Join(errs...)
+}
+
+// Relay moves outbox rows to their consumers: job.submitted to the
+// Publisher (Asynq), extraction.committed to the review consumer.
+//
+// The review consumer runs in-process (Store.ApplyCommitted) rather than as a
+// second Asynq task or consumer group: it is one Lua script on the same
+// Redis, deduplicated by eventId, and every extra Asynq task per job costs
+// about half the throughput (DESIGN.md). The relay's own consumer group
+// already gives it at-least-once delivery with takeover of a dead relay's
+// entries.
+//
+// Each shard's stream is read with its own call (a multi-stream read across
+// slots fails on Redis Cluster). Entries are acked only after their consumer
+// succeeded; publishing twice is safe (TaskID conflicts, eventId dedupe,
+// terminal-job no-ops).
+type Relay struct {
+	cfg      RelayConfig
+	store    *Store
+	log      *slog.Logger
+	lastTrim time.Time
+	grouped  []bool
+}
+
+// NewRelay checks cfg and returns a Relay.
+func NewRelay(cfg RelayConfig) (*Relay, error) {
+	cfg = cfg.withDefaults()
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	return &Relay{
+		cfg: cfg, store: cfg.Store, grouped: make([]bool, cfg.Store.shards),
+		log: cfg.Logger.With("component", "outbox.relay", "consumer", cfg.Consumer),
+	}, nil
+}
+
+// Run relays until ctx is done. Redis errors are logged and retried after a
+// pause; they never stop the relay.
+func (r *Relay) Run(ctx context.Context) error {
+	for ctx.Err() == nil {
+		n, err := r.pass(ctx)
+		if err != nil && ctx.Err() == nil {
+			r.log.Warn("relay pass failed; retrying", "error", err)
+		}
+		if n == 0 || err != nil {
+			select {
+			case <-ctx.Done():
+			case <-time.After(r.cfg.PollInterval):
+			}
+		}
+	}
+	return nil
+}
+
+// Drain relays until a pass over every shard finds nothing to do, and
+// returns how many entries it handled. The worker calls it on shutdown, after
+// its handlers stopped, to publish what they committed.
+func (r *Relay) Drain(ctx context.Context) (int, error) {
+	total := 0
+	for {
+		n, err := r.pass(ctx)
+		total += n
+		if err != nil {
+			return total, err
+		}
+		if n == 0 {
+			return total, nil
+		}
+	}
+}
+
+// pass reads each shard once: entries left pending by this consumer (a failed
+// publish), entries a dead relay left behind, then new ones.
+func (r *Relay) pass(ctx context.Context) (int, error) {
+	total := 0
+	var errs []error
+	for shard := range r.store.shards {
+		n, err := r.shard(ctx, shard)
+		total += n
+		if err != nil {
+			errs = append(errs, fmt.Errorf("shard %d: %w", shard, err))
+		}
+	}
+	if now := r.cfg.Clock.Now(); now.Sub(r.lastTrim) >= r.cfg.TrimInterval {
+		r.lastTrim = now
+		for shard := range r.store.shards {
+			if err := r.trim(ctx, shard); err != nil {
+				errs = append(errs, fmt.Errorf("trim shard %d: %w", shard, err))
+			}
+		}
+	}
+	return total, errors.Join(errs...)
+}
+
+func (r *Relay) ensureGroup(ctx context.Context, shard int) error {
+	if r.grouped[shard] {
+		return nil
+	}
+	err := r.store.rdb.XGroupCreateMkStream(ctx, r.store.keys.outbox(shard), relayGroup, "0").Err()
+	if err != nil && !strings.Contains(err.Error(), "BUSYGROUP") {
+		return err
+	}
+	r.grouped[shard] = true
+	return nil
+}
+
+func (r *Relay) shard(ctx context.Context, shard int) (int, error) {
+	if err := r.ensureGroup(ctx, shard); err != nil {
+		return 0, err
+	}
+	stream := r.store.keys.outbox(shard)
+	rdb := r.store.rdb
+	// Entries idle too long, whoever holds them (this relay after a failed
+	// consume, or a dead one), come first.
+	claimed, _, err := rdb.XAutoClaim(ctx, &redis.XAutoClaimArgs{
+		Stream: stream, Group: relayGroup, Consumer: r.cfg.Consumer,
+		MinIdle: r.cfg.ReclaimIdle, Start: "0-0", Count: int64(r.cfg.BatchSize),
+	}).Result()
+	if err != nil {
+		return 0, err
+	}
+	streams, err := rdb.XReadGroup(ctx, &redis.XReadGroupArgs{
+		Group: relayGroup, Consumer: r.cfg.Consumer, Streams: []string{stream, ">"},
+		Count: int64(r.cfg.BatchSize), Block: -1,
+	}).Result()
+	if err != nil && !errors.Is(err, redis.Nil) {
+		return 0, err
+	}
+	msgs := claimed
+	for _, s := range streams {
+		msgs = append(msgs, s.Messages...)
+	}
+	if len(msgs) == 0 {
+		return 0, nil
+	}
+	acks := make([]string, 0, len(msgs))
+	var errs []error
+	for _, m := range msgs {
+		if err := r.consume(ctx, shard, m); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		acks = append(acks, m.ID)
+	}
+	if len(acks) > 0 {
+		if err := rdb.XAck(ctx, stream, relayGroup, acks...).Err(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return len(msgs), errors.Join(errs...)
+}
+
+// consume hands one entry to its consumer. A malformed entry is logged and
+// acked (it can never succeed); a failing consumer leaves it pending.
+func (r *Relay) consume(ctx context.Context, shard int, m redis.XMessage) error {
+	ev, err := parseEvent(shard, m)
+	if err != nil {
+		r.log.Error("dropping malformed outbox entry", "shard", shard, "stream_id", m.ID, "error", err)
+		return nil
+	}
+	outcome, err := r.deliver(ctx, ev)
+	if err != nil {
+		r.cfg.OnEvent(ev, "error")
+		r.log.Warn("outbox entry not delivered; it stays pending", "event", ev.Type, "job_key", ev.Key.String(), "error", err)
+		return err
+	}
+	r.cfg.OnEvent(ev, outcome)
+	return nil
+}
+
+func (r *Relay) deliver(ctx context.Context, ev Event) (string, error) {
+	switch ev.Type {
+	case EventJobSubmitted:
+		return "published", r.cfg.Publisher.Publish(ctx, ev)
+	case EventExtractionCommitted:
+		res, err := r.store.ApplyCommitted(ctx, ev.Key, ev.EventID)
+		if err != nil {
+			return "", err
+		}
+		if !res.Applied {
+			return res.Reason, nil
+		}
+		return "applied", nil
+	}
+	return "", fmt.Errorf("unknown event type %q", ev.Type)
+}
+
+func parseEvent(shard int, m redis.XMessage) (Event, error) {
+	k, err := ParseKey(str(m.Values, "k"))
+	if err != nil {
+		return Event{}, err
+	}
+	ev := Event{StreamID: m.ID, Shard: shard, Type: str(m.Values, "t"), Key: k, EventID: str(m.Values, "e"), At: msTime(str(m.Values, "at"))}
+	if ev.Type != EventJobSubmitted && ev.Type != EventExtractionCommitted {
+		return Event{}, fmt.Errorf("unknown event type %q", ev.Type)
+	}
+	if ev.Type == EventExtractionCommitted && ev.EventID == "" {
+		return Event{}, errors.New("extraction.committed without eventId")
+	}
+	return ev, nil
+}

@@ -1,0 +1,79 @@
+package outbox
+
+import (
+	"context"
+	"fmt"
+)
+
+// ApplyCommitted is the review consumer: it creates the review of the job
+// version of an extraction.committed event, once per eventId. A repeat is
+// answered {Applied: false, Reason: "duplicate_event"}.
+func (s *Store) ApplyCommitted(ctx context.Context, k Key, eventID string) (*ApplyResult, error) {
+	if err := checkKey(k); err != nil {
+		return nil, err
+	}
+	if eventID == "" {
+		return nil, fmt.Errorf("outbox: apply %s: empty eventId", k)
+	}
+	shard := s.keys.shardOf(k)
+	keys := []string{s.keys.event(k, eventID), s.keys.review(k), s.keys.reviews(shard, k.Tenant), s.keys.allReviews(shard)}
+	v, err := s.run(ctx, applyScript, keys, k.String(), s.nowMs(), eventID, k.Tenant, ms(s.ret.Result), ms(s.ret.Ledger))
+	if err != nil {
+		return nil, fmt.Errorf("outbox: apply %s: %w", k, err)
+	}
+	switch v {
+	case "applied":
+		return &ApplyResult{Applied: true}, nil
+	case "duplicate_event":
+		return &ApplyResult{Reason: "duplicate_event"}, nil
+	}
+	return nil, unexpected("apply", fmt.Sprint(v))
+}
+
+// GetReview returns the review of job version k.
+func (s *Store) GetReview(ctx context.Context, k Key) (*Review, error) {
+	if err := checkKey(k); err != nil {
+		return nil, err
+	}
+	h, err := s.rdb.HGetAll(ctx, s.keys.review(k)).Result()
+	if err != nil {
+		return nil, fmt.Errorf("outbox: review %s: %w", k, err)
+	}
+	if len(h) == 0 {
+		return nil, ErrReviewNotFound
+	}
+	return reviewFromHash(k, h), nil
+}
+
+func reviewFromHash(k Key, h map[string]string) *Review {
+	return &Review{
+		Key: k, EventID: h["ev"], Status: h["st"], Operator: h["op"], Note: h["note"],
+		CreatedAt: msTime(h["ca"]), DecidedAt: msTime(h["da"]),
+	}
+}
+
+// Decide records an operator's decision (ReviewApproved or ReviewRejected)
+// on the review of k, with an audit entry. The same decision again returns
+// the review unchanged; a different one is ErrReviewDecided.
+func (s *Store) Decide(ctx context.Context, k Key, operator, status, note string) (*Review, error) {
+	if err := checkKey(k); err != nil {
+		return nil, err
+	}
+	if status != ReviewApproved && status != ReviewRejected {
+		return nil, fmt.Errorf("outbox: decide %s: status must be %s or %s", k, ReviewApproved, ReviewRejected)
+	}
+	keys := []string{s.keys.review(k), s.keys.audit(s.keys.shardOf(k))}
+	v, err := s.run(ctx, decideScript, keys, k.String(), s.nowMs(), status, operator, note, k.Tenant, ms(s.ret.Audit))
+	if err != nil {
+		return nil, fmt.Errorf("outbox: decide %s: %w", k, err)
+	}
+	switch v {
+	case "decided", "same":
+		return s.GetReview(ctx, k)
+	case "other":
+		return nil, ErrReviewDecided
+	case "not_found":
+		return nil, ErrReviewNotFound
+	}
+	return nil, unexpected("decide", fmt.Sprint(v))
+}

@@ -1,0 +1,72 @@
+package outbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// trim removes acked outbox entries older than the outbox retention. XTRIM
+// ignores the consumer group, so the bound is the lowest of: the oldest
+// pending entry, the group's last-delivered ID (entries after it were never
+// delivered), and now minus the retention.
+func (r *Relay) trim(ctx context.Context, shard int) error {
+	rdb, stream := r.store.rdb, r.store.keys.outbox(shard)
+	bound := strconv.FormatInt(r.cfg.Clock.Now().Add(-r.store.ret.Outbox).UnixMilli(), 10) + "-0"
+	groups, err := rdb.XInfoGroups(ctx, stream).Result()
+	if err != nil {
+		if strings.Contains(err.Error(), "no such key") {
+			return nil
+		}
+		return err
+	}
+	for _, g := range groups {
+		if g.Name != relayGroup {
+			continue
+		}
+		bound = minID(bound, g.LastDeliveredID)
+		if g.Pending > 0 {
+			p, err := rdb.XPending(ctx, stream, relayGroup).Result()
+			if err != nil && !errors.Is(err, redis.Nil) {
+				return err
+			}
+			if p != nil && p.Lower != "" {
+				bound = minID(bound, p.Lower)
+			}
+		}
+	}
+	n, err := rdb.XTrimMinID(ctx, stream, bound).Result()
+	if err != nil {
+		return fmt.Errorf("xtrim: %w", err)
+	}
+	if n > 0 {
+		r.log.Info("trimmed acked outbox entries", "shard", shard, "trimmed", n, "below", bound)
+	}
+	r.cfg.OnTrim(shard, n)
+	return nil
+}
+
+// minID returns the lower of two stream IDs.
+func minID(a, b string) string {
+	if idLess(b, a) {
+		return b
+	}
+	return a
+}
+
+func idLess(a, b string) bool {
+	am, as := splitID(a)
+	bm, bs := splitID(b)
+	return am < bm || (am == bm && as < bs)
+}
+
+func splitID(id string) (uint64, uint64) {
+	m, s, _ := strings.Cut(id, "-")
+	mv, _ := strconv.ParseUint(m, 10, 64)
+	sv, _ := strconv.ParseUint(s, 10, 64)
+	return mv, sv
+}
