@@ -102,3 +102,7 @@ func (x *bundle) snapshot(t *testing.T) map[string]string {
 	}
 	return out
 }
+
+func xaddArgs(stream string, k Key, eventID string) *redis.XAddArgs {
+	return &redis.XAddArgs{Stream: stream, Values: []any{"t", EventExtractionCommitted, "k", k.String(), "e", eventID}}
+}

@@ -137,6 +137,7 @@ func NewRedisClient(url string) (*redis.Client, error) {
 		return nil, fmt.Errorf("outbox: redis url: %w", err)
 	}
 	opt.MaxRetries = -1
+	opt.DialerRetries = 1 // go-redis otherwise dials 5 times, 100ms apart, whatever MaxRetries says
 	opt.DialTimeout = time.Second
 	opt.ReadTimeout = 2 * time.Second
 	opt.WriteTimeout = 2 * time.Second

@@ -76,10 +76,13 @@ func (s *Store) Submit(ctx context.Context, req SubmitRequest) (*SubmitResult, e
 		}
 		return &SubmitResult{Job: j, Deduped: true}, nil
 	case "created", "deduped":
-		j, err := s.Get(ctx, k)
-		if err != nil {
-			return nil, fmt.Errorf("outbox: submit %s: read back: %w", k, err)
+		h := make(map[string]string, (len(r)-3)/2)
+		for i := 3; i+1 < len(r); i += 2 {
+			h[r.str(i)] = r.str(i + 1)
 		}
+		j := jobFromHash(k, h)
+		j.InputExpired = r.str(1) == "0"
+		j.ResultExpired = j.State == StateSucceeded && r.str(2) == "0"
 		return &SubmitResult{Job: j, Deduped: r.status() == "deduped"}, nil
 	}
 	return nil, unexpected("submit", r.status())

@@ -9,14 +9,23 @@
 --   ARGV[10] payload hash       ARGV[11] input blob
 --   ARGV[12] maxAttempts        ARGV[13] maxRecoveries   ARGV[14] deadline seconds
 --   ARGV[15] request TTL ms
--- Returns:
---   {"created"}              a new job
---   {"deduped"}              same key, same payload: the existing job stands
+-- Returns (the job's fields follow so the caller needs no second read):
+--   {"created", inputExists, resultExists, field, value, ...}   a new job
+--   {"deduped", inputExists, resultExists, field, value, ...}   same key, same
+--                            payload: the existing job stands
 --   {"deduped_ledger", v}    same, but the job record expired; v is the ledger entry
 --   {"conflict"}             same key (or request ID), different payload
 -- A replay of a request ID answers what the original answered.
 local tenant, doc, ver, ph = ARGV[7], ARGV[8], ARGV[9], ARGV[10]
 local req = KEYS[18]
+
+local function with_job(status)
+  local out = { status, redis.call('EXISTS', K.input), redis.call('EXISTS', K.result) }
+  for _, v in ipairs(redis.call('HGETALL', K.job)) do
+    out[#out + 1] = v
+  end
+  return out
+end
 
 if req then
   local prev = redis.call('GET', req)
@@ -26,7 +35,7 @@ if req then
       return { 'conflict' }
     end
     if status == 'created' and redis.call('EXISTS', K.job) == 1 then
-      return { 'created' }
+      return with_job('created')
     end
   end
 end
@@ -40,7 +49,7 @@ else
   local ledger = redis.call('GET', K.ledger)
   if ledger then
     if split_ledger(ledger)[2] ~= ph then return { 'conflict' } end
-    answer = { 'deduped_ledger', ledger }
+    return { 'deduped_ledger', ledger }
   else
     create_job(tenant, doc, ver, ph, ARGV[11], ARGV[12], ARGV[13], ARGV[14], '')
     audit_add('a', 'submitted', 'tn', tenant, 'k', JOBKEY, 'nh', ph, 'at', NOW)
@@ -50,4 +59,4 @@ end
 if req then
   redis.call('SET', req, answer[1] .. '|' .. ph, 'PX', ARGV[15])
 end
-return answer
+return with_job(answer[1])

@@ -1,0 +1,441 @@
+// Package config is the only place that reads the environment. It turns the
+// RELAYOPS_* variables into a validated Config, reporting every problem at once
+// (errors.Join) with messages that name the variable and never quote a secret.
+//
+// An unset variable and one set to the empty string (after trimming spaces)
+// both mean "use the default".
+package config
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math"
+	"net"
+	"net/url"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// Config is the whole runtime configuration of relayops. Each field names its
+// variable and default.
+type Config struct {
+	RedisURL          string        // RELAYOPS_REDIS_URL, default redis://127.0.0.1:6379/0
+	HTTPAddr          string        // RELAYOPS_HTTP_ADDR, default :8080
+	MetricsAddr       string        // RELAYOPS_METRICS_ADDR, default :9090
+	TenantTokens      []Credential  // RELAYOPS_TENANT_TOKENS, default none
+	OperatorTokens    []Credential  // RELAYOPS_OPERATOR_TOKENS, default none
+	Shards            int           // RELAYOPS_SHARDS, default 16 (1..16384)
+	MaxAttempts       int           // RELAYOPS_MAX_ATTEMPTS, default 3 (1..100)
+	MaxRecoveries     int           // RELAYOPS_MAX_RECOVERIES, default 5 (0..100)
+	DefaultDeadline   time.Duration // RELAYOPS_DEFAULT_DEADLINE, default 24h (>= 1s, whole seconds)
+	Concurrency       int           // RELAYOPS_CONCURRENCY, default 20 (1..10000)
+	AttemptTimeout    time.Duration // RELAYOPS_ATTEMPT_TIMEOUT, default 5m (>= 1s)
+	RetryBase         time.Duration // RELAYOPS_RETRY_BASE, default 1s (> 0)
+	RetryMax          time.Duration // RELAYOPS_RETRY_MAX, default 5m (>= RetryBase)
+	TaskCheckInterval time.Duration // RELAYOPS_TASK_CHECK_INTERVAL, default 50ms (> 0)
+	ReprocessRate     Rate          // RELAYOPS_REPROCESS_RATE, default 10/1m (per tenant)
+	DataKey           []byte        // RELAYOPS_DATA_KEY, default none (32 bytes when set)
+	Faults            string        // RELAYOPS_FAULTS, default none; parsed by the worker
+	LogLevel          slog.Level    // RELAYOPS_LOG_LEVEL, default info
+	Retention         Retention     // RELAYOPS_RETENTION_*
+	PrometheusURL     string        // RELAYOPS_PROMETHEUS_URL, default none (asynqmon charts)
+	// MetricsTenantLabels adds a tenant label to metrics
+	// (RELAYOPS_METRICS_TENANT_LABELS, default false).
+	MetricsTenantLabels bool
+}
+
+// Credential is one named bearer token. Its String, GoString, LogValue and
+// MarshalJSON methods hide the token, so a Credential can be printed with %v,
+// %+v or %#v, logged with slog or encoded as JSON without leaking it.
+type Credential struct {
+	Name  string
+	Token string
+}
+
+// String returns "name:***".
+func (c Credential) String() string { return c.Name + ":***" }
+
+// GoString hides the token from %#v.
+func (c Credential) GoString() string {
+	return fmt.Sprintf("config.Credential{Name:%q, Token:\"***\"}", c.Name)
+}
+
+// LogValue hides the token from log/slog, whose JSON handler would otherwise
+// marshal the struct's fields.
+func (c Credential) LogValue() slog.Value { return slog.StringValue(c.String()) }
+
+// MarshalJSON hides the token from encoding/json (and so from slog's JSON
+// handler when a Credential sits inside a slice or struct).
+func (c Credential) MarshalJSON() ([]byte, error) { return json.Marshal(c.String()) }
+
+// Rate is Count events per Per.
+type Rate struct {
+	Count int
+	Per   time.Duration
+}
+
+// String returns the rate in the variable's syntax, e.g. "10/1m0s".
+func (r Rate) String() string { return fmt.Sprintf("%d/%s", r.Count, r.Per) }
+
+// Retention holds the TTL of each class of data. Zero means "keep forever" and
+// is allowed only for Ledger.
+type Retention struct {
+	Input  time.Duration // RELAYOPS_RETENTION_INPUT, default 7d
+	Result time.Duration // RELAYOPS_RETENTION_RESULT, default 30d
+	Outbox time.Duration // RELAYOPS_RETENTION_OUTBOX, default 24h
+	Audit  time.Duration // RELAYOPS_RETENTION_AUDIT, default 400d
+	Ledger time.Duration // RELAYOPS_RETENTION_LEDGER, default 400d; 0 = forever
+}
+
+// Var describes one environment variable. Default is "" when there is none.
+type Var struct {
+	Name        string
+	Default     string
+	Description string
+}
+
+// vars is the single source of names and defaults: FromEnv takes its defaults
+// from here, so docs generated from Vars cannot drift from the code.
+var vars = []Var{
+	{"RELAYOPS_REDIS_URL", "redis://127.0.0.1:6379/0", "Redis connection URL (redis://, rediss:// or unix://)"},
+	{"RELAYOPS_HTTP_ADDR", ":8080", "listen address of the HTTP API"},
+	{"RELAYOPS_METRICS_ADDR", ":9090", "listen address of the worker's /metrics and /healthz"},
+	{"RELAYOPS_TENANT_TOKENS", "", "tenant bearer tokens as name:token,name:token (none: dev mode prints demo ones)"},
+	{"RELAYOPS_OPERATOR_TOKENS", "", "operator bearer tokens as name:token,name:token"},
+	{"RELAYOPS_SHARDS", "16", "number of Redis shards (1..16384); fixed per deployment, api and worker must match"},
+	{"RELAYOPS_MAX_ATTEMPTS", "3", "business attempts per job (1..100), stamped on the job at submission"},
+	{"RELAYOPS_MAX_RECOVERIES", "5", "crash recoveries per job before crash_loop (0..100), stamped at submission"},
+	{"RELAYOPS_DEFAULT_DEADLINE", "24h", "absolute job deadline when the request sets none (>= 1s, whole seconds)"},
+	{"RELAYOPS_CONCURRENCY", "20", "tasks a worker process runs at once (1..10000)"},
+	{"RELAYOPS_ATTEMPT_TIMEOUT", "5m", "time limit of one handler attempt (>= 1s)"},
+	{"RELAYOPS_RETRY_BASE", "1s", "first retry backoff (> 0)"},
+	{"RELAYOPS_RETRY_MAX", "5m", "largest retry backoff (>= RELAYOPS_RETRY_BASE)"},
+	{"RELAYOPS_TASK_CHECK_INTERVAL", "50ms", "how often an idle worker polls for tasks (> 0)"},
+	{"RELAYOPS_REPROCESS_RATE", "10/1m", "reprocess rate limit per tenant as count/duration"},
+	{"RELAYOPS_DATA_KEY", "", "standard base64 of a 32-byte key; enables AES-256-GCM for stored inputs"},
+	{"RELAYOPS_FAULTS", "", "fault injection points for tests and chaos (point=action,...)"},
+	{"RELAYOPS_LOG_LEVEL", "info", "log level: debug, info, warn or error"},
+	{"RELAYOPS_RETENTION_INPUT", "7d", "TTL of stored inputs after a job ends (> 0)"},
+	{"RELAYOPS_RETENTION_RESULT", "30d", "TTL of results and checkpoints after a job ends (> 0)"},
+	{"RELAYOPS_RETENTION_OUTBOX", "24h", "age past which published outbox rows are trimmed (> 0)"},
+	{"RELAYOPS_RETENTION_AUDIT", "400d", "age past which audit entries are trimmed (> 0)"},
+	{"RELAYOPS_RETENTION_LEDGER", "400d", "TTL of the idempotency ledger (job records); 0 keeps them forever"},
+	{"RELAYOPS_PROMETHEUS_URL", "", "Prometheus base URL for asynqmon's charts (http or https)"},
+	{"RELAYOPS_METRICS_TENANT_LABELS", "false", "add a tenant label to metrics (true or false)"},
+}
+
+// Vars returns every RELAYOPS_ variable that Load reads, with its default and
+// a one-line description, in a stable order.
+func Vars() []Var {
+	out := make([]Var, len(vars))
+	copy(out, vars)
+	return out
+}
+
+// Load reads the configuration from the process environment.
+func Load() (*Config, error) { return FromEnv(os.Getenv) }
+
+// FromEnv reads the configuration through getenv, so tests can pass a map.
+// On error it returns every problem found, joined, and no Config.
+func FromEnv(getenv func(string) string) (*Config, error) {
+	l := &loader{getenv: getenv}
+	c := &Config{
+		RedisURL:          l.redisURL("RELAYOPS_REDIS_URL"),
+		HTTPAddr:          l.addr("RELAYOPS_HTTP_ADDR"),
+		MetricsAddr:       l.addr("RELAYOPS_METRICS_ADDR"),
+		TenantTokens:      l.credentials("RELAYOPS_TENANT_TOKENS"),
+		OperatorTokens:    l.credentials("RELAYOPS_OPERATOR_TOKENS"),
+		Shards:            l.intRange("RELAYOPS_SHARDS", 1, 16384),
+		MaxAttempts:       l.intRange("RELAYOPS_MAX_ATTEMPTS", 1, 100),
+		MaxRecoveries:     l.intRange("RELAYOPS_MAX_RECOVERIES", 0, 100),
+		DefaultDeadline:   l.duration("RELAYOPS_DEFAULT_DEADLINE", atLeastWholeSeconds, "a duration of at least 1s in whole seconds"),
+		Concurrency:       l.intRange("RELAYOPS_CONCURRENCY", 1, 10000),
+		AttemptTimeout:    l.duration("RELAYOPS_ATTEMPT_TIMEOUT", atLeast(time.Second), "a duration of at least 1s"),
+		RetryBase:         l.duration("RELAYOPS_RETRY_BASE", atLeast(1), "a positive duration"),
+		RetryMax:          l.duration("RELAYOPS_RETRY_MAX", atLeast(1), "a positive duration"),
+		TaskCheckInterval: l.duration("RELAYOPS_TASK_CHECK_INTERVAL", atLeast(1), "a positive duration"),
+		ReprocessRate:     l.rate("RELAYOPS_REPROCESS_RATE"),
+		DataKey:           l.dataKey("RELAYOPS_DATA_KEY"),
+		Faults:            l.raw("RELAYOPS_FAULTS"),
+		LogLevel:          l.logLevel("RELAYOPS_LOG_LEVEL"),
+		Retention: Retention{
+			Input:  l.duration("RELAYOPS_RETENTION_INPUT", atLeast(1), "a positive duration"),
+			Result: l.duration("RELAYOPS_RETENTION_RESULT", atLeast(1), "a positive duration"),
+			Outbox: l.duration("RELAYOPS_RETENTION_OUTBOX", atLeast(1), "a positive duration"),
+			Audit:  l.duration("RELAYOPS_RETENTION_AUDIT", atLeast(1), "a positive duration"),
+			Ledger: l.duration("RELAYOPS_RETENTION_LEDGER", atLeast(0), "0 (forever) or a positive duration"),
+		},
+		PrometheusURL:       l.httpURL("RELAYOPS_PROMETHEUS_URL"),
+		MetricsTenantLabels: l.boolean("RELAYOPS_METRICS_TENANT_LABELS"),
+	}
+	l.crossCheck(c)
+	if err := errors.Join(l.errs...); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// NewLogger returns a JSON logger writing to w at c.LogLevel, tagged with
+// component (e.g. "outbox.relay").
+func (c *Config) NewLogger(w io.Writer, component string) *slog.Logger {
+	h := slog.NewJSONHandler(w, &slog.HandlerOptions{Level: c.LogLevel})
+	return slog.New(h).With("component", component)
+}
+
+// crossCheck validates rules that span variables. It only judges variables
+// that parsed, so one typo is reported once.
+func (l *loader) crossCheck(c *Config) {
+	if !l.failed("RELAYOPS_RETRY_BASE") && !l.failed("RELAYOPS_RETRY_MAX") && c.RetryMax < c.RetryBase {
+		l.fail("RELAYOPS_RETRY_MAX", "must be at least RELAYOPS_RETRY_BASE (%s), got %q", c.RetryBase, l.raw("RELAYOPS_RETRY_MAX"))
+	}
+	// The ledger is what dedupes a late duplicate: it must outlive the bulky
+	// data it describes, or a job's input would outlast its own record.
+	r := c.Retention
+	if !l.failed("RELAYOPS_RETENTION_LEDGER") && r.Ledger != 0 &&
+		!l.failed("RELAYOPS_RETENTION_INPUT") && !l.failed("RELAYOPS_RETENTION_RESULT") &&
+		(r.Ledger < r.Input || r.Ledger < r.Result) {
+		l.fail("RELAYOPS_RETENTION_LEDGER", "must be 0 (forever) or at least RELAYOPS_RETENTION_INPUT (%s) and RELAYOPS_RETENTION_RESULT (%s), got %q",
+			r.Input, r.Result, l.raw("RELAYOPS_RETENTION_LEDGER"))
+	}
+	l.uniqueTokens(c)
+}
+
+// uniqueTokens rejects a token used twice, in one list or across both: the
+// token alone identifies the caller, so a shared one would be ambiguous.
+func (l *loader) uniqueTokens(c *Config) {
+	type owner struct{ variable, name string }
+	seen := map[string]owner{}
+	check := func(variable string, creds []Credential) {
+		for _, cr := range creds {
+			if o, dup := seen[cr.Token]; dup {
+				l.fail(variable, "token of %s is already used by %s in %s", cr.Name, o.name, o.variable)
+				continue
+			}
+			seen[cr.Token] = owner{variable, cr.Name}
+		}
+	}
+	check("RELAYOPS_TENANT_TOKENS", c.TenantTokens)
+	check("RELAYOPS_OPERATOR_TOKENS", c.OperatorTokens)
+}
+
+// loader reads variables and collects one error per problem.
+type loader struct {
+	getenv func(string) string
+	errs   []error
+	bad    map[string]bool
+}
+
+// raw returns the trimmed value of name, or its default when empty. It panics
+// on a name missing from vars: that is a bug caught by any test.
+func (l *loader) raw(name string) string {
+	if v := strings.TrimSpace(l.getenv(name)); v != "" {
+		return v
+	}
+	for _, v := range vars {
+		if v.Name == name {
+			return v.Default
+		}
+	}
+	panic("config: variable " + name + " is not declared in vars")
+}
+
+func (l *loader) fail(name, format string, args ...any) {
+	l.errs = append(l.errs, fmt.Errorf("%s: "+format, append([]any{name}, args...)...))
+	if l.bad == nil {
+		l.bad = map[string]bool{}
+	}
+	l.bad[name] = true
+}
+
+func (l *loader) failed(name string) bool { return l.bad[name] }
+
+func (l *loader) intRange(name string, lo, hi int) int {
+	s := l.raw(name)
+	n, err := strconv.Atoi(s)
+	if err != nil || n < lo || n > hi {
+		l.fail(name, "must be an integer from %d to %d, got %q", lo, hi, s)
+		return 0
+	}
+	return n
+}
+
+func atLeast(min time.Duration) func(time.Duration) bool {
+	return func(d time.Duration) bool { return d >= min }
+}
+
+func atLeastWholeSeconds(d time.Duration) bool {
+	return d >= time.Second && d%time.Second == 0
+}
+
+// duration parses name with ParseDuration and checks it with ok; rule says
+// what ok demands, for the message.
+func (l *loader) duration(name string, ok func(time.Duration) bool, rule string) time.Duration {
+	s := l.raw(name)
+	d, err := ParseDuration(s)
+	if err != nil || !ok(d) {
+		l.fail(name, "must be %s (Go syntax such as 90s or 5m, or days such as 7d), got %q", rule, s)
+		return 0
+	}
+	return d
+}
+
+var daysRE = regexp.MustCompile(`^[0-9]+(\.[0-9]+)?d$`)
+
+// ParseDuration parses a Go duration (time.ParseDuration) or a number of days
+// with a "d" suffix, such as "7d" or "1.5d".
+func ParseDuration(s string) (time.Duration, error) {
+	if !daysRE.MatchString(s) {
+		return time.ParseDuration(s)
+	}
+	days, err := strconv.ParseFloat(strings.TrimSuffix(s, "d"), 64)
+	if err != nil {
+		return 0, fmt.Errorf("config: invalid duration %q: %w", s, err)
+	}
+	d := days * float64(24*time.Hour)
+	if d >= math.MaxInt64 {
+		return 0, fmt.Errorf("config: invalid duration %q: out of range", s)
+	}
+	return time.Duration(math.Round(d)), nil
+}
+
+func (l *loader) rate(name string) Rate {
+	s := l.raw(name)
+	count, per, ok := strings.Cut(s, "/")
+	n, errN := strconv.Atoi(count)
+	d, errD := ParseDuration(per)
+	if !ok || errN != nil || errD != nil || n < 1 || n > 1_000_000 || d <= 0 {
+		l.fail(name, "must be count/duration with count from 1 to 1000000 and a positive duration, e.g. \"10/1m\", got %q", s)
+		return Rate{}
+	}
+	return Rate{Count: n, Per: d}
+}
+
+var nameRE = regexp.MustCompile(`^[a-z][a-z0-9-]{1,32}$`)
+
+// credentials parses "name:token,name:token". Messages quote only names that
+// are valid, never a token nor a malformed entry (which may be a token).
+// A name may appear more than once, which allows rotating a tenant's token.
+func (l *loader) credentials(name string) []Credential {
+	s := l.raw(name)
+	if s == "" {
+		return nil
+	}
+	var creds []Credential
+	for i, entry := range strings.Split(s, ",") {
+		n := i + 1
+		who, token, ok := strings.Cut(strings.TrimSpace(entry), ":")
+		switch {
+		case strings.TrimSpace(entry) == "":
+			l.fail(name, "entry %d is empty", n)
+		case !ok:
+			l.fail(name, "entry %d must be name:token (value not shown)", n)
+		case !nameRE.MatchString(who):
+			l.fail(name, "entry %d: name must match %s (value not shown)", n, nameRE)
+		case token == "":
+			l.fail(name, "entry %d (%s): token is empty", n, who)
+		case !printableToken(token):
+			l.fail(name, "entry %d (%s): token must be printable ASCII without spaces", n, who)
+		default:
+			creds = append(creds, Credential{Name: who, Token: token})
+		}
+	}
+	return creds
+}
+
+// printableToken reports whether t can travel in an Authorization header
+// unchanged: visible ASCII only.
+func printableToken(t string) bool {
+	for i := 0; i < len(t); i++ {
+		if t[i] < 0x21 || t[i] > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+// redisURL checks the URL with go-redis's own parser. Messages never quote
+// the URL, which may hold a password.
+func (l *loader) redisURL(name string) string {
+	s := l.raw(name)
+	_, err := redis.ParseURL(s)
+	var uerr *url.Error
+	switch {
+	case errors.As(err, &uerr):
+		// net/url's message quotes pieces of the URL, password included.
+		l.fail(name, "must be a redis://, rediss:// or unix:// URL; it does not parse as a URL (value not shown)")
+	case err != nil:
+		l.fail(name, "must be a redis://, rediss:// or unix:// URL (value not shown): %v", err)
+	}
+	return s
+}
+
+func (l *loader) addr(name string) string {
+	s := l.raw(name)
+	if _, port, err := net.SplitHostPort(s); err != nil || port == "" {
+		l.fail(name, "must be host:port or :port, got %q", s)
+	}
+	return s
+}
+
+func (l *loader) httpURL(name string) string {
+	s := l.raw(name)
+	if s == "" {
+		return ""
+	}
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		l.fail(name, "must be an absolute http:// or https:// URL (value not shown)")
+	}
+	return s
+}
+
+func (l *loader) dataKey(name string) []byte {
+	s := l.raw(name)
+	if s == "" {
+		return nil
+	}
+	key, err := base64.StdEncoding.DecodeString(s)
+	switch {
+	case err != nil:
+		l.fail(name, "must be standard base64 (value not shown)")
+		return nil
+	case len(key) != 32:
+		l.fail(name, "must decode to exactly 32 bytes, got %d", len(key))
+		return nil
+	}
+	return key
+}
+
+func (l *loader) logLevel(name string) slog.Level {
+	s := l.raw(name)
+	switch strings.ToLower(s) {
+	case "debug":
+		return slog.LevelDebug
+	case "info":
+		return slog.LevelInfo
+	case "warn":
+		return slog.LevelWarn
+	case "error":
+		return slog.LevelError
+	}
+	l.fail(name, "must be debug, info, warn or error, got %q", s)
+	return slog.LevelInfo
+}
+
+func (l *loader) boolean(name string) bool {
+	s := l.raw(name)
+	b, err := strconv.ParseBool(s)
+	if err != nil {
+		l.fail(name, "must be true or false, got %q", s)
+	}
+	return b
+}
