@@ -6,7 +6,6 @@ import (
 	"math"
 	"strconv"
 	"strings"
-
 )
 
 // Audit entries live in one stream per shard. Their merged order is the
@@ -123,7 +122,6 @@ func (s *Store) ListAudit(ctx context.Context, o AuditOptions) (*AuditPage, erro
 	}
 	return &AuditPage{Entries: entries, NextCursor: next}, nil
 }
-
 
 func shardOfMember(member string) string {
 	_, sh, _ := strings.Cut(member, ":")

@@ -74,11 +74,11 @@ type fetchFunc func(ctx context.Context, shard int, below *pos, n int) ([]pos, b
 
 // merger walks every shard's index newest first, as one sequence.
 type merger struct {
-	fetch  fetchFunc
-	batch  int
-	bufs   [][]pos
-	more   []bool
-	last   []*pos
+	fetch fetchFunc
+	batch int
+	bufs  [][]pos
+	more  []bool
+	last  []*pos
 }
 
 func newMerger(shards, batch int, fetch fetchFunc, from *pos) *merger {
