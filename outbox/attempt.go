@@ -6,12 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"strconv"
-	"time"
 )
-
-// claimTokenTTL is how long a claim token is remembered: longer than any
-// attempt, so a re-run of the same invocation gets its fence back.
-const claimTokenTTL = 24 * time.Hour
 
 // Claim starts an attempt of k (or recovers one found running) and returns
 // its fencing token. token identifies this handler invocation: a re-run of
@@ -23,8 +18,7 @@ func (s *Store) Claim(ctx context.Context, k Key, token string) (*Claim, error) 
 	if token == "" {
 		return nil, fmt.Errorf("outbox: claim %s: empty token", k)
 	}
-	keys := append(s.familyKeys(k), s.keys.claimToken(k, token))
-	r, err := asReply(s.run(ctx, claimScript, keys, s.familyArgs(k, ms(claimTokenTTL))...))
+	r, err := asReply(s.run(ctx, claimScript, s.familyKeys(k), s.familyArgs(k, token)...))
 	if err != nil {
 		return nil, fmt.Errorf("outbox: claim %s: %w", k, err)
 	}

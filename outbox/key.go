@@ -154,14 +154,6 @@ func (ks keyspace) request(k Key, requestID string) string {
 	return ks.prefix(k) + "req:" + k.Tenant + ":" + k.DocumentID + ":" + requestID
 }
 
-// event marks an eventId as applied by the review consumer (string).
-func (ks keyspace) event(k Key, eventID string) string { return ks.prefix(k) + "evt:" + eventID }
-
-// claimToken remembers the fence handed to one claim invocation (string).
-func (ks keyspace) claimToken(k Key, token string) string {
-	return ks.prefix(k) + "claim:" + k.String() + ":" + token
-}
-
 // Per-shard keys.
 func (ks keyspace) outbox(shard int) string { return tag(shard) + "outbox" }
 func (ks keyspace) audit(shard int) string  { return tag(shard) + "audit" }

@@ -1,8 +1,10 @@
 package outbox
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
@@ -13,27 +15,27 @@ import (
 // oldest first, across shards. The reconciler checks each against Asynq.
 func (s *Store) StaleJobs(ctx context.Context, before time.Time, limit int) ([]Key, error) {
 	pipe := s.rdb.Pipeline()
-	cmds := make([]*redis.StringSliceCmd, s.shards)
+	cmds := make([]*redis.ZSliceCmd, s.shards)
 	for sh := range s.shards {
-		cmds[sh] = pipe.ZRangeByScore(ctx, s.keys.active(sh), &redis.ZRangeBy{
+		cmds[sh] = pipe.ZRangeByScoreWithScores(ctx, s.keys.active(sh), &redis.ZRangeBy{
 			Min: "-inf", Max: "(" + strconv.FormatInt(before.UnixMilli(), 10), Count: int64(limit),
 		})
 	}
 	if _, err := pipe.Exec(ctx); err != nil {
 		return nil, fmt.Errorf("outbox: stale jobs: %w", err)
 	}
-	var out []Key
+	var all []redis.Z
 	for _, c := range cmds {
-		for _, m := range c.Val() {
-			k, err := ParseKey(m)
-			if err != nil {
-				return nil, fmt.Errorf("outbox: active index holds a bad key %q", m)
-			}
-			out = append(out, k)
-		}
+		all = append(all, c.Val()...)
 	}
-	if len(out) > limit {
-		out = out[:limit]
+	slices.SortFunc(all, func(a, b redis.Z) int { return cmp.Compare(a.Score, b.Score) })
+	out := make([]Key, 0, min(limit, len(all)))
+	for _, z := range all[:min(limit, len(all))] {
+		k, err := ParseKey(z.Member.(string))
+		if err != nil {
+			return nil, fmt.Errorf("outbox: active index holds a bad key %q", z.Member)
+		}
+		out = append(out, k)
 	}
 	return out, nil
 }

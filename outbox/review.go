@@ -16,8 +16,8 @@ func (s *Store) ApplyCommitted(ctx context.Context, k Key, eventID string) (*App
 		return nil, fmt.Errorf("outbox: apply %s: empty eventId", k)
 	}
 	shard := s.keys.shardOf(k)
-	keys := []string{s.keys.event(k, eventID), s.keys.review(k), s.keys.reviews(shard, k.Tenant), s.keys.allReviews(shard)}
-	v, err := s.run(ctx, applyScript, keys, k.String(), s.nowMs(), eventID, k.Tenant, ms(s.ret.Result), ms(s.ret.Ledger))
+	keys := []string{s.keys.ledger(k), s.keys.review(k), s.keys.reviews(shard, k.Tenant), s.keys.allReviews(shard)}
+	v, err := s.run(ctx, applyScript, keys, k.String(), s.nowMs(), eventID, k.Tenant, ms(s.ret.Result))
 	if err != nil {
 		return nil, fmt.Errorf("outbox: apply %s: %w", k, err)
 	}
@@ -26,6 +26,8 @@ func (s *Store) ApplyCommitted(ctx context.Context, k Key, eventID string) (*App
 		return &ApplyResult{Applied: true}, nil
 	case "duplicate_event":
 		return &ApplyResult{Reason: "duplicate_event"}, nil
+	case "no_ledger":
+		return &ApplyResult{Reason: "not_committed"}, nil
 	}
 	return nil, unexpected("apply", fmt.Sprint(v))
 }

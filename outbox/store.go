@@ -9,9 +9,11 @@ package outbox
 
 import (
 	"context"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -270,33 +272,31 @@ func jobFromHash(k Key, h map[string]string) *Job {
 	}
 }
 
-// ledgerEntry is the parsed ledger value "state|payloadHash|eventId|finishedMs|code".
+// ledgerEntry is a parsed ledger entry (lib.lua: one state byte, the raw
+// payload hash, the raw eventId, then "finishedMs|code|flags").
 type ledgerEntry struct {
 	state               State
 	hash, eventID, code string
 	finished            time.Time
 }
 
-func parseLedger(v string) (ledgerEntry, error) {
-	var p [5]string
-	rest := v
-	for i := range 4 {
-		var ok bool
-		if p[i], rest, ok = cut(rest); !ok {
-			return ledgerEntry{}, fmt.Errorf("outbox: malformed ledger entry %q", v)
-		}
-	}
-	p[4] = rest
-	return ledgerEntry{state: State(p[0]), hash: p[1], eventID: p[2], finished: msTime(p[3]), code: p[4]}, nil
-}
+var ledgerStates = map[byte]State{'s': StateSucceeded, 'd': StateDeadLettered, 'c': StateCancelled}
 
-func cut(s string) (before, after string, ok bool) {
-	for i := range len(s) {
-		if s[i] == '|' {
-			return s[:i], s[i+1:], true
-		}
+func parseLedger(v string) (ledgerEntry, error) {
+	bad := fmt.Errorf("outbox: malformed ledger entry (%d bytes)", len(v))
+	if len(v) < 50 {
+		return ledgerEntry{}, bad
 	}
-	return s, "", false
+	st, ok := ledgerStates[v[0]]
+	parts := strings.SplitN(v[49:], "|", 3)
+	if !ok || len(parts) != 3 {
+		return ledgerEntry{}, bad
+	}
+	e := ledgerEntry{state: st, hash: hex.EncodeToString([]byte(v[1:33])), finished: msTime(parts[0]), code: parts[1]}
+	if ev := v[33:49]; ev != strings.Repeat("\x00", 16) {
+		e.eventID = hex.EncodeToString([]byte(ev))
+	}
+	return e, nil
 }
 
 func jobFromLedger(k Key, v string) (*Job, error) {
@@ -304,9 +304,13 @@ func jobFromLedger(k Key, v string) (*Job, error) {
 	if err != nil {
 		return nil, err
 	}
+	return e.job(k), nil
+}
+
+func (e ledgerEntry) job(k Key) *Job {
 	return &Job{
 		Key: k, State: e.state, PayloadHash: e.hash, EventID: e.eventID, ErrorCode: e.code,
 		FinishedAt: e.finished, UpdatedAt: e.finished, InputExpired: true,
 		ResultExpired: e.state == StateSucceeded, RecordExpired: true,
-	}, nil
+	}
 }

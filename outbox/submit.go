@@ -70,11 +70,8 @@ func (s *Store) Submit(ctx context.Context, req SubmitRequest) (*SubmitResult, e
 	case "conflict":
 		return nil, ErrIdempotencyConflict
 	case "deduped_ledger":
-		j, err := jobFromLedger(k, r.str(1))
-		if err != nil {
-			return nil, err
-		}
-		return &SubmitResult{Job: j, Deduped: true}, nil
+		e := ledgerEntry{state: State(r.str(1)), hash: r.str(2), eventID: r.str(3), finished: msTime(r.str(4)), code: r.str(5)}
+		return &SubmitResult{Job: e.job(k), Deduped: true}, nil
 	case "created", "deduped":
 		h := make(map[string]string, (len(r)-3)/2)
 		for i := 3; i+1 < len(r); i += 2 {

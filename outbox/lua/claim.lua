@@ -4,13 +4,14 @@
 -- cap allows it is dead-lettered (crash_loop). A claim that finds the job
 -- running is a crash recovery: it does not count a business attempt.
 --
--- KEYS: the common layout (lib.lua), plus
---   KEYS[18] claim token key (remembers the fence this invocation got)
+-- KEYS: the common layout (lib.lua)
 -- ARGV: the common layout (lib.lua), plus
---   ARGV[7] claim token TTL ms
+--   ARGV[7] claim token (one per handler invocation; the job remembers the
+--           latest in field tok, so a re-run of that claim gets its fence back)
 -- Returns:
 --   {"running", fence, attempt, recoveries, recovered(0|1), payloadHash, deadlineAt, enqueuedAt}
 --   {"terminal", state, errorCode}
+--   {"stale"}              a re-run of a claim that was superseded since
 --   {"not_found"}
 local function terminal_answer()
   local f = redis.call('HMGET', K.job, 'st', 'ec')
@@ -32,17 +33,13 @@ if not st then
   return { 'not_found' }
 end
 
-local given = redis.call('GET', KEYS[18])
-if given then
-  -- A re-run of the same invocation: same fence, if it is still current.
-  if st == 'running' and redis.call('HGET', K.job, 'fen') == given then
-    return running_answer(0)
-  end
-  if TERMINAL[st] then return terminal_answer() end
+if TERMINAL[st] then return terminal_answer() end
+
+if redis.call('HGET', K.job, 'tok') == ARGV[7] then
+  -- A re-run of the latest claim (its reply was lost): same fence.
+  if st == 'running' then return running_answer(0) end
   return { 'stale' }
 end
-
-if TERMINAL[st] then return terminal_answer() end
 
 if NOW >= tonumber(redis.call('HGET', K.job, 'dl')) then
   finish('cancelled', 'deadline_exceeded')
@@ -62,7 +59,6 @@ else
   move_state(st, 'running')
 end
 local fence = redis.call('HINCRBY', K.job, 'fen', 1)
-redis.call('HSET', K.job, 'st', 'running', 'ua', NOW)
+redis.call('HSET', K.job, 'st', 'running', 'ua', NOW, 'tok', ARGV[7])
 redis.call('HSETNX', K.job, 'sa', NOW)
-redis.call('SET', KEYS[18], fence, 'PX', ARGV[7])
 return running_answer(recovered)

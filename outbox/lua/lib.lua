@@ -35,6 +35,22 @@ local AUDIT_RETENTION = tonumber(ARGV[6])
 
 local TERMINAL = { succeeded = true, dead_lettered = true, cancelled = true }
 
+-- The ledger entry is the small record that outlives the job (DESIGN.md,
+-- Retention), packed to stay small: one state byte, the raw 32-byte payload
+-- hash, the raw 16-byte eventId (zeros if none), then "finishedMs|code|flags"
+-- (flags: "r" once the review consumer applied the job's event).
+local LEDGER_STATE = { succeeded = 's', dead_lettered = 'd', cancelled = 'c' }
+local LEDGER_STATE_NAME = { s = 'succeeded', d = 'dead_lettered', c = 'cancelled' }
+local ZERO_EVENT = string.rep('0', 32)
+
+local function unhex(h)
+  return (string.gsub(h, '..', function(x) return string.char(tonumber(x, 16)) end))
+end
+
+local function hex(b)
+  return (string.gsub(b, '.', function(c) return string.format('%02x', string.byte(c)) end))
+end
+
 -- index_add adds a member scored by creation time and trims members older
 -- than the result retention, so indexes never outgrow the records they list.
 local function index_add(key, score, member)
@@ -68,7 +84,7 @@ local function finish(to, code)
     redis.call('ZREMRANGEBYSCORE', K.dlq, '-inf', '(' .. (NOW - RESULT_TTL))
   end
   local f = redis.call('HMGET', K.job, 'ph', 'ev')
-  local ledger = to .. '|' .. f[1] .. '|' .. (f[2] or '') .. '|' .. NOW .. '|' .. code
+  local ledger = LEDGER_STATE[to] .. unhex(f[1]) .. unhex(f[2] or ZERO_EVENT) .. NOW .. '|' .. code .. '|'
   if LEDGER_TTL > 0 then
     redis.call('SET', K.ledger, ledger, 'PX', LEDGER_TTL)
   else
@@ -80,13 +96,13 @@ local function finish(to, code)
   redis.call('PEXPIRE', K.job, RESULT_TTL)
 end
 
--- split_ledger parses "state|payloadHash|eventId|finishedMs|code".
+-- split_ledger parses a ledger entry into {state, payload hash (hex),
+-- eventId (hex, '' if none), finished ms, code, flags}.
 local function split_ledger(v)
-  local out = {}
-  for part in string.gmatch(v .. '|', '([^|]*)|') do
-    out[#out + 1] = part
-  end
-  return out
+  local ev = hex(string.sub(v, 34, 49))
+  if ev == ZERO_EVENT then ev = '' end
+  local ms, code, flags = string.match(string.sub(v, 50), '^(%d+)|([^|]*)|(.*)$')
+  return { LEDGER_STATE_NAME[string.sub(v, 1, 1)], hex(string.sub(v, 2, 33)), ev, ms, code, flags }
 end
 
 -- create_job writes a new queued job with its input, outbox row and indexes.

@@ -13,7 +13,8 @@
 --   {"created", inputExists, resultExists, field, value, ...}   a new job
 --   {"deduped", inputExists, resultExists, field, value, ...}   same key, same
 --                            payload: the existing job stands
---   {"deduped_ledger", v}    same, but the job record expired; v is the ledger entry
+--   {"deduped_ledger", state, hash, eventId, finishedMs, code}
+--                            same, but only the ledger entry remains
 --   {"conflict"}             same key (or request ID), different payload
 -- A replay of a request ID answers what the original answered.
 local tenant, doc, ver, ph = ARGV[7], ARGV[8], ARGV[9], ARGV[10]
@@ -49,7 +50,8 @@ else
   local ledger = redis.call('GET', K.ledger)
   if ledger then
     if split_ledger(ledger)[2] ~= ph then return { 'conflict' } end
-    return { 'deduped_ledger', ledger }
+    local p = split_ledger(ledger)
+    return { 'deduped_ledger', p[1], p[2], p[3], p[4], p[5] }
   else
     create_job(tenant, doc, ver, ph, ARGV[11], ARGV[12], ARGV[13], ARGV[14], '')
     audit_add('a', 'submitted', 'tn', tenant, 'k', JOBKEY, 'nh', ph, 'at', NOW)

@@ -1,0 +1,160 @@
+package outbox
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/relayops/relayops/internal/redistest"
+)
+
+// memJobs is the sample size of the memory benchmark (issue: INFO memory
+// used_memory delta over 10,000 jobs divided by 10,000).
+const memJobs = 10000
+
+func usedMemory(b *testing.B, c *redis.Client) int64 {
+	info, err := c.Info(context.Background(), "memory").Result()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, line := range strings.Split(info, "\r\n") {
+		if v, ok := strings.CutPrefix(line, "used_memory:"); ok {
+			n, _ := strconv.ParseInt(v, 10, 64)
+			return n
+		}
+	}
+	b.Fatal("no used_memory in INFO")
+	return 0
+}
+
+// BenchmarkMemoryPerJob reports the Redis bytes a finished job costs while
+// its data lives (job record, 1 KiB input, result, three checkpoints, review,
+// ledger entry, index entries, audit entry; outbox rows trimmed as the relay
+// does) and what is left per job once input, result and record expired: the
+// ledger entry, the document's version counter and the applied-event marker.
+// It always runs memJobs jobs; run it with -benchtime 1x.
+func BenchmarkMemoryPerJob(b *testing.B) {
+	srv := redistest.Start(b, nil)
+	c, err := NewRedisClient(srv.URL)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	ctx := context.Background()
+	// Input and result retention: long enough that no job's data expires
+	// before the "while data lives" reading, short enough to wait for.
+	short := 45 * time.Second
+	s, err := NewStore(Config{Redis: c, Retention: Retention{Input: short, Result: short, Outbox: time.Millisecond, Audit: time.Hour, Ledger: time.Hour}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	relay, err := NewRelay(RelayConfig{Store: s, Publisher: nopPublisher{}, TrimInterval: time.Millisecond})
+	if err != nil {
+		b.Fatal(err)
+	}
+	// Warm up structures that exist once per shard (streams, groups, indexes).
+	finishJob(b, s, relay, "warm", "warm")
+	before := usedMemory(b, c)
+	input := strings.Repeat("x", 1024)
+	start := time.Now()
+	for i := range memJobs {
+		finishJob(b, s, relay, input, "invoice-"+strconv.Itoa(i))
+		if (i+1)%500 == 0 {
+			if _, err := relay.Drain(ctx); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if (i+1)%2500 == 0 {
+			fmt.Printf("memory: %d/%d jobs finished\n", i+1, memJobs)
+		}
+	}
+	if time.Since(start) >= short {
+		b.Fatalf("finishing %d jobs took %s, longer than the %s retention: the live reading would be wrong", memJobs, time.Since(start), short)
+	}
+	if _, err := relay.Drain(ctx); err != nil {
+		b.Fatal(err)
+	}
+	live := usedMemory(b, c)
+	breakdown(b, c, "while data lives")
+	// Let the short TTLs pass, then touch every key so Redis drops the expired
+	// ones now rather than in its background cycle.
+	fmt.Printf("memory: waiting %s for the input and result retention to pass\n", short-time.Since(start))
+	time.Sleep(short - time.Since(start) + time.Second) // a benchmark waits for time itself, not for an outcome
+	iter := c.Scan(ctx, 0, "*", 1000).Iterator()
+	for iter.Next(ctx) {
+	}
+	// Indexes are trimmed by score when written: one write per shard, as
+	// steady traffic would make, trims the expired jobs' entries.
+	seen := map[int]bool{}
+	for i := 0; len(seen) < s.Shards(); i++ {
+		doc := "steady-" + strconv.Itoa(i)
+		if sh := Shard("acme", doc, s.Shards()); !seen[sh] {
+			seen[sh] = true
+			finishJob(b, s, relay, "steady", doc)
+		}
+	}
+	_, _ = relay.Drain(ctx) // trims acked outbox rows past their retention
+	expired := usedMemory(b, c)
+	breakdown(b, c, "after expiry")
+	b.ReportMetric(float64(live-before)/memJobs, "bytes/finished-job")
+	b.ReportMetric(float64(expired-before)/memJobs, "bytes/ledger-entry")
+	fmt.Printf("memory: %d jobs, 1 KiB input: %.0f B/finished job while data lives (target <= 2560), %.0f B/job after expiry (target <= 300)\n",
+		memJobs, float64(live-before)/memJobs, float64(expired-before)/memJobs)
+}
+
+type nopPublisher struct{}
+
+func (nopPublisher) Publish(context.Context, Event) error { return nil }
+
+func finishJob(b *testing.B, s *Store, relay *Relay, input, doc string) {
+	ctx := context.Background()
+	k, _ := BuildKey("acme", doc, 1)
+	if _, err := s.Submit(ctx, SubmitRequest{Key: k, Content: input}); err != nil {
+		b.Fatal(err)
+	}
+	cl, err := s.Claim(ctx, k, "t")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, stage := range []string{"classify", "extract", "validate"} {
+		if err := s.Checkpoint(ctx, k, cl.Fence, stage, []byte(`{"stage":"`+stage+`","ok":true}`)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	result := []byte(`{"invoiceNumber":"INV-2026-0001","vendor":"Acme Supplies GmbH","issueDate":"2026-11-02","currency":"EUR","total":"1190.00","lineItems":[{"description":"Paper","quantity":10,"unitPrice":"100.00"}]}`)
+	if _, err := s.Commit(ctx, k, cl.Fence, cl.PayloadHash, result); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// breakdown prints MEMORY USAGE summed by key class (the part after the
+// hash tag), per job, so a regression points at its key.
+func breakdown(b *testing.B, c *redis.Client, when string) {
+	ctx := context.Background()
+	sums := map[string]int64{}
+	iter := c.Scan(ctx, 0, "ro:*", 1000).Iterator()
+	for iter.Next(ctx) {
+		k := iter.Val()
+		class := k
+		if parts := strings.SplitN(k, ":", 4); len(parts) >= 3 {
+			class = parts[2]
+		}
+		n, err := c.MemoryUsage(ctx, k, 0).Result()
+		if err != nil {
+			b.Fatal(err)
+		}
+		sums[class] += n
+	}
+	var parts []string
+	for _, class := range slices.Sorted(maps.Keys(sums)) {
+		parts = append(parts, fmt.Sprintf("%s=%.0f", class, float64(sums[class])/memJobs))
+	}
+	fmt.Printf("memory by key class, bytes per job, %s: %s\n", when, strings.Join(parts, " "))
+}
