@@ -2,10 +2,13 @@ package outbox
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/redis/go-redis/v9"
 )
 
 // Audit entries live in one stream per shard. Their merged order is the
@@ -42,25 +45,33 @@ func streamEnd(p *pos, shard int) (string, bool) {
 	return fmt.Sprintf("%d-%d", p.score-1, uint64(math.MaxUint64)), true
 }
 
-func (s *Store) streamFetch(key func(shard int) string) fetchFunc {
-	return func(ctx context.Context, shard int, below *pos, n int) ([]pos, bool, error) {
-		end, ok := streamEnd(below, shard)
-		if !ok {
-			return nil, false, nil
-		}
-		msgs, err := s.rdb.XRevRangeN(ctx, key(shard), end, "-", int64(n)).Result()
-		if err != nil {
-			return nil, false, err
-		}
-		out := make([]pos, 0, len(msgs))
-		for _, m := range msgs {
-			p, err := streamPos(m.ID, shard, m.Values)
-			if err != nil {
-				return nil, false, err
+func (s *Store) streamFetch(key func(src int) string) fetchFunc {
+	return func(ctx context.Context, srcs []int, below []*pos, n int) ([][]pos, []bool, error) {
+		pipe := s.rdb.Pipeline()
+		cmds := make([]*redis.XMessageSliceCmd, len(srcs))
+		for i, src := range srcs {
+			if end, ok := streamEnd(below[i], src); ok {
+				cmds[i] = pipe.XRevRangeN(ctx, key(src), end, "-", int64(n))
 			}
-			out = append(out, p)
 		}
-		return out, len(msgs) == n, nil
+		if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
+			return nil, nil, err
+		}
+		items, more := make([][]pos, len(srcs)), make([]bool, len(srcs))
+		for i, c := range cmds {
+			if c == nil {
+				continue
+			}
+			for _, m := range c.Val() {
+				p, err := streamPos(m.ID, srcs[i], m.Values)
+				if err != nil {
+					return nil, nil, err
+				}
+				items[i] = append(items[i], p)
+			}
+			more[i] = len(c.Val()) == n
+		}
+		return items, more, nil
 	}
 }
 
@@ -81,30 +92,22 @@ func auditFromValues(id string, v map[string]any) *AuditEntry {
 // the one shard that job lives in and matches both the job and, for a
 // reprocess, the job it created.
 func (s *Store) ListAudit(ctx context.Context, o AuditOptions) (*AuditPage, error) {
-	if o.Tenant != "" && !tenantRe.MatchString(o.Tenant) {
-		return nil, fmt.Errorf("%w: tenant", ErrInvalidKey)
-	}
-	limit, err := checkLimit(o.Limit)
+	limit, from, err := pageArgs(o.Tenant, false, o.Limit, o.Cursor)
 	if err != nil {
 		return nil, err
 	}
-	from, err := decodeCursor(o.Cursor)
-	if err != nil {
-		return nil, err
-	}
-	shards, fetch := s.shards, s.streamFetch(s.keys.audit)
+	m := newMerger(s.shards, limit, s.streamFetch(s.keys.audit), from)
 	if o.JobKey != "" {
 		k, err := ParseKey(o.JobKey)
 		if err != nil {
 			return nil, err
 		}
+		// The job's shard is the only one that can hold its entries.
 		shard := s.keys.shardOf(k)
-		inner := fetch
-		shards, fetch = 1, func(ctx context.Context, _ int, below *pos, n int) ([]pos, bool, error) {
-			return inner(ctx, shard, below, n)
+		for sh := range m.more {
+			m.more[sh] = sh == shard
 		}
 	}
-	m := newMerger(shards, limit, fetch, from)
 	entries, next, err := collect(ctx, m, limit, func(_ context.Context, b []pos) ([]*AuditEntry, []bool, error) {
 		out, ok := make([]*AuditEntry, len(b)), make([]bool, len(b))
 		for i, p := range b {

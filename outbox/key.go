@@ -141,10 +141,8 @@ func (ks keyspace) result(k Key) string { return ks.prefix(k) + "result:" + k.St
 // checkpoints holds one field per completed stage (hash, TTL class "result").
 func (ks keyspace) checkpoints(k Key) string { return ks.prefix(k) + "ckpt:" + k.String() }
 
-// review is the review record of one job version (hash).
-func (ks keyspace) review(k Key) string { return ks.prefix(k) + "review:" + k.String() }
-
-// document holds per-document facts shared by all versions (hash: maxVersion).
+// document holds the document's highest version (string, TTL class
+// "ledger"): a reprocess creates version max+1.
 func (ks keyspace) document(k Key) string {
 	return ks.prefix(k) + "doc:" + k.Tenant + ":" + k.DocumentID
 }
@@ -158,14 +156,9 @@ func (ks keyspace) request(k Key, requestID string) string {
 func (ks keyspace) outbox(shard int) string { return tag(shard) + "outbox" }
 func (ks keyspace) audit(shard int) string  { return tag(shard) + "audit" }
 
-// active indexes non-terminal jobs by last update time (sorted set), for the
+// active indexes non-terminal jobs by creation time (sorted set), for the
 // reconciler and the oldest-job gauge.
 func (ks keyspace) active(shard int) string { return tag(shard) + "active" }
-
-// tenantJobs indexes a tenant's jobs by creation time (sorted set).
-func (ks keyspace) tenantJobs(shard int, tenant string) string {
-	return tag(shard) + "jobs:" + tenant
-}
 
 // tenantState indexes a tenant's jobs in one state by creation time.
 func (ks keyspace) tenantState(shard int, tenant string, state State) string {
@@ -174,11 +167,3 @@ func (ks keyspace) tenantState(shard int, tenant string, state State) string {
 
 // dlq indexes dead-lettered jobs of every tenant by dead-letter time.
 func (ks keyspace) dlq(shard int) string { return tag(shard) + "dlq" }
-
-// reviews indexes a tenant's reviews by creation time (sorted set).
-func (ks keyspace) reviews(shard int, tenant string) string {
-	return tag(shard) + "reviews:" + tenant
-}
-
-// allReviews indexes every tenant's reviews by creation time (sorted set).
-func (ks keyspace) allReviews(shard int) string { return tag(shard) + "reviews" }

@@ -67,12 +67,13 @@ func checkLimit(limit int) (int, error) {
 	return limit, nil
 }
 
-// fetchFunc returns up to n entries of one shard's index strictly below
-// `below` (nil: from the top), newest first, and whether the shard may have
-// more.
-type fetchFunc func(ctx context.Context, shard int, below *pos, n int) ([]pos, bool, error)
+// fetchFunc returns, for each of the sources srcs, up to n of its entries
+// strictly below below[i] (nil: from the top), newest first, and whether
+// that source may have more. It serves every source in one round trip.
+type fetchFunc func(ctx context.Context, srcs []int, below []*pos, n int) ([][]pos, []bool, error)
 
-// merger walks every shard's index newest first, as one sequence.
+// merger walks several newest-first indexes (shards, or shards x states) as
+// one sequence.
 type merger struct {
 	fetch fetchFunc
 	batch int
@@ -81,8 +82,8 @@ type merger struct {
 	last  []*pos
 }
 
-func newMerger(shards, batch int, fetch fetchFunc, from *pos) *merger {
-	m := &merger{fetch: fetch, batch: batch, bufs: make([][]pos, shards), more: make([]bool, shards), last: make([]*pos, shards)}
+func newMerger(sources, batch int, fetch fetchFunc, from *pos) *merger {
+	m := &merger{fetch: fetch, batch: batch, bufs: make([][]pos, sources), more: make([]bool, sources), last: make([]*pos, sources)}
 	for i := range m.more {
 		m.more[i] = true
 		m.last[i] = from
@@ -90,24 +91,34 @@ func newMerger(shards, batch int, fetch fetchFunc, from *pos) *merger {
 	return m
 }
 
-// head fills empty buffers that may have more and returns the shard whose
-// head comes next in the merged order, or -1 when every shard is done.
+// head refills, in one round trip, every empty buffer whose source may have
+// more, and returns the source whose head comes next in the merged order, or
+// -1 when every source is done.
 func (m *merger) head(ctx context.Context) (int, error) {
-	best := -1
-	for sh := range m.bufs {
-		if len(m.bufs[sh]) == 0 && m.more[sh] {
-			items, more, err := m.fetch(ctx, sh, m.last[sh], m.batch)
-			if err != nil {
-				return -1, err
-			}
-			m.bufs[sh], m.more[sh] = items, more && len(items) > 0
-			if len(items) > 0 {
-				l := items[len(items)-1]
-				m.last[sh] = &l
+	var srcs []int
+	var below []*pos
+	for src := range m.bufs {
+		if len(m.bufs[src]) == 0 && m.more[src] {
+			srcs, below = append(srcs, src), append(below, m.last[src])
+		}
+	}
+	if len(srcs) > 0 {
+		items, more, err := m.fetch(ctx, srcs, below, m.batch)
+		if err != nil {
+			return -1, err
+		}
+		for i, src := range srcs {
+			m.bufs[src], m.more[src] = items[i], more[i] && len(items[i]) > 0
+			if n := len(items[i]); n > 0 {
+				l := items[i][n-1]
+				m.last[src] = &l
 			}
 		}
-		if len(m.bufs[sh]) > 0 && (best < 0 || m.bufs[best][0].less(m.bufs[sh][0])) {
-			best = sh
+	}
+	best := -1
+	for src := range m.bufs {
+		if len(m.bufs[src]) > 0 && (best < 0 || m.bufs[best][0].less(m.bufs[src][0])) {
+			best = src
 		}
 	}
 	return best, nil
@@ -124,33 +135,50 @@ func (m *merger) next(ctx context.Context) (pos, bool, error) {
 	return p, true, nil
 }
 
-// zsetFetch reads a sorted set per shard, scores descending, ties by member
-// descending (ZREVRANGEBYSCORE's own order).
-func (s *Store) zsetFetch(key func(shard int) string) fetchFunc {
-	return func(ctx context.Context, shard int, below *pos, n int) ([]pos, bool, error) {
-		maxScore := "+inf"
-		if below != nil {
-			maxScore = strconv.FormatInt(below.score, 10)
+// zsetFetch reads sorted sets, scores descending, ties by member descending
+// (ZREVRANGEBYSCORE's own order); key names source i's set.
+func (s *Store) zsetFetch(key func(src int) string) fetchFunc {
+	return func(ctx context.Context, srcs []int, below []*pos, n int) ([][]pos, []bool, error) {
+		items, more := make([][]pos, len(srcs)), make([]bool, len(srcs))
+		offsets := make([]int64, len(srcs))
+		todo := make([]int, len(srcs))
+		for i := range todo {
+			todo[i] = i
 		}
-		var out []pos
-		for offset := int64(0); ; {
-			zs, err := s.rdb.ZRevRangeByScoreWithScores(ctx, key(shard), &redis.ZRangeBy{
-				Max: maxScore, Min: "-inf", Offset: offset, Count: int64(n),
-			}).Result()
-			if err != nil {
-				return nil, false, err
+		for len(todo) > 0 {
+			pipe := s.rdb.Pipeline()
+			cmds := make([]*redis.ZSliceCmd, len(todo))
+			for j, i := range todo {
+				maxScore := "+inf"
+				if below[i] != nil {
+					maxScore = strconv.FormatInt(below[i].score, 10)
+				}
+				cmds[j] = pipe.ZRevRangeByScoreWithScores(ctx, key(srcs[i]), &redis.ZRangeBy{
+					Max: maxScore, Min: "-inf", Offset: offsets[i], Count: int64(n),
+				})
 			}
-			for _, z := range zs {
-				p := pos{score: int64(z.Score), member: z.Member.(string)}
-				if below == nil || p.less(*below) {
-					out = append(out, p)
+			if _, err := pipe.Exec(ctx); err != nil {
+				return nil, nil, err
+			}
+			var again []int
+			for j, i := range todo {
+				zs := cmds[j].Val()
+				for _, z := range zs {
+					p := pos{score: int64(z.Score), member: z.Member.(string)}
+					if below[i] == nil || p.less(*below[i]) {
+						items[i] = append(items[i], p)
+					}
+				}
+				more[i] = len(zs) == n
+				if len(items[i]) == 0 && more[i] {
+					// A full batch of ties at the cursor's score: read past them.
+					offsets[i] += int64(len(zs))
+					again = append(again, i)
 				}
 			}
-			if len(out) > 0 || len(zs) < n {
-				return out, len(zs) == n, nil
-			}
-			offset += int64(len(zs)) // a full batch of ties at the cursor's score
+			todo = again
 		}
+		return items, more, nil
 	}
 }
 
@@ -225,47 +253,55 @@ func (s *Store) loadJobs(ctx context.Context, batch []pos, keep func(*Job) bool)
 	return jobs, ok, nil
 }
 
+// pageArgs checks the tenant, limit and cursor every list takes.
+func pageArgs(tenant string, tenantRequired bool, limit int, cursor string) (int, *pos, error) {
+	if (tenantRequired || tenant != "") && !tenantRe.MatchString(tenant) {
+		return 0, nil, fmt.Errorf("%w: tenant", ErrInvalidKey)
+	}
+	limit, err := checkLimit(limit)
+	if err != nil {
+		return 0, nil, err
+	}
+	from, err := decodeCursor(cursor)
+	return limit, from, err
+}
+
 // ListJobs lists a tenant's jobs newest first, optionally of one state or one
-// document.
+// document. Without a state it merges the tenant's six state indexes (there
+// is no separate all-jobs index: one index entry per job, not two).
 func (s *Store) ListJobs(ctx context.Context, o ListOptions) (*JobPage, error) {
-	if !tenantRe.MatchString(o.Tenant) {
-		return nil, fmt.Errorf("%w: tenant", ErrInvalidKey)
+	limit, from, err := pageArgs(o.Tenant, true, o.Limit, o.Cursor)
+	if err != nil {
+		return nil, err
 	}
 	if o.State != "" && !o.State.Valid() {
 		return nil, fmt.Errorf("outbox: unknown state %q", o.State)
 	}
-	limit, err := checkLimit(o.Limit)
-	if err != nil {
-		return nil, err
-	}
-	from, err := decodeCursor(o.Cursor)
-	if err != nil {
-		return nil, err
-	}
-	index := func(shard int) string { return s.keys.tenantJobs(shard, o.Tenant) }
+	states := States
 	if o.State != "" {
-		index = func(shard int) string { return s.keys.tenantState(shard, o.Tenant, o.State) }
+		states = []State{o.State}
 	}
-	shards := s.shards
-	fetch := s.zsetFetch(index)
+	shards := make([]int, 0, s.shards)
 	if o.DocumentID != "" {
 		if !documentRe.MatchString(o.DocumentID) {
 			return nil, fmt.Errorf("%w: documentId", ErrInvalidKey)
 		}
-		// One document lives in one shard: read only that one.
-		shard := Shard(o.Tenant, o.DocumentID, s.shards)
-		inner := s.zsetFetch(index)
-		shards, fetch = 1, func(ctx context.Context, _ int, below *pos, n int) ([]pos, bool, error) {
-			return inner(ctx, shard, below, n)
+		shards = append(shards, Shard(o.Tenant, o.DocumentID, s.shards)) // one document, one shard
+	} else {
+		for sh := range s.shards {
+			shards = append(shards, sh)
 		}
 	}
+	// Source i is shard shards[i/len(states)], state states[i%len(states)].
+	index := func(src int) string {
+		return s.keys.tenantState(shards[src/len(states)], o.Tenant, states[src%len(states)])
+	}
 	prefix := o.Tenant + ":" + o.DocumentID + ":"
-	m := newMerger(shards, limit, fetch, from)
+	m := newMerger(len(shards)*len(states), limit, s.zsetFetch(index), from)
 	jobs, next, err := collect(ctx, m, limit, func(ctx context.Context, b []pos) ([]*Job, []bool, error) {
-		if o.DocumentID != "" {
-			return s.loadJobs(ctx, b, func(j *Job) bool { return strings.HasPrefix(j.Key.String(), prefix) })
-		}
-		return s.loadJobs(ctx, b, nil)
+		return s.loadJobs(ctx, b, func(j *Job) bool {
+			return (o.State == "" || j.State == o.State) && (o.DocumentID == "" || strings.HasPrefix(j.Key.String(), prefix))
+		})
 	})
 	if err != nil {
 		return nil, fmt.Errorf("outbox: list jobs: %w", err)
@@ -276,14 +312,7 @@ func (s *Store) ListJobs(ctx context.Context, o ListOptions) (*JobPage, error) {
 // ListDLQ lists dead-lettered jobs newest first, by default only those not
 // yet reprocessed.
 func (s *Store) ListDLQ(ctx context.Context, o DLQOptions) (*JobPage, error) {
-	if o.Tenant != "" && !tenantRe.MatchString(o.Tenant) {
-		return nil, fmt.Errorf("%w: tenant", ErrInvalidKey)
-	}
-	limit, err := checkLimit(o.Limit)
-	if err != nil {
-		return nil, err
-	}
-	from, err := decodeCursor(o.Cursor)
+	limit, from, err := pageArgs(o.Tenant, false, o.Limit, o.Cursor)
 	if err != nil {
 		return nil, err
 	}
@@ -300,44 +329,33 @@ func (s *Store) ListDLQ(ctx context.Context, o DLQOptions) (*JobPage, error) {
 	return &JobPage{Jobs: jobs, NextCursor: next}, nil
 }
 
-// ListReviews lists reviews newest first, of one tenant or of all.
+// ListReviews lists a tenant's reviews, newest job first. Reviews live in
+// their succeeded job's record, so this walks the tenant's succeeded index.
 func (s *Store) ListReviews(ctx context.Context, o ReviewOptions) (*ReviewPage, error) {
-	if o.Tenant != "" && !tenantRe.MatchString(o.Tenant) {
-		return nil, fmt.Errorf("%w: tenant", ErrInvalidKey)
-	}
-	limit, err := checkLimit(o.Limit)
+	limit, from, err := pageArgs(o.Tenant, true, o.Limit, o.Cursor)
 	if err != nil {
 		return nil, err
 	}
-	from, err := decodeCursor(o.Cursor)
-	if err != nil {
-		return nil, err
-	}
-	index := s.keys.allReviews
-	if o.Tenant != "" {
-		index = func(shard int) string { return s.keys.reviews(shard, o.Tenant) }
-	}
+	index := func(sh int) string { return s.keys.tenantState(sh, o.Tenant, StateSucceeded) }
 	m := newMerger(s.shards, limit, s.zsetFetch(index), from)
 	revs, next, err := collect(ctx, m, limit, func(ctx context.Context, b []pos) ([]*Review, []bool, error) {
 		pipe := s.rdb.Pipeline()
 		keys := make([]Key, len(b))
-		cmds := make([]*redis.MapStringStringCmd, len(b))
+		cmds := make([]*redis.SliceCmd, len(b))
 		for i, p := range b {
 			k, err := ParseKey(p.member)
 			if err != nil {
 				return nil, nil, fmt.Errorf("outbox: index holds a bad key %q", p.member)
 			}
-			keys[i], cmds[i] = k, pipe.HGetAll(ctx, s.keys.review(k))
+			keys[i], cmds[i] = k, pipe.HMGet(ctx, s.keys.job(k), reviewFields...)
 		}
 		if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
 			return nil, nil, err
 		}
 		out, ok := make([]*Review, len(b)), make([]bool, len(b))
 		for i, c := range cmds {
-			if len(c.Val()) > 0 {
-				out[i] = reviewFromHash(keys[i], c.Val())
-				ok[i] = o.Status == "" || out[i].Status == o.Status
-			}
+			out[i] = reviewFromFields(keys[i], c.Val())
+			ok[i] = out[i] != nil && (o.Status == "" || out[i].Status == o.Status)
 		}
 		return out, ok, nil
 	})

@@ -93,7 +93,7 @@ func TestRelay_RepublishedCommit_IsAbsorbedByConsumer(t *testing.T) {
 		_, err := r.Drain(x.ctx)
 		require.NoError(t, err)
 		require.Equal(t, []string{"applied", "duplicate_event"}, outcomes)
-		page, err := x.store.ListReviews(x.ctx, ReviewOptions{})
+		page, err := x.store.ListReviews(x.ctx, ReviewOptions{Tenant: "acme"})
 		require.NoError(t, err)
 		require.Len(t, page.Reviews, 1)
 	})

@@ -35,7 +35,7 @@ func (s *Store) Reprocess(ctx context.Context, req ReprocessRequest) (*Reprocess
 	}
 	var target string // set when the job was already reprocessed as another key
 	for range 8 {
-		maxv, err := s.rdb.HGet(ctx, s.keys.document(k), "maxv").Result()
+		maxv, err := s.rdb.Get(ctx, s.keys.document(k)).Result()
 		if err != nil && !errors.Is(err, redis.Nil) {
 			return nil, fmt.Errorf("outbox: reprocess %s: %w", k, err)
 		}
@@ -47,7 +47,7 @@ func (s *Store) Reprocess(ctx context.Context, req ReprocessRequest) (*Reprocess
 			return nil, err
 		}
 		keys := append(s.familyKeys(k), s.keys.job(newKey), s.keys.input(newKey), s.keys.ledger(newKey))
-		args := s.familyArgs(k, newKey.String(), maxv, req.Operator, req.Reason, given, ph, blob)
+		args := s.familyArgs(k, newKey.String(), maxv, req.Operator, req.Reason, given, ph, blob, k.Tenant)
 		r, err := asReply(s.run(ctx, reprocessScript, keys, args...))
 		if err != nil {
 			return nil, fmt.Errorf("outbox: reprocess %s: %w", k, err)

@@ -37,9 +37,21 @@ func TestFinish_SetsTTLsByClass(t *testing.T) {
 		r := DefaultRetention
 		near(r.Input, ttl(t, x, x.store.keys.input(k)))
 		near(r.Result, ttl(t, x, x.store.keys.result(k)))
-		near(r.Result, ttl(t, x, x.store.keys.checkpoints(k)))
+		require.Zero(t, x.rdb.Exists(x.ctx, x.store.keys.checkpoints(k)).Val(), "a succeeded job's checkpoints are superseded by its result")
 		near(r.Result, ttl(t, x, x.store.keys.job(k)))
 		near(r.Ledger, ttl(t, x, x.store.keys.ledger(k)))
+	})
+}
+
+func TestDeadLetteredJob_KeepsCheckpointsAsLongAsAResult(t *testing.T) {
+	redistest.Backends(t, func(t *testing.T, b *redistest.Backend) {
+		x := setup(t, b, nil)
+		k := mustKey(t, "acme", "inv-1", 1)
+		x.submit(t, k, "c")
+		c := x.claim(t, k)
+		require.NoError(t, x.store.Checkpoint(x.ctx, k, c.Fence, "classify", []byte(`{}`)))
+		require.NoError(t, x.store.DeadLetter(x.ctx, k, c.Fence, CodePermanent))
+		require.InDelta(t, DefaultRetention.Result.Seconds(), ttl(t, x, x.store.keys.checkpoints(k)).Seconds(), 5)
 	})
 }
 

@@ -15,9 +15,8 @@ func (s *Store) ApplyCommitted(ctx context.Context, k Key, eventID string) (*App
 	if eventID == "" {
 		return nil, fmt.Errorf("outbox: apply %s: empty eventId", k)
 	}
-	shard := s.keys.shardOf(k)
-	keys := []string{s.keys.ledger(k), s.keys.review(k), s.keys.reviews(shard, k.Tenant), s.keys.allReviews(shard)}
-	v, err := s.run(ctx, applyScript, keys, k.String(), s.nowMs(), eventID, k.Tenant, ms(s.ret.Result))
+	keys := []string{s.keys.ledger(k), s.keys.job(k)}
+	v, err := s.run(ctx, applyScript, keys, k.String(), s.nowMs(), eventID)
 	if err != nil {
 		return nil, fmt.Errorf("outbox: apply %s: %w", k, err)
 	}
@@ -37,20 +36,33 @@ func (s *Store) GetReview(ctx context.Context, k Key) (*Review, error) {
 	if err := checkKey(k); err != nil {
 		return nil, err
 	}
-	h, err := s.rdb.HGetAll(ctx, s.keys.review(k)).Result()
+	v, err := s.rdb.HMGet(ctx, s.keys.job(k), reviewFields...).Result()
 	if err != nil {
 		return nil, fmt.Errorf("outbox: review %s: %w", k, err)
 	}
-	if len(h) == 0 {
+	r := reviewFromFields(k, v)
+	if r == nil {
 		return nil, ErrReviewNotFound
 	}
-	return reviewFromHash(k, h), nil
+	return r, nil
 }
 
-func reviewFromHash(k Key, h map[string]string) *Review {
+// reviewFields are the job record's review fields, in reviewFromFields' order.
+var reviewFields = []string{"rv", "ev", "rop", "rn", "rca", "rda"}
+
+// reviewFromFields builds a review from HMGET reviewFields; nil if the job
+// has none.
+func reviewFromFields(k Key, v []any) *Review {
+	f := make([]string, len(v))
+	for i := range v {
+		f[i], _ = v[i].(string)
+	}
+	if f[0] == "" {
+		return nil
+	}
 	return &Review{
-		Key: k, EventID: h["ev"], Status: h["st"], Operator: h["op"], Note: h["note"],
-		CreatedAt: msTime(h["ca"]), DecidedAt: msTime(h["da"]),
+		Key: k, Status: f[0], EventID: f[1], Operator: f[2], Note: f[3],
+		CreatedAt: msTime(f[4]), DecidedAt: msTime(f[5]),
 	}
 }
 
@@ -64,7 +76,7 @@ func (s *Store) Decide(ctx context.Context, k Key, operator, status, note string
 	if status != ReviewApproved && status != ReviewRejected {
 		return nil, fmt.Errorf("outbox: decide %s: status must be %s or %s", k, ReviewApproved, ReviewRejected)
 	}
-	keys := []string{s.keys.review(k), s.keys.audit(s.keys.shardOf(k))}
+	keys := []string{s.keys.job(k), s.keys.audit(s.keys.shardOf(k))}
 	v, err := s.run(ctx, decideScript, keys, k.String(), s.nowMs(), status, operator, note, k.Tenant, ms(s.ret.Audit))
 	if err != nil {
 		return nil, fmt.Errorf("outbox: decide %s: %w", k, err)

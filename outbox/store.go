@@ -168,7 +168,7 @@ func (s *Store) familyKeys(k Key) []string {
 	ks, shard := s.keys, s.keys.shardOf(k)
 	keys := []string{
 		ks.job(k), ks.input(k), ks.result(k), ks.checkpoints(k), ks.ledger(k), ks.document(k),
-		ks.outbox(shard), ks.audit(shard), ks.tenantJobs(shard, k.Tenant), ks.active(shard), ks.dlq(shard),
+		ks.outbox(shard), ks.audit(shard), ks.active(shard), ks.dlq(shard),
 	}
 	for _, st := range States {
 		keys = append(keys, ks.tenantState(shard, k.Tenant, st))

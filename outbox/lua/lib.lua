@@ -5,26 +5,25 @@
 -- Common KEYS (built by keyspace.jobFamily; one hash tag, one slot):
 --   KEYS[1]  job record (hash)          KEYS[2]  input (string)
 --   KEYS[3]  result (string)            KEYS[4]  checkpoints (hash)
---   KEYS[5]  ledger entry (string)      KEYS[6]  document (hash: maxv)
+--   KEYS[5]  ledger entry (string)      KEYS[6]  document's max version (string)
 --   KEYS[7]  outbox stream              KEYS[8]  audit stream
---   KEYS[9]  tenant jobs index (zset)   KEYS[10] active index (zset)
---   KEYS[11] dlq index (zset)
---   KEYS[12..17] tenant state indexes: queued, running, retrying,
+--   KEYS[9]  active index (zset)        KEYS[10] dlq index (zset)
+--   KEYS[11..16] tenant state indexes: queued, running, retrying,
 --                succeeded, dead_lettered, cancelled
 -- Common ARGV:
 --   ARGV[1] job key string   ARGV[2] now (unix ms, from the injected clock)
 --   ARGV[3] input TTL ms     ARGV[4] result TTL ms (results, checkpoints, job record)
 --   ARGV[5] ledger TTL ms (0 = forever)   ARGV[6] audit retention ms
--- Script-specific KEYS start at 18, script-specific ARGV at 7.
+-- Script-specific KEYS start at 17, script-specific ARGV at 7.
 
 local K = {
   job = KEYS[1], input = KEYS[2], result = KEYS[3], ckpt = KEYS[4],
   ledger = KEYS[5], doc = KEYS[6], outbox = KEYS[7], audit = KEYS[8],
-  tjobs = KEYS[9], active = KEYS[10], dlq = KEYS[11],
+  active = KEYS[9], dlq = KEYS[10],
 }
 local STATE_INDEX = {
-  queued = KEYS[12], running = KEYS[13], retrying = KEYS[14],
-  succeeded = KEYS[15], dead_lettered = KEYS[16], cancelled = KEYS[17],
+  queued = KEYS[11], running = KEYS[12], retrying = KEYS[13],
+  succeeded = KEYS[14], dead_lettered = KEYS[15], cancelled = KEYS[16],
 }
 local JOBKEY = ARGV[1]
 local NOW = tonumber(ARGV[2])
@@ -77,6 +76,7 @@ end
 local function finish(to, code)
   local from = redis.call('HGET', K.job, 'st')
   redis.call('HSET', K.job, 'st', to, 'ec', code, 'fa', NOW, 'ua', NOW)
+  redis.call('HDEL', K.job, 'tok')
   move_state(from, to)
   redis.call('ZREM', K.active, JOBKEY)
   if to == 'dead_lettered' then
@@ -92,8 +92,14 @@ local function finish(to, code)
   end
   redis.call('PEXPIRE', K.input, INPUT_TTL)
   redis.call('PEXPIRE', K.result, RESULT_TTL)
-  redis.call('PEXPIRE', K.ckpt, RESULT_TTL)
   redis.call('PEXPIRE', K.job, RESULT_TTL)
+  if to == 'succeeded' then
+    -- The result supersedes the stage outputs; a dead or cancelled job
+    -- keeps them, for diagnosis, as long as a result would live.
+    redis.call('DEL', K.ckpt)
+  else
+    redis.call('PEXPIRE', K.ckpt, RESULT_TTL)
+  end
 end
 
 -- split_ledger parses a ledger entry into {state, payload hash (hex),
@@ -106,27 +112,30 @@ local function split_ledger(v)
 end
 
 -- create_job writes a new queued job with its input, outbox row and indexes.
--- Fields: tn tenant, doc documentId, ver version, st state, att attempts,
--- rec recoveries, fen fence, ph payload hash, ma/mr limits, ds deadline
--- seconds, dl deadlineAt ms, ca/ua/eq/sa/fa created/updated/enqueued/started/
--- finished ms, ec error code, ev eventId, rf/ra reprocessed from/as.
-local function create_job(tenant, doc, ver, ph, blob, ma, mr, ds, rf)
-  redis.call('HSET', K.job, 'tn', tenant, 'doc', doc, 'ver', ver, 'st', 'queued',
+-- Fields (the key itself names tenant, document and version): st state,
+-- att attempts, rec recoveries, fen fence, tok latest claim token, ph payload
+-- hash, ma/mr limits, ds deadline seconds, dl deadlineAt ms, ca/ua/eq/sa/fa
+-- created/updated/enqueued/started/finished ms, ec error code, ev eventId,
+-- rf/ra reprocessed from/as; the review: rv status, rca created ms, rop
+-- operator, rn note, rda decided ms.
+local function create_job(ver, ph, blob, ma, mr, ds, rf)
+  redis.call('HSET', K.job, 'st', 'queued',
     'att', 0, 'rec', 0, 'fen', 0, 'ph', ph, 'ma', ma, 'mr', mr, 'ds', ds,
     'dl', NOW + tonumber(ds) * 1000, 'ca', NOW, 'ua', NOW, 'eq', NOW)
   if rf ~= '' then
     redis.call('HSET', K.job, 'rf', rf)
   end
   redis.call('SET', K.input, blob)
-  local maxv = tonumber(redis.call('HGET', K.doc, 'maxv') or '0')
+  local maxv = tonumber(redis.call('GET', K.doc) or '0')
   if tonumber(ver) > maxv then
-    redis.call('HSET', K.doc, 'maxv', ver)
+    maxv = ver
   end
   if LEDGER_TTL > 0 then
-    redis.call('PEXPIRE', K.doc, LEDGER_TTL)
+    redis.call('SET', K.doc, maxv, 'PX', LEDGER_TTL)
+  else
+    redis.call('SET', K.doc, maxv)
   end
   redis.call('XADD', K.outbox, '*', 't', 'job.submitted', 'k', JOBKEY, 'at', NOW)
-  index_add(K.tjobs, NOW, JOBKEY)
   index_add(STATE_INDEX.queued, NOW, JOBKEY)
   redis.call('ZADD', K.active, NOW, JOBKEY)
 end

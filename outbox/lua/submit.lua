@@ -3,7 +3,7 @@
 -- + indexes.
 --
 -- KEYS: the common layout (lib.lua), plus
---   KEYS[18] request key (remembers this request ID's answer), optional
+--   KEYS[17] request key (remembers this request ID's answer), optional
 -- ARGV: the common layout (lib.lua), plus
 --   ARGV[7]  tenant             ARGV[8]  documentId      ARGV[9] version
 --   ARGV[10] payload hash       ARGV[11] input blob
@@ -18,7 +18,7 @@
 --   {"conflict"}             same key (or request ID), different payload
 -- A replay of a request ID answers what the original answered.
 local tenant, doc, ver, ph = ARGV[7], ARGV[8], ARGV[9], ARGV[10]
-local req = KEYS[18]
+local req = KEYS[17]
 
 local function with_job(status)
   local out = { status, redis.call('EXISTS', K.input), redis.call('EXISTS', K.result) }
@@ -53,7 +53,7 @@ else
     local p = split_ledger(ledger)
     return { 'deduped_ledger', p[1], p[2], p[3], p[4], p[5] }
   else
-    create_job(tenant, doc, ver, ph, ARGV[11], ARGV[12], ARGV[13], ARGV[14], '')
+    create_job(ver, ph, ARGV[11], ARGV[12], ARGV[13], ARGV[14], '')
     audit_add('a', 'submitted', 'tn', tenant, 'k', JOBKEY, 'nh', ph, 'at', NOW)
     answer = { 'created' }
   end
