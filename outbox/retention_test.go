@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/relayops/relayops/internal/clock"
 	"github.com/relayops/relayops/internal/redistest"
 )
 
@@ -115,4 +116,45 @@ func TestAudit_SurvivesInputExpiry(t *testing.T) {
 		require.True(t, j.InputExpired)
 		require.False(t, j.ResultExpired)
 	})
+}
+
+// The same guarantees on a real redis-server with real (short) TTLs: each
+// class of data is there until its retention passes, then gone; the ledger
+// outlives them and keeps dedupe and conflict answering.
+func TestRetention_RealRedis_ShortTTLs(t *testing.T) {
+	t.Parallel()
+	srv := redistest.Start(t, nil)
+	c := srv.Client(t)
+	x := setup(t, &redistest.Backend{Client: c, Real: srv}, func(cfg *Config) {
+		cfg.Clock = clock.Real{} // Redis expires by its own clock
+		cfg.Retention = Retention{Input: 300 * time.Millisecond, Result: 900 * time.Millisecond,
+			Outbox: time.Hour, Audit: time.Hour, Ledger: time.Hour}
+	})
+	k := mustKey(t, "acme", "inv-1", 1)
+	x.succeed(t, k)
+	exists := func(key string) bool { return c.Exists(x.ctx, key).Val() == 1 }
+	require.True(t, exists(x.store.keys.input(k)), "input kept until its retention passes")
+	require.True(t, exists(x.store.keys.result(k)))
+	redistest.Eventually(t, 5*time.Second, func() bool { return !exists(x.store.keys.input(k)) }, "input expires")
+	require.True(t, exists(x.store.keys.result(k)), "the result outlives the input")
+	j, err := x.store.Get(x.ctx, k)
+	require.NoError(t, err)
+	require.True(t, j.InputExpired)
+	require.False(t, j.ResultExpired)
+
+	redistest.Eventually(t, 5*time.Second, func() bool { return !exists(x.store.keys.job(k)) }, "job record expires with the result")
+	require.False(t, exists(x.store.keys.result(k)))
+	require.True(t, exists(x.store.keys.ledger(k)), "the ledger outlives everything")
+
+	r, err := x.store.Submit(x.ctx, SubmitRequest{Key: k, Content: "c-" + k.String(), Limits: DefaultLimits})
+	require.NoError(t, err)
+	require.True(t, r.Deduped)
+	require.Equal(t, StateSucceeded, r.Job.State)
+	require.True(t, r.Job.ResultExpired)
+	_, err = x.store.Submit(x.ctx, SubmitRequest{Key: k, Content: "different", Limits: DefaultLimits})
+	require.ErrorIs(t, err, ErrIdempotencyConflict)
+	require.False(t, exists(x.store.keys.job(k)), "a dedupe after expiry creates nothing")
+	a, err := x.store.ListAudit(x.ctx, AuditOptions{JobKey: k.String()})
+	require.NoError(t, err)
+	require.Len(t, a.Entries, 1, "the audit trail survives the input")
 }
