@@ -119,7 +119,7 @@ type DLQOptions struct {
 	Limit              int
 }
 
-// ReviewOptions filters and pages reviews. Tenant "" lists every tenant's.
+// ReviewOptions filters and pages one tenant's reviews. Tenant is required.
 type ReviewOptions struct {
 	Tenant string
 	Status string // optional

@@ -147,9 +147,10 @@ func (ks keyspace) document(k Key) string {
 	return ks.prefix(k) + "doc:" + k.Tenant + ":" + k.DocumentID
 }
 
-// request remembers the answer given to one submit request ID (string).
+// request remembers the answer given to one submit request ID for one job
+// key (string): the same request ID may be reused for another version.
 func (ks keyspace) request(k Key, requestID string) string {
-	return ks.prefix(k) + "req:" + k.Tenant + ":" + k.DocumentID + ":" + requestID
+	return ks.prefix(k) + "req:" + k.String() + ":" + requestID
 }
 
 // Per-shard keys.

@@ -144,6 +144,7 @@ func NewRedisClient(url string) (*redis.Client, error) {
 	opt.ReadTimeout = 2 * time.Second
 	opt.WriteTimeout = 2 * time.Second
 	opt.PoolTimeout = 2 * time.Second
+	opt.ContextTimeoutEnabled = true // a caller's deadline cuts a stuck call short
 	return redis.NewClient(opt), nil
 }
 

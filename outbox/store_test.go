@@ -398,3 +398,14 @@ func TestEncryption_StoresCiphertext_BoundToDocument(t *testing.T) {
 		require.Error(t, err, "a ciphertext moved to another document does not open")
 	})
 }
+
+func TestSubmit_RequestIDReusedForAnotherVersion_IsNotAConflict(t *testing.T) {
+	redistest.Backends(t, func(t *testing.T, b *redistest.Backend) {
+		x := setup(t, b, nil)
+		for v, content := range map[int64]string{1: "A", 2: "B"} {
+			r, err := x.store.Submit(x.ctx, SubmitRequest{Key: mustKey(t, "acme", "inv-1", v), Content: content, Limits: DefaultLimits, RequestID: "same"})
+			require.NoError(t, err)
+			require.False(t, r.Deduped)
+		}
+	})
+}

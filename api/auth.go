@@ -1,0 +1,130 @@
+package api
+
+import (
+	"crypto/sha256"
+	"crypto/subtle"
+	"net/http"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/relayops/relayops/internal/config"
+)
+
+// role is what a bearer token may do.
+type role int
+
+// The roles. A tenant acts on its own tenant only; an operator acts on every
+// tenant but never submits.
+const (
+	roleTenant role = iota + 1
+	roleOperator
+)
+
+func (r role) String() string {
+	switch r {
+	case roleTenant:
+		return "tenant"
+	case roleOperator:
+		return "operator"
+	}
+	return "unknown"
+}
+
+// caller is the authenticated caller: a tenant (name is the tenant) or an
+// operator (name is the identity written to the audit trail).
+type caller struct {
+	role role
+	name string
+}
+
+// credential is a configured token, kept as its SHA-256 so that comparisons
+// take the same time whatever the length of the presented token.
+type credential struct {
+	role role
+	name string
+	hash [sha256.Size]byte
+}
+
+// authenticator holds every configured token.
+type authenticator struct {
+	creds []credential
+}
+
+func newAuthenticator(tenants, operators []config.Credential) *authenticator {
+	a := &authenticator{}
+	for _, c := range tenants {
+		a.creds = append(a.creds, credential{roleTenant, c.Name, sha256.Sum256([]byte(c.Token))})
+	}
+	for _, c := range operators {
+		a.creds = append(a.creds, credential{roleOperator, c.Name, sha256.Sum256([]byte(c.Token))})
+	}
+	return a
+}
+
+// lookup finds the owner of token. It compares against every credential in
+// constant time, so neither the match position nor a prefix leaks.
+func (a *authenticator) lookup(token string) (caller, bool) {
+	sum := sha256.Sum256([]byte(token))
+	var found caller
+	ok := 0
+	for _, c := range a.creds {
+		if subtle.ConstantTimeCompare(sum[:], c.hash[:]) == 1 {
+			found = caller{role: c.role, name: c.name}
+			ok = 1
+		}
+	}
+	return found, ok == 1
+}
+
+// bearerToken returns the token of an "Authorization: Bearer <token>" header.
+// The scheme is case-insensitive (RFC 9110).
+func bearerToken(r *http.Request) (string, bool) {
+	h := r.Header.Get("Authorization")
+	scheme, token, ok := strings.Cut(h, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	token = strings.TrimSpace(token)
+	return token, token != ""
+}
+
+const principalKey = "relayops.principal"
+
+// authenticate is the middleware of every /v1 route: it admits a valid
+// token whose role is one of roles, and answers 401 or 403 otherwise. The
+// 403 message says which kind of token the route wants.
+func (s *Server) authenticate(roles ...role) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			token, ok := bearerToken(c.Request())
+			if !ok {
+				return &Error{Status: http.StatusUnauthorized, Code: CodeUnauthorized, Message: "missing bearer token"}
+			}
+			p, ok := s.auth.lookup(token)
+			if !ok {
+				return &Error{Status: http.StatusUnauthorized, Code: CodeUnauthorized, Message: "unknown bearer token"}
+			}
+			c.Set(principalKey, p)
+			for _, r := range roles {
+				if p.role == r {
+					return next(c)
+				}
+			}
+			return forbidden("this route needs " + roleList(roles) + " token")
+		}
+	}
+}
+
+func roleList(roles []role) string {
+	if len(roles) == 1 && roles[0] == roleOperator {
+		return "an operator"
+	}
+	return "a tenant"
+}
+
+// principal returns the caller admitted by authenticate.
+func principal(c echo.Context) caller {
+	p, _ := c.Get(principalKey).(caller)
+	return p
+}

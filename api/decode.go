@@ -1,0 +1,233 @@
+package api
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/relayops/relayops/outbox"
+)
+
+// Request bodies are decoded strictly, so that two clients can never mean
+// different things by the same bytes and nothing is silently dropped:
+//   - the Content-Type must be application/json (charset, if given, utf-8);
+//   - the body must fit the limit, be valid UTF-8 and hold exactly one JSON
+//     object, without duplicate keys at any depth and without trailing data;
+//   - unknown members are errors, each named;
+//   - integers are written as integers: a JSON number with a fraction or an
+//     exponent (1.0, 1e3) is rejected even when its value is whole;
+//   - null is not a value of any member: an optional member is omitted.
+// Every problem found is reported at once, with the member's name.
+
+// readObject reads the request body as a strict JSON object.
+func (s *Server) readObject(c echo.Context) (*object, error) {
+	r := c.Request()
+	if err := checkContentType(r.Header.Get(echo.HeaderContentType)); err != nil {
+		return nil, err
+	}
+	if r.ContentLength > s.cfg.BodyLimit {
+		return nil, tooLarge()
+	}
+	data, err := io.ReadAll(http.MaxBytesReader(c.Response(), r.Body, s.cfg.BodyLimit))
+	var maxErr *http.MaxBytesError
+	switch {
+	case errors.As(err, &maxErr):
+		return nil, tooLarge()
+	case err != nil:
+		return nil, invalid(outbox.FieldError{Field: "body", Problem: "could not be read"})
+	}
+	return parseObject(data)
+}
+
+// parseObject parses data as one strict JSON object.
+func parseObject(data []byte) (*object, error) {
+	if !utf8.Valid(data) {
+		return nil, invalid(outbox.FieldError{Field: "body", Problem: "must be UTF-8"})
+	}
+	if problem := checkSyntax(data); problem != "" {
+		return nil, invalid(outbox.FieldError{Field: "body", Problem: problem})
+	}
+	var members map[string]json.RawMessage
+	if bytes.TrimSpace(data)[0] != '{' || json.Unmarshal(data, &members) != nil {
+		return nil, invalid(outbox.FieldError{Field: "body", Problem: "must be a JSON object"})
+	}
+	return &object{members: members}, nil
+}
+
+func checkContentType(ct string) error {
+	unsupported := &Error{Status: http.StatusUnsupportedMediaType, Code: CodeUnsupportedMediaType,
+		Message: "Content-Type must be application/json"}
+	if ct == "" {
+		return unsupported
+	}
+	mt, params, err := mime.ParseMediaType(ct)
+	if err != nil || mt != "application/json" {
+		return unsupported
+	}
+	for k, v := range params {
+		if k != "charset" || !strings.EqualFold(v, "utf-8") {
+			return unsupported
+		}
+	}
+	return nil
+}
+
+// checkSyntax walks data token by token. It returns "" for exactly one JSON
+// value without duplicate object keys, or the problem otherwise.
+// encoding/json alone would keep the last of two duplicate keys and stop
+// reading after the first value.
+func checkSyntax(data []byte) string {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	type frame struct {
+		keys      map[string]bool // nil for an array
+		expectKey bool
+	}
+	var stack []*frame
+	started := false
+	for {
+		tok, err := dec.Token()
+		switch {
+		case err == io.EOF && started && len(stack) == 0:
+			return ""
+		case err == io.EOF:
+			return "must be a JSON object"
+		case err != nil:
+			return "is not well-formed JSON"
+		case started && len(stack) == 0:
+			return "has data after the JSON value"
+		}
+		started = true
+		var top *frame
+		if len(stack) > 0 {
+			top = stack[len(stack)-1]
+		}
+		if key, isKey := tok.(string); isKey && top != nil && top.keys != nil && top.expectKey {
+			if top.keys[key] {
+				return "has the key " + strconv.Quote(truncate(key, 64)) + " more than once"
+			}
+			top.keys[key] = true
+			top.expectKey = false
+			continue
+		}
+		switch tok {
+		case json.Delim('{'):
+			stack = append(stack, &frame{keys: map[string]bool{}, expectKey: true})
+			continue
+		case json.Delim('['):
+			stack = append(stack, &frame{})
+			continue
+		case json.Delim('}'), json.Delim(']'):
+			stack = stack[:len(stack)-1]
+		}
+		// A value ended: its parent object now expects a key.
+		if len(stack) > 0 && stack[len(stack)-1].keys != nil {
+			stack[len(stack)-1].expectKey = true
+		}
+	}
+}
+
+// object is a decoded JSON object whose members are taken one by one; the
+// problems found are collected and reported together by done.
+type object struct {
+	members map[string]json.RawMessage
+	fields  []outbox.FieldError
+}
+
+func (o *object) fail(field, problem string) {
+	o.fields = append(o.fields, outbox.FieldError{Field: field, Problem: problem})
+}
+
+// take removes a member; ok is false when it is absent.
+func (o *object) take(name string, required bool) (json.RawMessage, bool) {
+	raw, ok := o.members[name]
+	delete(o.members, name)
+	if !ok && required {
+		o.fail(name, "is required")
+	}
+	return raw, ok
+}
+
+// str takes a string member. It reports a missing required member and a
+// value of another type.
+func (o *object) str(name string, required bool) (string, bool) {
+	raw, ok := o.take(name, required)
+	if !ok {
+		return "", false
+	}
+	var v string
+	if raw[0] != '"' || json.Unmarshal(raw, &v) != nil {
+		o.fail(name, "must be a string")
+		return "", false
+	}
+	return v, true
+}
+
+var integerRe = regexp.MustCompile(`^-?(0|[1-9][0-9]*)$`)
+
+// integer takes an integer member in [min, max], written without fraction or
+// exponent.
+func (o *object) integer(name string, required bool, min, max int64) (int64, bool) {
+	raw, ok := o.take(name, required)
+	if !ok {
+		return 0, false
+	}
+	rangeProblem := "must be an integer from " + strconv.FormatInt(min, 10) + " to " + strconv.FormatInt(max, 10)
+	s := string(raw)
+	if !integerRe.MatchString(s) {
+		if s != "" && (s[0] == '-' || (s[0] >= '0' && s[0] <= '9')) {
+			o.fail(name, rangeProblem+", written without fraction or exponent")
+		} else {
+			o.fail(name, rangeProblem)
+		}
+		return 0, false
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n < min || n > max {
+		o.fail(name, rangeProblem)
+		return 0, false
+	}
+	return n, true
+}
+
+// done reports every member not taken as unknown and returns the collected
+// problems as one invalid_request, or nil.
+func (o *object) done(hints map[string]string) error {
+	unknown := make([]string, 0, len(o.members))
+	for k := range o.members {
+		unknown = append(unknown, k)
+	}
+	sort.Strings(unknown)
+	for _, k := range unknown {
+		problem := "is not a known field"
+		if h, ok := hints[k]; ok {
+			problem = h
+		}
+		o.fail(truncate(k, 64), problem)
+	}
+	if len(o.fields) > 0 {
+		return invalid(o.fields...)
+	}
+	return nil
+}
+
+// truncate shortens s to at most n bytes on a rune boundary.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}

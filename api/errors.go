@@ -1,0 +1,238 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/relayops/relayops/outbox"
+)
+
+// Error codes of the JSON error body (DESIGN.md, HTTP API). The code is the
+// contract; the message is for people and may change.
+const (
+	CodeInvalidRequest       = "invalid_request"
+	CodeInvalidCursor        = "invalid_cursor"
+	CodeUnauthorized         = "unauthorized"
+	CodeForbidden            = "forbidden"
+	CodeNotFound             = "not_found"
+	CodeMethodNotAllowed     = "method_not_allowed"
+	CodeIdempotencyConflict  = "idempotency_conflict"
+	CodeNotDeadLettered      = "not_dead_lettered"
+	CodeJobCancelled         = "job_cancelled"
+	CodeInputExpired         = "input_expired"
+	CodePayloadTooLarge      = "payload_too_large"
+	CodeUnsupportedMediaType = "unsupported_media_type"
+	CodeRateLimited          = "rate_limited"
+	CodeUnavailable          = "unavailable"
+	CodeInternal             = "internal_error"
+)
+
+// Error is an answer other than success: a status, a code and a message that
+// is safe to show (it never quotes a token or document content). Handlers
+// return it, or a store error that errorFor maps to one.
+type Error struct {
+	Status     int
+	Code       string
+	Message    string
+	Fields     []outbox.FieldError // invalid_request only
+	RetryAfter time.Duration       // rate_limited only
+	Err        error               // the cause, for the log; never shown
+}
+
+func (e *Error) Error() string {
+	if e.Err != nil {
+		return fmt.Sprintf("api: %d %s: %v", e.Status, e.Code, e.Err)
+	}
+	return fmt.Sprintf("api: %d %s: %s", e.Status, e.Code, e.Message)
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// invalid returns a 400 invalid_request naming every bad field.
+func invalid(fields ...outbox.FieldError) *Error {
+	names := make([]string, len(fields))
+	for i, f := range fields {
+		names[i] = f.Field
+	}
+	return &Error{
+		Status:  http.StatusBadRequest,
+		Code:    CodeInvalidRequest,
+		Message: "invalid request: " + strings.Join(names, ", "),
+		Fields:  fields,
+	}
+}
+
+func notFound() *Error {
+	return &Error{Status: http.StatusNotFound, Code: CodeNotFound, Message: "not found"}
+}
+
+func forbidden(msg string) *Error {
+	return &Error{Status: http.StatusForbidden, Code: CodeForbidden, Message: msg}
+}
+
+// storeErrors maps the store's sentinel errors to answers. Order matters only
+// in that every entry is distinct.
+var storeErrors = []struct {
+	err    error
+	status int
+	code   string
+	msg    string
+}{
+	{outbox.ErrNotFound, http.StatusNotFound, CodeNotFound, "not found"},
+	{outbox.ErrReviewNotFound, http.StatusNotFound, CodeNotFound, "not found"},
+	{outbox.ErrIdempotencyConflict, http.StatusConflict, CodeIdempotencyConflict, "this key was already used with a different payload"},
+	{outbox.ErrReviewDecided, http.StatusConflict, CodeIdempotencyConflict, "this review was already decided otherwise"},
+	{outbox.ErrNotDeadLettered, http.StatusConflict, CodeNotDeadLettered, "only dead-lettered jobs can be reprocessed"},
+	{outbox.ErrJobCancelled, http.StatusConflict, CodeJobCancelled, "cancelled jobs cannot be reprocessed"},
+	{outbox.ErrInputExpired, http.StatusConflict, CodeInputExpired, "the job's input has expired; reprocess with content"},
+	{outbox.ErrInvalidCursor, http.StatusBadRequest, CodeInvalidCursor, "invalid cursor"},
+}
+
+// errorFor classifies any error returned by a handler or middleware.
+func errorFor(err error) *Error {
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	var ve *outbox.ValidationError
+	if errors.As(err, &ve) {
+		e := invalid(ve.Fields...)
+		e.Err = err
+		return e
+	}
+	for _, m := range storeErrors {
+		if errors.Is(err, m.err) {
+			return &Error{Status: m.status, Code: m.code, Message: m.msg, Err: err}
+		}
+	}
+	if errors.Is(err, outbox.ErrReprocessRace) {
+		return &Error{Status: http.StatusServiceUnavailable, Code: CodeUnavailable,
+			Message: "the document's versions kept changing; retry", Err: err}
+	}
+	if unavailable(err) {
+		return &Error{Status: http.StatusServiceUnavailable, Code: CodeUnavailable,
+			Message: "the job store is unavailable; retry later", Err: err}
+	}
+	var he *echo.HTTPError
+	if errors.As(err, &he) {
+		return fromEcho(he)
+	}
+	return &Error{Status: http.StatusInternalServerError, Code: CodeInternal, Message: "internal error", Err: err}
+}
+
+// fromEcho maps Echo's own errors: routing (404, 405) and anything a
+// middleware raised.
+func fromEcho(he *echo.HTTPError) *Error {
+	switch he.Code {
+	case http.StatusNotFound:
+		return notFound()
+	case http.StatusMethodNotAllowed:
+		return &Error{Status: he.Code, Code: CodeMethodNotAllowed, Message: "method not allowed"}
+	case http.StatusRequestEntityTooLarge:
+		return tooLarge()
+	}
+	return &Error{Status: http.StatusInternalServerError, Code: CodeInternal, Message: "internal error", Err: he}
+}
+
+func tooLarge() *Error {
+	return &Error{Status: http.StatusRequestEntityTooLarge, Code: CodePayloadTooLarge, Message: "request body too large"}
+}
+
+// unavailable reports whether err means Redis could not be reached or did not
+// answer in time, as opposed to a bug. Such requests answer 503 and are safe
+// to retry: the store's scripts write all or nothing.
+func unavailable(err error) bool {
+	var netErr net.Error
+	var rerr redis.Error
+	switch {
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled),
+		errors.Is(err, redis.ErrClosed), errors.Is(err, redis.ErrPoolTimeout),
+		errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF),
+		errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET),
+		errors.Is(err, syscall.EPIPE), errors.Is(err, net.ErrClosed),
+		errors.As(err, &netErr):
+		return true
+	case errors.As(err, &rerr):
+		// Redis answers, but cannot serve now (loading, failover, cluster
+		// resharding): unavailable too.
+		for _, p := range []string{"LOADING ", "MASTERDOWN ", "CLUSTERDOWN ", "TRYAGAIN ", "READONLY ", "BUSY "} {
+			if strings.HasPrefix(rerr.Error(), p) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// errorBody is the JSON error answer.
+type errorBody struct {
+	Error errorDetail `json:"error"`
+}
+
+type errorDetail struct {
+	Code      string              `json:"code"`
+	Message   string              `json:"message"`
+	RequestID string              `json:"requestId"`
+	Fields    []outbox.FieldError `json:"fields,omitempty"`
+}
+
+// handleError is the server's only Echo HTTPErrorHandler.
+func (s *Server) handleError(err error, c echo.Context) {
+	if c.Response().Committed {
+		return
+	}
+	e := errorFor(err)
+	s.logError(c, e)
+	h := c.Response().Header()
+	switch e.Status {
+	case http.StatusUnauthorized:
+		h.Set("WWW-Authenticate", `Bearer realm="relayops"`)
+	case http.StatusTooManyRequests:
+		h.Set("Retry-After", strconv.Itoa(retryAfterSeconds(e.RetryAfter)))
+	case http.StatusServiceUnavailable:
+		h.Set("Retry-After", "1")
+	}
+	body := errorBody{Error: errorDetail{
+		Code: e.Code, Message: e.Message, RequestID: requestID(c), Fields: e.Fields,
+	}}
+	if c.Request().Method == http.MethodHead {
+		err = c.NoContent(e.Status)
+	} else {
+		err = c.JSON(e.Status, body)
+	}
+	if err != nil {
+		s.log.Debug("write error response", "request_id", requestID(c), "err", err)
+	}
+}
+
+// logError logs what a person must look at: bugs at error level with the
+// cause, outages at warn. Client errors are in the access log already.
+func (s *Server) logError(c echo.Context, e *Error) {
+	switch {
+	case e.Status >= 500 && e.Status != http.StatusServiceUnavailable:
+		s.log.Error("request failed", "request_id", requestID(c), "route", c.Path(), "code", e.Code, "err", e.Err)
+	case e.Status == http.StatusServiceUnavailable:
+		s.log.Warn("store unavailable", "request_id", requestID(c), "route", c.Path(), "err", e.Err)
+	}
+}
+
+// retryAfterSeconds rounds d up to whole seconds, at least 1.
+func retryAfterSeconds(d time.Duration) int {
+	secs := int(math.Ceil(d.Seconds()))
+	if secs < 1 {
+		return 1
+	}
+	return secs
+}

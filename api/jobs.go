@@ -1,0 +1,207 @@
+package api
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/relayops/relayops/outbox"
+)
+
+// MaxDeadlineSeconds bounds a submission's deadlineSeconds (365 days).
+const MaxDeadlineSeconds = 365 * 24 * 60 * 60
+
+// submitHints explain the unknown members a client is most likely to send.
+var submitHints = map[string]string{
+	"tenant": "is not accepted: the tenant is the bearer token's",
+	"jobId":  "is not accepted: the job ID is built from tenant, documentId and operationVersion",
+}
+
+// submit is POST /v1/jobs: 202 for a new job, 200 with deduped:true for an
+// identical resubmission, 409 idempotency_conflict for a different payload
+// under the same key.
+func (s *Server) submit(c echo.Context) error {
+	req, err := s.decodeSubmit(c, principal(c).name)
+	if err != nil {
+		s.metrics.submitted(outcomeInvalid)
+		return err
+	}
+	ctx, cancel := s.storeCtx(c)
+	defer cancel()
+	res, err := s.store.Submit(ctx, req)
+	switch {
+	case errors.Is(err, outbox.ErrIdempotencyConflict):
+		s.metrics.submitted(outcomeConflict)
+		return err
+	case err != nil:
+		return fmt.Errorf("api: submit %s: %w", req.Key, err)
+	}
+	v := newJobView(res.Job)
+	v.Deduped = &res.Deduped
+	if res.Deduped {
+		s.metrics.submitted(outcomeDeduped)
+		return c.JSON(http.StatusOK, v)
+	}
+	s.metrics.submitted(outcomeCreated)
+	c.Response().Header().Set(echo.HeaderLocation, v.Links.Self)
+	return c.JSON(http.StatusAccepted, v)
+}
+
+// decodeSubmit reads and validates a submission for tenant. The payload the
+// store hashes is the content alone: deadlineSeconds is an execution option.
+func (s *Server) decodeSubmit(c echo.Context, tenant string) (outbox.SubmitRequest, error) {
+	o, err := s.readObject(c)
+	if err != nil {
+		return outbox.SubmitRequest{}, err
+	}
+	// Only a client's own request ID is worth remembering: the store answers
+	// a replay of it as it answered the original (202 again, not a dedupe).
+	// A generated one is never replayed and would only cost a Redis key.
+	return s.submitRequest(o, tenant, clientRequestID(c))
+}
+
+func (s *Server) submitRequest(o *object, tenant, reqID string) (outbox.SubmitRequest, error) {
+	doc, ok := o.str("documentId", true)
+	if ok {
+		checkDocumentID(o, tenant, doc)
+	}
+	version, _ := o.integer("operationVersion", true, 1, outbox.MaxVersion)
+	content, ok := o.str("content", true)
+	if ok && content == "" {
+		o.fail("content", "must be a non-empty string")
+	}
+	deadline, hasDeadline := o.integer("deadlineSeconds", false, 1, MaxDeadlineSeconds)
+	if err := o.done(submitHints); err != nil {
+		return outbox.SubmitRequest{}, err
+	}
+	key, err := outbox.BuildKey(tenant, doc, version)
+	if err != nil {
+		return outbox.SubmitRequest{}, err
+	}
+	limits := s.cfg.Limits
+	if hasDeadline {
+		limits.Deadline = time.Duration(deadline) * time.Second
+	}
+	return outbox.SubmitRequest{Key: key, Content: content, Limits: limits, RequestID: reqID}, nil
+}
+
+// checkDocumentID reports the key builder's problem with doc, if any.
+func checkDocumentID(o *object, tenant, doc string) {
+	_, err := outbox.BuildKey(tenant, doc, 1)
+	var ve *outbox.ValidationError
+	if errors.As(err, &ve) {
+		for _, f := range ve.Fields {
+			if f.Field == "documentId" {
+				o.fail(f.Field, f.Problem)
+			}
+		}
+	}
+}
+
+// jobKey parses the :jobId path parameter. A malformed ID, and another
+// tenant's ID under a tenant token, answer exactly like a missing job.
+func (s *Server) jobKey(c echo.Context) (outbox.Key, error) {
+	raw, err := url.PathUnescape(c.Param("jobId"))
+	if err != nil {
+		return outbox.Key{}, notFound()
+	}
+	key, err := outbox.ParseKey(raw)
+	if err != nil {
+		return outbox.Key{}, notFound()
+	}
+	if p := principal(c); p.role == roleTenant && key.Tenant != p.name {
+		return outbox.Key{}, notFound()
+	}
+	return key, nil
+}
+
+// getJob is GET /v1/jobs/{jobId}: the durable status record, with the result
+// once succeeded (resultExpired when it no longer exists).
+func (s *Server) getJob(c echo.Context) error {
+	key, err := s.jobKey(c)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := s.storeCtx(c)
+	defer cancel()
+	job, err := s.store.Get(ctx, key)
+	if err != nil {
+		return fmt.Errorf("api: get %s: %w", key, err)
+	}
+	v := newJobView(job)
+	if job.State == outbox.StateSucceeded && !job.ResultExpired {
+		res, err := s.store.Result(ctx, key)
+		switch {
+		case errors.Is(err, outbox.ErrResultExpired), errors.Is(err, outbox.ErrNotFound):
+			v.ResultExpired = true
+		case err != nil:
+			return fmt.Errorf("api: result %s: %w", key, err)
+		case !json.Valid(res):
+			return fmt.Errorf("api: result %s: stored result is not JSON", key)
+		default:
+			v.Result = res
+		}
+	}
+	return c.JSON(http.StatusOK, v)
+}
+
+// listJobs is GET /v1/jobs: one tenant's jobs, newest first, filtered by
+// state and documentId. A tenant token lists its own tenant; an operator
+// names one with tenant=.
+func (s *Server) listJobs(c echo.Context) error {
+	q := parseQuery(c, "tenant", "state", "documentId", "cursor", "limit")
+	tenant, err := scopeTenant(principal(c), q, true)
+	if err != nil {
+		return err
+	}
+	opts := outbox.ListOptions{Tenant: tenant, Limit: q.limit()}
+	if q.has("state") {
+		opts.State = outbox.State(q.get("state"))
+		if !opts.State.Valid() {
+			q.fail("state", "must be one of queued, running, retrying, succeeded, dead_lettered, cancelled")
+		}
+	}
+	if q.has("documentId") {
+		opts.DocumentID = q.get("documentId")
+		if _, err := outbox.BuildKey("aa", opts.DocumentID, 1); err != nil {
+			q.fail("documentId", "must be 1-128 characters of A-Z a-z 0-9 . _ ~ -, starting with a letter or digit")
+		}
+	}
+	if err := q.done(); err != nil {
+		return err
+	}
+	if opts.Cursor, err = q.cursor(); err != nil {
+		return err
+	}
+	ctx, cancel := s.storeCtx(c)
+	defer cancel()
+	page, err := s.store.ListJobs(ctx, opts)
+	if err != nil {
+		return fmt.Errorf("api: list jobs: %w", err)
+	}
+	return c.JSON(http.StatusOK, newJobList(page))
+}
+
+// scopeTenant decides whose items a list shows. A tenant token sees its own
+// tenant only; naming another one is forbidden. An operator names a tenant
+// with tenant=, which some lists require.
+func scopeTenant(p caller, q *query, required bool) (string, error) {
+	if p.role == roleTenant {
+		if q.has("tenant") && q.get("tenant") != p.name {
+			return "", forbidden("a tenant token sees only its own tenant")
+		}
+		return p.name, nil
+	}
+	if !q.has("tenant") {
+		if required {
+			q.fail("tenant", "is required with an operator token")
+		}
+		return "", nil
+	}
+	return q.tenant("tenant"), nil
+}

@@ -1,0 +1,148 @@
+package api
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/relayops/relayops/outbox"
+)
+
+// MaxReasonLength bounds a reprocess reason, in characters.
+const MaxReasonLength = 500
+
+// reprocessHints explain the unknown members an operator is most likely to
+// send.
+var reprocessHints = map[string]string{
+	"operator": "is not accepted: the operator is the bearer token's",
+}
+
+// reprocess is POST /v1/jobs/{jobId}/reprocess by an operator: 201 with the
+// new job, 200 with the same new job for a repeat, 409 for a job that is not
+// dead-lettered, is cancelled, or whose input expired (without content), 429
+// when the tenant's reprocess budget is spent. Only a call that can create a
+// job takes from the budget: a repeat, or a call the store refuses, does not.
+func (s *Server) reprocess(c echo.Context) error {
+	key, err := s.jobKey(c)
+	if err != nil {
+		return err
+	}
+	req, err := s.decodeReprocess(c, key)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := s.storeCtx(c)
+	defer cancel()
+	job, err := s.store.Get(ctx, key)
+	if err != nil {
+		return fmt.Errorf("api: reprocess %s: %w", key, err)
+	}
+	var token *reservation
+	if job.State == outbox.StateDeadLettered && job.ReprocessedAs == "" {
+		if token, err = s.limiter.reserve(key.Tenant, s.cfg.Clock.Now()); err != nil {
+			return err
+		}
+	}
+	res, err := s.store.Reprocess(ctx, req)
+	if token != nil && (err != nil || res.Repeat) {
+		token.cancel()
+	}
+	if err != nil {
+		return fmt.Errorf("api: reprocess %s: %w", key, err)
+	}
+	v := newJobView(res.Job)
+	if res.Repeat {
+		return c.JSON(http.StatusOK, v)
+	}
+	c.Response().Header().Set(echo.HeaderLocation, v.Links.Self)
+	return c.JSON(http.StatusCreated, v)
+}
+
+func (s *Server) decodeReprocess(c echo.Context, key outbox.Key) (outbox.ReprocessRequest, error) {
+	o, err := s.readObject(c)
+	if err != nil {
+		return outbox.ReprocessRequest{}, err
+	}
+	reason, ok := o.str("reason", true)
+	if ok && (strings.TrimSpace(reason) == "" || utf8.RuneCountInString(reason) > MaxReasonLength || hasControl(reason)) {
+		o.fail("reason", fmt.Sprintf("must be 1 to %d characters, not blank, without control characters other than tab and newline", MaxReasonLength))
+	}
+	req := outbox.ReprocessRequest{Key: key, Operator: principal(c).name, Reason: reason}
+	if content, ok := o.str("content", false); ok {
+		if content == "" {
+			o.fail("content", "must be a non-empty string when given")
+		}
+		req.Content = &content
+	}
+	if err := o.done(reprocessHints); err != nil {
+		return outbox.ReprocessRequest{}, err
+	}
+	return req, nil
+}
+
+// listDLQ is GET /v1/dlq: dead-lettered jobs with their reason codes, not yet
+// reprocessed unless include=reprocessed; every tenant unless tenant= narrows.
+func (s *Server) listDLQ(c echo.Context) error {
+	q := parseQuery(c, "tenant", "include", "cursor", "limit")
+	opts := outbox.DLQOptions{Limit: q.limit()}
+	if q.has("tenant") {
+		opts.Tenant = q.tenant("tenant")
+	}
+	if q.has("include") {
+		opts.IncludeReprocessed = q.get("include") == "reprocessed"
+		if !opts.IncludeReprocessed {
+			q.fail("include", `must be "reprocessed"`)
+		}
+	}
+	if err := q.done(); err != nil {
+		return err
+	}
+	var err error
+	if opts.Cursor, err = q.cursor(); err != nil {
+		return err
+	}
+	ctx, cancel := s.storeCtx(c)
+	defer cancel()
+	page, err := s.store.ListDLQ(ctx, opts)
+	if err != nil {
+		return fmt.Errorf("api: list dlq: %w", err)
+	}
+	return c.JSON(http.StatusOK, newJobList(page))
+}
+
+// listAudit is GET /v1/audit: the audit trail, newest first, filtered by
+// tenant, jobId and operator.
+func (s *Server) listAudit(c echo.Context) error {
+	q := parseQuery(c, "tenant", "jobId", "operator", "cursor", "limit")
+	opts := outbox.AuditOptions{Limit: q.limit()}
+	if q.has("tenant") {
+		opts.Tenant = q.tenant("tenant")
+	}
+	if q.has("operator") {
+		opts.Operator = q.tenant("operator") // operator names follow the tenant name rule
+	}
+	if q.has("jobId") {
+		key, err := outbox.ParseKey(q.get("jobId"))
+		if err != nil {
+			q.fail("jobId", "must be <tenant>:<documentId>:v<version>")
+		}
+		opts.JobKey = key.String()
+	}
+	if err := q.done(); err != nil {
+		return err
+	}
+	var err error
+	if opts.Cursor, err = q.cursor(); err != nil {
+		return err
+	}
+	ctx, cancel := s.storeCtx(c)
+	defer cancel()
+	page, err := s.store.ListAudit(ctx, opts)
+	if err != nil {
+		return fmt.Errorf("api: list audit: %w", err)
+	}
+	return c.JSON(http.StatusOK, newAuditList(page))
+}

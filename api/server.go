@@ -1,0 +1,259 @@
+// Package api is relayops' HTTP API: job submission and status for tenants,
+// reprocessing, the dead-letter queue, the audit trail and review decisions
+// for operators, health and readiness probes, Prometheus metrics and the
+// OpenAPI document. DESIGN.md's "HTTP API" section is the contract; the
+// served /openapi.json describes it exactly and the tests hold every answer
+// against it.
+//
+// The server is an Echo application with a single error handler: every
+// failure, from a malformed body to an unreachable Redis, answers
+// {"error":{"code","message","requestId","fields"?}} with the status of the
+// contract. Bad input never answers 5xx; an unreachable Redis answers 503
+// unavailable within the store timeout, never a hang.
+package api
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"github.com/relayops/relayops/internal/clock"
+	"github.com/relayops/relayops/internal/config"
+	"github.com/relayops/relayops/outbox"
+)
+
+// Config configures a Server. Store is required; every other field has the
+// default stated in its comment.
+type Config struct {
+	Store     *outbox.Store
+	Tenants   []config.Credential // tenant bearer tokens; Name is the tenant
+	Operators []config.Credential // operator bearer tokens; Name goes to the audit trail
+	// Limits are stamped on every submitted job. Defaults: 3 attempts and
+	// 5 recoveries when both are zero, 24h deadline (a request's
+	// deadlineSeconds overrides it).
+	Limits outbox.Limits
+	// BodyLimit bounds request bodies; larger ones answer 413. Default 1 MiB.
+	BodyLimit int64
+	// ReprocessRate is the per-tenant reprocess budget. Default 10 per minute.
+	ReprocessRate config.Rate
+	// StoreTimeout bounds every store call of a request; past it the request
+	// answers 503. Default 2s.
+	StoreTimeout time.Duration
+	// ReadyTimeout bounds the Redis ping of /readyz. Default 1s.
+	ReadyTimeout time.Duration
+	// ShutdownTimeout bounds the wait for in-flight requests. Default 10s.
+	ShutdownTimeout time.Duration
+	// Dashboard is mounted at /monitoring and /monitoring/* and sees the
+	// full request path (build it with dashboard.DefaultRootPath); nil mounts
+	// nothing. It does its own (operator) authentication.
+	Dashboard http.Handler
+	Logger    *slog.Logger         // default: discard
+	Clock     clock.Clock          // default clock.Real{}
+	Registry  *prometheus.Registry // default: a new one with Go and process collectors
+}
+
+const (
+	defaultBodyLimit       = 1 << 20
+	defaultStoreTimeout    = 2 * time.Second
+	defaultReadyTimeout    = time.Second
+	defaultShutdownTimeout = 10 * time.Second
+)
+
+func (c Config) withDefaults() Config {
+	if c.Limits.MaxAttempts == 0 && c.Limits.MaxRecoveries == 0 {
+		// Zero recoveries is a valid setting, so it is defaulted only with
+		// MaxAttempts, when Limits was left unset.
+		c.Limits.MaxAttempts, c.Limits.MaxRecoveries = 3, 5
+	}
+	if c.Limits.Deadline == 0 {
+		c.Limits.Deadline = 24 * time.Hour
+	}
+	if c.BodyLimit == 0 {
+		c.BodyLimit = defaultBodyLimit
+	}
+	if c.ReprocessRate == (config.Rate{}) {
+		c.ReprocessRate = config.Rate{Count: 10, Per: time.Minute}
+	}
+	if c.StoreTimeout == 0 {
+		c.StoreTimeout = defaultStoreTimeout
+	}
+	if c.ReadyTimeout == 0 {
+		c.ReadyTimeout = defaultReadyTimeout
+	}
+	if c.ShutdownTimeout == 0 {
+		c.ShutdownTimeout = defaultShutdownTimeout
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	if c.Clock == nil {
+		c.Clock = clock.Real{}
+	}
+	if c.Registry == nil {
+		c.Registry = prometheus.NewRegistry()
+		c.Registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	}
+	return c
+}
+
+func (c Config) validate() error {
+	var errs []error
+	if c.Store == nil {
+		errs = append(errs, errors.New("api: Config.Store is required"))
+	}
+	if c.Limits.MaxAttempts < 1 || c.Limits.MaxRecoveries < 0 {
+		errs = append(errs, errors.New("api: Config.Limits: MaxAttempts must be >= 1 and MaxRecoveries >= 0"))
+	}
+	if c.Limits.Deadline < time.Second || c.Limits.Deadline%time.Second != 0 {
+		errs = append(errs, errors.New("api: Config.Limits.Deadline must be whole seconds, at least 1s"))
+	}
+	if c.BodyLimit < 1 {
+		errs = append(errs, errors.New("api: Config.BodyLimit must be positive"))
+	}
+	if c.ReprocessRate.Count < 1 || c.ReprocessRate.Per <= 0 {
+		errs = append(errs, errors.New("api: Config.ReprocessRate must be a positive count per positive duration"))
+	}
+	if c.StoreTimeout < 0 || c.ReadyTimeout < 0 || c.ShutdownTimeout < 0 {
+		errs = append(errs, errors.New("api: Config timeouts must not be negative"))
+	}
+	return errors.Join(errs...)
+}
+
+// Server is the HTTP API. Create it with New.
+type Server struct {
+	cfg     Config
+	log     *slog.Logger
+	store   *outbox.Store
+	auth    *authenticator
+	limiter *reprocessLimiter
+	metrics *metrics
+	echo    *echo.Echo
+}
+
+// New validates cfg and builds the server and its routes.
+func New(cfg Config) (*Server, error) {
+	cfg = cfg.withDefaults()
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	m, err := newMetrics(cfg.Registry)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{
+		cfg:     cfg,
+		log:     cfg.Logger,
+		store:   cfg.Store,
+		auth:    newAuthenticator(cfg.Tenants, cfg.Operators),
+		limiter: newReprocessLimiter(cfg.ReprocessRate),
+		metrics: m,
+	}
+	s.echo = s.routes()
+	return s, nil
+}
+
+// Handler returns the server's http.Handler.
+func (s *Server) Handler() http.Handler { return s.echo }
+
+// routes builds the Echo application; the table is DESIGN.md's.
+func (s *Server) routes() *echo.Echo {
+	e := echo.New()
+	e.HideBanner, e.HidePort = true, true
+	e.IPExtractor = echo.ExtractIPDirect() // X-Forwarded-For is the client's to forge
+	e.HTTPErrorHandler = s.handleError
+	e.Use(s.withRequestID, s.observe, s.recoverPanics)
+
+	tenant := s.authenticate(roleTenant)
+	operator := s.authenticate(roleOperator)
+	anyone := s.authenticate(roleTenant, roleOperator)
+
+	e.POST("/v1/jobs", s.submit, tenant)
+	e.GET("/v1/jobs", s.listJobs, anyone)
+	e.GET("/v1/jobs/:jobId", s.getJob, anyone)
+	e.POST("/v1/jobs/:jobId/reprocess", s.reprocess, operator)
+	e.GET("/v1/reviews", s.listReviews, anyone)
+	e.GET("/v1/reviews/:jobId", s.getReview, anyone)
+	e.POST("/v1/reviews/:jobId/decision", s.decide, operator)
+	e.GET("/v1/dlq", s.listDLQ, operator)
+	e.GET("/v1/audit", s.listAudit, operator)
+
+	e.GET("/healthz", s.healthz)
+	e.GET("/readyz", s.readyz)
+	e.GET("/metrics", echo.WrapHandler(s.metrics.handler(s.cfg.Registry)))
+	e.GET("/openapi.json", serveOpenAPI)
+	if s.cfg.Dashboard != nil {
+		h := echo.WrapHandler(s.cfg.Dashboard)
+		e.Any("/monitoring", h)
+		e.Any("/monitoring/*", h)
+	}
+	return e
+}
+
+// Run serves on addr until ctx is done, then shuts down gracefully: it stops
+// accepting connections and waits up to ShutdownTimeout for in-flight
+// requests.
+func (s *Server) Run(ctx context.Context, addr string) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("api: listen %s: %w", addr, err)
+	}
+	return s.Serve(ctx, ln)
+}
+
+// Serve is Run on an existing listener, which it closes.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	hs := &http.Server{
+		Handler:           s.echo,
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+	}
+	s.log.Info("listening", "addr", ln.Addr().String())
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("api: serve: %w", err)
+	case <-ctx.Done():
+	}
+	s.log.Info("shutting down")
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.ShutdownTimeout)
+	defer cancel()
+	if err := hs.Shutdown(sctx); err != nil {
+		return fmt.Errorf("api: shutdown: %w", err)
+	}
+	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("api: serve: %w", err)
+	}
+	return nil
+}
+
+// storeCtx bounds one store call of a request.
+func (s *Server) storeCtx(c echo.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(c.Request().Context(), s.cfg.StoreTimeout)
+}
+
+func (s *Server) healthz(c echo.Context) error {
+	return c.JSON(http.StatusOK, map[string]string{"status": "ok"})
+}
+
+// readyz answers 200 when Redis answers a ping within ReadyTimeout.
+func (s *Server) readyz(c echo.Context) error {
+	ctx, cancel := context.WithTimeout(c.Request().Context(), s.cfg.ReadyTimeout)
+	defer cancel()
+	if err := s.store.Ping(ctx); err != nil {
+		return &Error{Status: http.StatusServiceUnavailable, Code: CodeUnavailable,
+			Message: "the job store is unavailable", Err: err}
+	}
+	return c.JSON(http.StatusOK, map[string]string{"status": "ready"})
+}

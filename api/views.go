@@ -1,0 +1,204 @@
+package api
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/relayops/relayops/outbox"
+)
+
+// timeFormat is RFC 3339 with milliseconds; times are always written in UTC.
+const timeFormat = "2006-01-02T15:04:05.000Z07:00"
+
+func formatTime(t time.Time) string { return t.UTC().Format(timeFormat) }
+
+// optTime returns nil for the zero time, so the member is omitted.
+func optTime(t time.Time) *string {
+	if t.IsZero() {
+		return nil
+	}
+	s := formatTime(t)
+	return &s
+}
+
+func optString(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func jobPath(id string) string    { return "/v1/jobs/" + id }
+func reviewPath(id string) string { return "/v1/reviews/" + id }
+
+// jobView is the JSON form of a job record. Job IDs need no escaping in a
+// path: every character a key may hold is unreserved or ':'. A job whose
+// record expired is answered from the idempotency ledger, which keeps the
+// final state, error code and time only: the members it cannot know are
+// omitted or zero.
+type jobView struct {
+	JobID            string          `json:"jobId"`
+	Tenant           string          `json:"tenant"`
+	DocumentID       string          `json:"documentId"`
+	OperationVersion int64           `json:"operationVersion"`
+	State            outbox.State    `json:"state"`
+	Attempt          int             `json:"attempt"`
+	Recoveries       int             `json:"recoveries"`
+	MaxAttempts      int             `json:"maxAttempts"`
+	MaxRecoveries    int             `json:"maxRecoveries"`
+	DeadlineSeconds  int64           `json:"deadlineSeconds"`
+	CreatedAt        *string         `json:"createdAt,omitempty"` // unknown once only the ledger remains
+	UpdatedAt        string          `json:"updatedAt"`
+	StartedAt        *string         `json:"startedAt,omitempty"`
+	FinishedAt       *string         `json:"finishedAt,omitempty"`
+	DeadlineAt       *string         `json:"deadlineAt,omitempty"` // unknown once only the ledger remains
+	ErrorCode        *string         `json:"errorCode,omitempty"`
+	Result           json.RawMessage `json:"result,omitempty"`
+	ResultExpired    bool            `json:"resultExpired"`
+	InputExpired     bool            `json:"inputExpired"`
+	ReprocessedFrom  *string         `json:"reprocessedFrom,omitempty"`
+	ReprocessedAs    *string         `json:"reprocessedAs,omitempty"`
+	Deduped          *bool           `json:"deduped,omitempty"`
+	Links            jobLinks        `json:"links"`
+}
+
+type jobLinks struct {
+	Self            string  `json:"self"`
+	ReprocessedFrom *string `json:"reprocessedFrom,omitempty"`
+	ReprocessedAs   *string `json:"reprocessedAs,omitempty"`
+	Review          *string `json:"review,omitempty"`
+}
+
+func newJobView(j *outbox.Job) jobView {
+	id := j.Key.String()
+	v := jobView{
+		JobID:            id,
+		Tenant:           j.Key.Tenant,
+		DocumentID:       j.Key.DocumentID,
+		OperationVersion: j.Key.Version,
+		State:            j.State,
+		Attempt:          j.Attempt,
+		Recoveries:       j.Recoveries,
+		MaxAttempts:      j.MaxAttempts,
+		MaxRecoveries:    j.MaxRecoveries,
+		DeadlineSeconds:  j.DeadlineSeconds,
+		CreatedAt:        optTime(j.CreatedAt),
+		UpdatedAt:        formatTime(j.UpdatedAt),
+		StartedAt:        optTime(j.StartedAt),
+		FinishedAt:       optTime(j.FinishedAt),
+		DeadlineAt:       optTime(j.DeadlineAt),
+		ErrorCode:        optString(j.ErrorCode),
+		ResultExpired:    j.ResultExpired,
+		InputExpired:     j.InputExpired,
+		ReprocessedFrom:  optString(j.ReprocessedFrom),
+		ReprocessedAs:    optString(j.ReprocessedAs),
+		Links:            jobLinks{Self: jobPath(id)},
+	}
+	if j.ReprocessedFrom != "" {
+		v.Links.ReprocessedFrom = optString(jobPath(j.ReprocessedFrom))
+	}
+	if j.ReprocessedAs != "" {
+		v.Links.ReprocessedAs = optString(jobPath(j.ReprocessedAs))
+	}
+	if j.State == outbox.StateSucceeded && !j.ResultExpired { // reviews expire with results
+		v.Links.Review = optString(reviewPath(id))
+	}
+	return v
+}
+
+// listView is the shape of every list answer.
+type listView[T any] struct {
+	Items      []T     `json:"items"`
+	NextCursor *string `json:"nextCursor"`
+}
+
+func newJobList(p *outbox.JobPage) listView[jobView] {
+	items := make([]jobView, 0, len(p.Jobs))
+	for _, j := range p.Jobs {
+		items = append(items, newJobView(j))
+	}
+	return listView[jobView]{Items: items, NextCursor: optString(p.NextCursor)}
+}
+
+// reviewView is the JSON form of a review; its id is the job's.
+type reviewView struct {
+	JobID            string      `json:"jobId"`
+	Tenant           string      `json:"tenant"`
+	DocumentID       string      `json:"documentId"`
+	OperationVersion int64       `json:"operationVersion"`
+	Status           string      `json:"status"`
+	EventID          string      `json:"eventId"`
+	Operator         *string     `json:"operator,omitempty"`
+	Note             *string     `json:"note,omitempty"`
+	CreatedAt        string      `json:"createdAt"`
+	DecidedAt        *string     `json:"decidedAt,omitempty"`
+	Links            reviewLinks `json:"links"`
+}
+
+type reviewLinks struct {
+	Self     string `json:"self"`
+	Job      string `json:"job"`
+	Decision string `json:"decision"`
+}
+
+func newReviewView(r *outbox.Review) reviewView {
+	id := r.Key.String()
+	return reviewView{
+		JobID:            id,
+		Tenant:           r.Key.Tenant,
+		DocumentID:       r.Key.DocumentID,
+		OperationVersion: r.Key.Version,
+		Status:           r.Status,
+		EventID:          r.EventID,
+		Operator:         optString(r.Operator),
+		Note:             optString(r.Note),
+		CreatedAt:        formatTime(r.CreatedAt),
+		DecidedAt:        optTime(r.DecidedAt),
+		Links: reviewLinks{
+			Self:     reviewPath(id),
+			Job:      jobPath(id),
+			Decision: reviewPath(id) + "/decision",
+		},
+	}
+}
+
+func newReviewList(p *outbox.ReviewPage) listView[reviewView] {
+	items := make([]reviewView, 0, len(p.Reviews))
+	for _, r := range p.Reviews {
+		items = append(items, newReviewView(r))
+	}
+	return listView[reviewView]{Items: items, NextCursor: optString(p.NextCursor)}
+}
+
+// auditView is the JSON form of one audit entry.
+type auditView struct {
+	ID             string  `json:"id"`
+	Action         string  `json:"action"`
+	Tenant         string  `json:"tenant"`
+	JobID          string  `json:"jobId"`
+	NewJobID       *string `json:"newJobId,omitempty"`
+	Operator       *string `json:"operator,omitempty"`
+	Reason         *string `json:"reason,omitempty"`
+	OldPayloadHash *string `json:"oldPayloadHash,omitempty"`
+	NewPayloadHash *string `json:"newPayloadHash,omitempty"`
+	At             string  `json:"at"`
+}
+
+func newAuditList(p *outbox.AuditPage) listView[auditView] {
+	items := make([]auditView, 0, len(p.Entries))
+	for _, e := range p.Entries {
+		items = append(items, auditView{
+			ID:             e.ID,
+			Action:         e.Action,
+			Tenant:         e.Tenant,
+			JobID:          e.JobKey,
+			NewJobID:       optString(e.NewJobKey),
+			Operator:       optString(e.Operator),
+			Reason:         optString(e.Reason),
+			OldPayloadHash: optString(e.OldPayloadHash),
+			NewPayloadHash: optString(e.NewPayloadHash),
+			At:             formatTime(e.At),
+		})
+	}
+	return listView[auditView]{Items: items, NextCursor: optString(p.NextCursor)}
+}

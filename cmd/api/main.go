@@ -1,0 +1,75 @@
+// Command api serves relayops' HTTP API and, under /monitoring, the
+// read-only Asynq dashboard. It is configured by RELAYOPS_* environment
+// variables (see internal/config) and runs until SIGINT or SIGTERM, then
+// finishes in-flight requests and exits.
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/relayops/relayops/api"
+	"github.com/relayops/relayops/dashboard"
+	"github.com/relayops/relayops/internal/config"
+	"github.com/relayops/relayops/outbox"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx); err != nil {
+		fmt.Fprintln(os.Stderr, "api:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context) error {
+	cfg, err := config.Load()
+	if err != nil {
+		return err
+	}
+	log := cfg.NewLogger(os.Stderr, "api")
+	if len(cfg.TenantTokens) == 0 {
+		log.Warn("RELAYOPS_TENANT_TOKENS is empty: no tenant can submit")
+	}
+	rdb, err := outbox.NewRedisClient(cfg.RedisURL)
+	if err != nil {
+		return err
+	}
+	defer rdb.Close()
+	r := cfg.Retention
+	store, err := outbox.NewStore(outbox.Config{
+		Redis: rdb, Shards: cfg.Shards, DataKey: cfg.DataKey,
+		Retention:     outbox.Retention{Input: r.Input, Result: r.Result, Outbox: r.Outbox, Audit: r.Audit, Ledger: r.Ledger},
+		LedgerForever: r.Ledger == 0,
+	})
+	if err != nil {
+		return err
+	}
+	dash, err := dashboard.New(dashboard.Config{
+		RedisURL: cfg.RedisURL, Operators: cfg.OperatorTokens, PrometheusURL: cfg.PrometheusURL,
+		Logger: cfg.NewLogger(os.Stderr, "dashboard"),
+	})
+	if err != nil {
+		return err
+	}
+	defer dash.Close()
+	srv, err := api.New(api.Config{
+		Store:     store,
+		Tenants:   cfg.TenantTokens,
+		Operators: cfg.OperatorTokens,
+		Limits: outbox.Limits{
+			MaxAttempts: cfg.MaxAttempts, MaxRecoveries: cfg.MaxRecoveries, Deadline: cfg.DefaultDeadline,
+		},
+		ReprocessRate: cfg.ReprocessRate,
+		Dashboard:     dash,
+		Logger:        log,
+	})
+	if err != nil {
+		return err
+	}
+	return srv.Run(ctx, cfg.HTTPAddr)
+}

@@ -1,0 +1,200 @@
+package dashboard
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"os"
+	"os/exec"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/fetch"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/chromedp"
+	"github.com/hibiken/asynq"
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/require"
+
+	"github.com/relayops/relayops/internal/redistest"
+	"github.com/relayops/relayops/internal/task"
+)
+
+// RequireBrowserEnv turns a missing Chromium from a skip into a failure (CI
+// sets it).
+const RequireBrowserEnv = "RELAYOPS_REQUIRE_BROWSER"
+
+// chromium returns the browser binary, or skips loudly (fails under
+// RELAYOPS_REQUIRE_BROWSER=1) when there is none.
+func chromium(t *testing.T) string {
+	t.Helper()
+	for _, p := range []string{"/usr/bin/chromium", "chromium", "chromium-browser"} {
+		if path, err := exec.LookPath(p); err == nil {
+			return path
+		}
+	}
+	msg := "dashboard: chromium not found (Debian package chromium); browser test skipped"
+	if os.Getenv(RequireBrowserEnv) == "1" {
+		t.Fatalf("%s, but %s=1", msg, RequireBrowserEnv)
+	}
+	fmt.Fprintln(os.Stderr, "WARNING: "+msg)
+	t.Skip(msg)
+	return ""
+}
+
+// browser starts a headless Chromium with a fresh profile. DNS resolves
+// nothing but loopback, so the page cannot reach beyond this machine
+// (asynqmon's page links Google Fonts).
+func browser(t *testing.T) context.Context {
+	t.Helper()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(chromium(t)),
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("host-resolver-rules", "MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"),
+		chromedp.UserDataDir(t.TempDir()),
+	)
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelCtx := chromedp.NewContext(allocCtx)
+	ctx, cancelTimeout := context.WithTimeout(ctx, 90*time.Second)
+	t.Cleanup(func() { cancelTimeout(); cancelCtx(); cancelAlloc() })
+	return ctx
+}
+
+// answerAuth takes over the browser's network: requests to other hosts than
+// the test server fail, and each HTTP auth challenge is answered with the
+// credentials in creds (nil: the user cancels the prompt).
+func answerAuth(t *testing.T, ctx context.Context, host string, creds *atomic.Pointer[[2]string]) {
+	t.Helper()
+	paused := chromedp.Events(ctx, fetch.RequestPaused)
+	challenges := chromedp.Events(ctx, fetch.AuthRequired)
+	go func() {
+		for ev, err := range paused {
+			if err != nil {
+				return
+			}
+			if u, err := url.Parse(ev.Request.URL); err == nil && u.Host == host {
+				_, _ = chromedp.Call(ctx, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: ev.RequestID})
+			} else {
+				_, _ = chromedp.Call(ctx, fetch.FailRequest, fetch.FailRequestParams{RequestID: ev.RequestID, ErrorReason: network.ErrorReasonBlockedByClient})
+			}
+		}
+	}()
+	go func() {
+		for ev, err := range challenges {
+			if err != nil {
+				return
+			}
+			answer := &fetch.AuthChallengeResponse{Response: fetch.AuthChallengeResponseResponseCancelAuth}
+			if c := creds.Load(); c != nil {
+				answer = &fetch.AuthChallengeResponse{Response: fetch.AuthChallengeResponseResponseProvideCredentials, Username: c[0], Password: c[1]}
+			}
+			_, _ = chromedp.Call(ctx, fetch.ContinueWithAuth, fetch.ContinueWithAuthParams{RequestID: ev.RequestID, AuthChallengeResponse: answer})
+		}
+	}()
+	handle := true
+	_, err := chromedp.Call(ctx, fetch.Enable, fetch.EnableParams{HandleAuthRequests: &handle})
+	require.NoError(t, err)
+}
+
+// codeError is what relayops' handlers return to Asynq: its text is the
+// reason code alone, and it unwraps to SkipRetry so the task is archived.
+type codeError string
+
+func (e codeError) Error() string { return string(e) }
+func (e codeError) Unwrap() error { return asynq.SkipRetry }
+
+// archiveTask runs a task through a real Asynq server whose handler fails it
+// permanently, so it lands in the archive with its reason code.
+func archiveTask(t *testing.T, rdb redis.UniversalClient, id string) {
+	t.Helper()
+	client := asynq.NewClientFromRedisClient(rdb)
+	_, err := client.Enqueue(asynq.NewTask(task.TypeExtract, task.ExtractPayload{JobKey: id}.Marshal()),
+		asynq.Queue(task.QueueExtract), asynq.TaskID(id))
+	require.NoError(t, err)
+	srv := asynq.NewServerFromRedisClient(rdb, asynq.Config{
+		Queues: map[string]int{task.QueueExtract: 1}, Concurrency: 1, LogLevel: asynq.FatalLevel,
+	})
+	mux := asynq.NewServeMux()
+	mux.HandleFunc(task.TypeExtract, func(context.Context, *asynq.Task) error { return codeError("permanent_error") })
+	require.NoError(t, srv.Start(mux))
+	defer srv.Shutdown()
+	insp := asynq.NewInspectorFromRedisClient(rdb)
+	redistest.Eventually(t, 30*time.Second, func() bool {
+		info, err := insp.GetTaskInfo(task.QueueExtract, id)
+		return err == nil && info.State == asynq.TaskStateArchived
+	}, "task %s archived", id)
+}
+
+func TestBrowser_Monitoring_OperatorSeesReadOnlyAsynqmon(t *testing.T) {
+	t.Parallel()
+	ctx := browser(t)
+	srv := redistest.Start(t, nil)
+	rdb := srv.Client(t)
+	archiveTask(t, rdb, "acme:inv-1:v1")
+	_, err := asynq.NewClientFromRedisClient(rdb).Enqueue(
+		asynq.NewTask(task.TypeExtract, task.ExtractPayload{JobKey: "acme:inv-2:v1"}.Marshal()),
+		asynq.Queue(task.QueueExtract), asynq.TaskID("acme:inv-2:v1"))
+	require.NoError(t, err)
+	ts := setup(t, srv.URL)
+	host := strings.TrimPrefix(ts.URL, "http://")
+
+	var creds atomic.Pointer[[2]string]
+	answerAuth(t, ctx, host, &creds)
+	innerText := chromedp.Evaluate[string](`document.body.innerText`)
+
+	t.Run("refused without credentials", func(t *testing.T) {
+		res, err := chromedp.Run(ctx, chromedp.NavigateResponse(ts.URL+"/monitoring/"))
+		require.NoError(t, err)
+		require.EqualValues(t, 401, res.Status)
+		text, err := chromedp.Run(ctx, innerText)
+		require.NoError(t, err)
+		require.Contains(t, text, "unauthorized")
+		require.NotContains(t, text, "Queues")
+	})
+
+	creds.Store(&[2]string{opName, opToken})
+	t.Run("operator credentials render the queues", func(t *testing.T) {
+		res, err := chromedp.Run(ctx, chromedp.NavigateResponse(ts.URL+"/monitoring/"))
+		require.NoError(t, err)
+		require.EqualValues(t, 200, res.Status)
+		_, err = chromedp.Run(ctx, chromedp.Poll[bool](
+			`document.body.innerText.includes("`+task.QueueExtract+`")`, chromedp.WithPollingInterval(100*time.Millisecond)))
+		require.NoError(t, err, "the queue name never rendered")
+	})
+
+	t.Run("the archived task shows only its reason code", func(t *testing.T) {
+		_, err := chromedp.Run(ctx, chromedp.NavigateResponse(ts.URL+"/monitoring/queues/"+task.QueueExtract+"/tasks/acme:inv-1:v1"))
+		require.NoError(t, err)
+		_, err = chromedp.Run(ctx, chromedp.Poll[bool](`document.body.innerText.includes("permanent_error")`,
+			chromedp.WithPollingInterval(100*time.Millisecond)))
+		require.NoError(t, err, "the reason code never rendered")
+		text, err := chromedp.Run(ctx, innerText)
+		require.NoError(t, err)
+		require.Contains(t, text, `"jobKey": "acme:inv-1:v1"`, "the payload is a reference")
+		require.Regexp(t, `Last Failure:\s*permanent_error \(`, text, "the error is the code alone")
+		require.NotContains(t, text, "skip retry")
+	})
+
+	t.Run("write actions are refused", func(t *testing.T) {
+		for _, call := range []string{
+			`fetch("/monitoring/api/queues/extract:pause", {method: "POST"}).then(r => r.status)`,
+			`fetch("/monitoring/api/queues/extract/archived_tasks:run_all", {method: "POST"}).then(r => r.status)`,
+			`fetch("/monitoring/api/queues/extract/pending_tasks/acme:inv-2:v1", {method: "DELETE"}).then(r => r.status)`,
+		} {
+			status, err := chromedp.Run(ctx, chromedp.Evaluate[int](call, chromedp.EvalAwaitPromise))
+			require.NoError(t, err)
+			require.Equal(t, 405, status, call)
+		}
+		insp := asynq.NewInspectorFromRedisClient(rdb)
+		q, err := insp.GetQueueInfo(task.QueueExtract)
+		require.NoError(t, err)
+		require.False(t, q.Paused)
+		require.Equal(t, 1, q.Archived)
+		require.Equal(t, 1, q.Pending)
+	})
+}
