@@ -40,12 +40,7 @@ func run(ctx context.Context) error {
 		return err
 	}
 	defer rdb.Close()
-	r := cfg.Retention
-	store, err := outbox.NewStore(outbox.Config{
-		Redis: rdb, Shards: cfg.Shards, DataKey: cfg.DataKey,
-		Retention:     outbox.Retention{Input: r.Input, Result: r.Result, Outbox: r.Outbox, Audit: r.Audit, Ledger: r.Ledger},
-		LedgerForever: r.Ledger == 0,
-	})
+	store, err := outbox.NewStore(outbox.ConfigFrom(cfg, rdb))
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,210 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/alicebob/miniredis/v2"
+	"github.com/redis/go-redis/v9"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/relayops/relayops/api"
+	"github.com/relayops/relayops/dashboard"
+	"github.com/relayops/relayops/internal/config"
+	"github.com/relayops/relayops/outbox"
+	"github.com/relayops/relayops/worker"
+)
+
+type options struct {
+	redisAddr string
+	seed      bool
+	seedDir   string
+}
+
+// Demo credentials, used when the environment names none.
+var (
+	demoTenants   = []config.Credential{{Name: "acme", Token: "acme-demo-token"}, {Name: "globex", Token: "globex-demo-token"}}
+	demoOperators = []config.Credential{{Name: "alice", Token: "alice-operator-token"}}
+)
+
+// clockTick is how often the embedded Redis's clock follows the wall clock:
+// miniredis only expires keys when told time has passed.
+const clockTick = 100 * time.Millisecond
+
+func run(ctx context.Context, o options) error {
+	cfg, err := config.Load()
+	if err != nil {
+		return fmt.Errorf("invalid configuration:\n%w", err)
+	}
+	if len(cfg.TenantTokens) == 0 {
+		cfg.TenantTokens = demoTenants
+	}
+	if len(cfg.OperatorTokens) == 0 {
+		cfg.OperatorTokens = demoOperators
+	}
+	logger := cfg.NewLogger(os.Stderr, "dev")
+
+	mini := miniredis.NewMiniRedis()
+	if err := mini.StartAddr(o.redisAddr); err != nil {
+		return fmt.Errorf("start the embedded Redis on %s: %w", o.redisAddr, err)
+	}
+	defer mini.Close()
+	cfg.RedisURL = "redis://" + mini.Addr() + "/0"
+
+	rdb, err := outbox.NewRedisClient(cfg.RedisURL)
+	if err != nil {
+		return err
+	}
+	defer rdb.Close()
+	store, err := outbox.NewStore(outbox.ConfigFrom(cfg, rdb))
+	if err != nil {
+		return err
+	}
+	dash, err := dashboard.New(dashboard.Config{
+		RedisURL: cfg.RedisURL, Operators: cfg.OperatorTokens, PrometheusURL: cfg.PrometheusURL,
+		Logger: cfg.NewLogger(os.Stderr, "dashboard"),
+	})
+	if err != nil {
+		return err
+	}
+	defer dash.Close()
+	srv, err := api.New(api.Config{
+		Store: store, Tenants: cfg.TenantTokens, Operators: cfg.OperatorTokens,
+		Limits:        outbox.Limits{MaxAttempts: cfg.MaxAttempts, MaxRecoveries: cfg.MaxRecoveries, Deadline: cfg.DefaultDeadline},
+		ReprocessRate: cfg.ReprocessRate, Dashboard: dash, Logger: cfg.NewLogger(os.Stderr, "api"),
+	})
+	if err != nil {
+		return err
+	}
+	faults, err := worker.ParseFaults(cfg.Faults)
+	if err != nil {
+		return fmt.Errorf("invalid configuration:\n%w", err)
+	}
+	asynqRedis := redis.NewClient(&redis.Options{Addr: mini.Addr()})
+	defer asynqRedis.Close()
+	w, err := worker.New(worker.Config{
+		Store: store, Redis: asynqRedis, Faults: faults,
+		Logger:      slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: cfg.LogLevel})),
+		Concurrency: cfg.Concurrency, AttemptTimeout: cfg.AttemptTimeout,
+		RetryBase: cfg.RetryBase, RetryMax: cfg.RetryMax, TaskCheckInterval: cfg.TaskCheckInterval,
+		MaxAttempts: cfg.MaxAttempts, MaxRecoveries: cfg.MaxRecoveries,
+		MetricsAddr: cfg.MetricsAddr, MetricsTenantLabels: cfg.MetricsTenantLabels,
+	})
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", cfg.HTTPAddr)
+	if err != nil {
+		return fmt.Errorf("listen on RELAYOPS_HTTP_ADDR %s: %w", cfg.HTTPAddr, err)
+	}
+	banner(os.Stdout, cfg, ln.Addr().String(), mini.Addr())
+
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error { followWallClock(gctx, mini); return nil })
+	g.Go(func() error { return srv.Serve(gctx, ln) })
+	g.Go(func() error { return w.Run(gctx) })
+	if o.seed {
+		g.Go(func() error { return seed(gctx, store, cfg, o.seedDir, logger) })
+	}
+	err = g.Wait()
+	fmt.Fprintln(os.Stdout, "relayops dev: stopped; the in-memory data is gone.")
+	return err
+}
+
+// followWallClock advances the embedded Redis's clock with the wall clock so
+// leases, TTLs and rate limits behave as on a real Redis.
+func followWallClock(ctx context.Context, m *miniredis.Miniredis) {
+	last := time.Now()
+	t := time.NewTicker(clockTick)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case now := <-t.C:
+			m.SetTime(now)
+			m.FastForward(now.Sub(last))
+			last = now
+		}
+	}
+}
+
+func banner(w io.Writer, cfg *config.Config, httpAddr, redisAddr string) {
+	base := "http://" + localhost(httpAddr)
+	tenant, op := cfg.TenantTokens[0], cfg.OperatorTokens[0]
+	fmt.Fprintf(w, `
+relayops dev: the whole system in one process (API, dashboard, worker, relay)
+  API         %[1]s   (contract: %[1]s/openapi.json)
+  dashboard   %[1]s/monitoring/   (sign in as %[2]s with the operator token)
+  metrics     %[1]s/metrics
+  Redis       redis://%[3]s/0   (embedded, in memory)
+
+  Data lives only while this process runs. Production runs cmd/api and any number
+  of cmd/worker processes on a real Redis (RELAYOPS_REDIS_URL); see README.md.
+
+  tokens:
+`, base, op.Name, redisAddr)
+	for _, c := range cfg.TenantTokens {
+		fmt.Fprintf(w, "    tenant   %-8s %s\n", c.Name, c.Token)
+	}
+	for _, c := range cfg.OperatorTokens {
+		fmt.Fprintf(w, "    operator %-8s %s\n", c.Name, c.Token)
+	}
+	fmt.Fprintf(w, `
+  try:
+    curl -s -X POST %[1]s/v1/jobs -H 'Authorization: Bearer %[2]s' -H 'Content-Type: application/json' \
+      -d '{"documentId":"inv-1","operationVersion":1,"content":"INVOICE\nInvoice Number: INV-1\nVendor: Acme Supplies\nIssue Date: 2026-11-02\nCurrency: EUR\nItems:\nPaper 2 x 5.00\nTotal: 10.00"}'
+    curl -s %[1]s/v1/jobs/%[3]s:inv-1:v1 -H 'Authorization: Bearer %[2]s'
+    curl -s %[1]s/v1/reviews -H 'Authorization: Bearer %[2]s'
+  or run the whole demo:  scripts/demo.sh %[1]s
+
+`, base, tenant.Token, tenant.Name)
+}
+
+// localhost turns a listen address such as ":8080" or "[::]:8080" into one a
+// browser can open.
+func localhost(addr string) string {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil || host == "" || host == "::" || host == "0.0.0.0" {
+		return "localhost:" + port
+	}
+	return addr
+}
+
+// seed submits every *.txt of dir as the first tenant, one document each.
+func seed(ctx context.Context, store *outbox.Store, cfg *config.Config, dir string, log *slog.Logger) error {
+	files, err := filepath.Glob(filepath.Join(dir, "*.txt"))
+	if err != nil || len(files) == 0 {
+		log.Warn("nothing to seed: no *.txt files", "dir", dir)
+		return nil
+	}
+	sort.Strings(files)
+	tenant := cfg.TenantTokens[0].Name
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return err
+		}
+		doc := strings.TrimSuffix(filepath.Base(f), ".txt")
+		k, err := outbox.BuildKey(tenant, doc, 1)
+		if err != nil {
+			return fmt.Errorf("seed %s: %w", f, err)
+		}
+		_, err = store.Submit(ctx, outbox.SubmitRequest{Key: k, Content: string(b), Limits: outbox.Limits{
+			MaxAttempts: cfg.MaxAttempts, MaxRecoveries: cfg.MaxRecoveries, Deadline: cfg.DefaultDeadline}})
+		if err != nil && !errors.Is(err, outbox.ErrIdempotencyConflict) {
+			return fmt.Errorf("seed %s: %w", f, err)
+		}
+		fmt.Fprintf(os.Stdout, "seeded %s\n", k)
+	}
+	return nil
+}

@@ -1,0 +1,84 @@
+// Command worker runs a relayops worker process: the Asynq extract handler,
+// the outbox relay with the review consumer, the reconciler, and /metrics and
+// /healthz on RELAYOPS_METRICS_ADDR. Configuration comes from the RELAYOPS_*
+// environment (DESIGN.md, Configuration). SIGINT or SIGTERM stops it
+// gracefully; it then exits 0.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/relayops/relayops/internal/config"
+	"github.com/relayops/relayops/outbox"
+	"github.com/relayops/relayops/worker"
+)
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintf(os.Stderr, "relayops worker: %v\n", err)
+		if errors.As(err, new(configError)) {
+			os.Exit(2)
+		}
+		os.Exit(1)
+	}
+}
+
+// configError marks an invalid environment (exit status 2).
+type configError struct{ error }
+
+func (e configError) Unwrap() error { return e.error }
+
+func run() error {
+	cfg, err := config.Load()
+	if err != nil {
+		return configError{fmt.Errorf("invalid configuration:\n%w", err)}
+	}
+	faults, err := worker.ParseFaults(cfg.Faults)
+	if err != nil {
+		return configError{fmt.Errorf("invalid configuration:\n%w", err)}
+	}
+	rdb, err := outbox.NewRedisClient(cfg.RedisURL)
+	if err != nil {
+		return err
+	}
+	defer rdb.Close()
+	store, err := outbox.NewStore(outbox.ConfigFrom(cfg, rdb))
+	if err != nil {
+		return err
+	}
+	// Asynq gets its own, ordinary client: its scripts are safe to retry,
+	// the store's are not.
+	asynqOpt, err := redis.ParseURL(cfg.RedisURL)
+	if err != nil {
+		return configError{fmt.Errorf("RELAYOPS_REDIS_URL: %w", err)}
+	}
+	asynqRedis := redis.NewClient(asynqOpt)
+	defer asynqRedis.Close()
+	// The worker's parts tag their own component on this base logger.
+	logger := slog.New(slog.NewJSONHandler(os.Stdout, &slog.HandlerOptions{Level: cfg.LogLevel}))
+	w, err := worker.New(worker.Config{
+		Store: store, Redis: asynqRedis, Faults: faults, Logger: logger,
+		Concurrency: cfg.Concurrency, AttemptTimeout: cfg.AttemptTimeout,
+		RetryBase: cfg.RetryBase, RetryMax: cfg.RetryMax, TaskCheckInterval: cfg.TaskCheckInterval,
+		MaxAttempts: cfg.MaxAttempts, MaxRecoveries: cfg.MaxRecoveries,
+		MetricsAddr: cfg.MetricsAddr, MetricsTenantLabels: cfg.MetricsTenantLabels,
+	})
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	go func() {
+		<-ctx.Done()
+		stop() // a second signal ends the process at once
+	}()
+	return w.Run(ctx)
+}

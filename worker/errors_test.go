@@ -1,0 +1,89 @@
+package worker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/hibiken/asynq"
+	"github.com/stretchr/testify/require"
+
+	"github.com/relayops/relayops/outbox"
+)
+
+func TestClassify_EveryErrorHasExactlyOneKindAndARedactedCode(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		err  error
+		kind Kind
+		code string
+	}{
+		{"unknown error", errors.New("connection reset"), KindTransient, outbox.CodeTransient},
+		{"marked transient", Transient(errors.New("llm overloaded")), KindTransient, outbox.CodeTransient},
+		{"wrapped ErrTransient", fmt.Errorf("x: %w", ErrTransient), KindTransient, outbox.CodeTransient},
+		{"attempt timeout", fmt.Errorf("stage: %w", context.DeadlineExceeded), KindTransient, CodeAttemptTimeout},
+		{"cancelled context", context.Canceled, KindTransient, outbox.CodeTransient},
+		{"marked permanent", Permanent(errors.New("bad scan")), KindPermanent, outbox.CodePermanent},
+		{"wrapped ErrPermanent", fmt.Errorf("x: %w", ErrPermanent), KindPermanent, outbox.CodePermanent},
+		{"invoice rejection", &RejectError{Reason: RejectTotalMismatch, Field: "total"}, KindPermanent, outbox.CodePermanent},
+		{"transient fault", &FaultError{Point: PointExtract, Action: ActionTransient}, KindTransient, outbox.CodeTransient},
+		{"permanent fault", &FaultError{Point: PointExtract, Action: ActionPermanent}, KindPermanent, outbox.CodePermanent},
+		{"dead-letter code", deadLetter(CodeInputExpired), KindPermanent, CodeInputExpired},
+		{"retry code", retryLater(CodeUnavailable), KindTransient, CodeUnavailable},
+		{"asynq.SkipRetry", fmt.Errorf("x: %w", asynq.SkipRetry), KindPermanent, outbox.CodePermanent},
+		{"panic", &panicError{Value: "boom"}, KindPermanent, outbox.CodeInternal},
+		{"deadline passed", ErrDeadlinePassed, KindCancelled, outbox.CodeDeadlineExceeded},
+		{"deadline passed wins over permanent", errors.Join(ErrDeadlinePassed, ErrPermanent), KindCancelled, outbox.CodeDeadlineExceeded},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			k := Classify(tt.err)
+			require.Equal(t, tt.kind, k)
+			require.Equal(t, tt.code, codeOf(tt.err, k))
+		})
+	}
+}
+
+func TestCodeError_ErrorIsExactlyTheCode(t *testing.T) {
+	t.Parallel()
+	dead := deadLetter(outbox.CodePermanent)
+	require.Equal(t, "permanent_error", dead.Error(), "Asynq stores Error() verbatim as LastErr")
+	require.ErrorIs(t, dead, asynq.SkipRetry, "a dead-letter code must make Asynq archive at once")
+
+	retry := retryLater(outbox.CodeTransient)
+	require.Equal(t, "transient_error", retry.Error())
+	require.NotErrorIs(t, retry, asynq.SkipRetry)
+}
+
+func TestIsFailure_OnlyUnreachableStoreIsNotAFailure(t *testing.T) {
+	t.Parallel()
+	require.False(t, IsFailure(retryLater(CodeUnavailable)))
+	require.True(t, IsFailure(retryLater(outbox.CodeTransient)))
+	require.True(t, IsFailure(retryLater(CodeAttemptTimeout)))
+	require.True(t, IsFailure(asynq.ErrLeaseExpired), "a crash counts: MaxRetry budgets recoveries")
+	require.True(t, IsFailure(context.DeadlineExceeded))
+}
+
+func TestRetryDelay_ExponentialWithJitterCappedAtMax(t *testing.T) {
+	t.Parallel()
+	delay := RetryDelay(time.Second, 5*time.Minute)
+	for range 200 {
+		require.InDelta(t, 0.9*float64(time.Second), float64(delay(0, nil, nil)), 0.1*float64(time.Second), "first retry about 1s")
+		require.InDelta(t, 0.9*float64(8*time.Second), float64(delay(3, nil, nil)), 0.1*float64(8*time.Second))
+		d := delay(40, nil, nil)
+		require.LessOrEqual(t, d, 5*time.Minute)
+		require.GreaterOrEqual(t, d, 4*time.Minute)
+		require.LessOrEqual(t, delay(1000, nil, nil), 5*time.Minute, "no overflow for large n")
+	}
+}
+
+func TestAsynqTimeout_RoundsUpToWholeSeconds(t *testing.T) {
+	t.Parallel()
+	require.Equal(t, 5*time.Minute+10*time.Second, AsynqTimeout(5*time.Minute, 10*time.Second))
+	require.Equal(t, 3*time.Second, AsynqTimeout(1500*time.Millisecond, time.Second))
+	require.Equal(t, 10, MaxRetry(3, 5))
+}

@@ -1,0 +1,440 @@
+package worker
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"runtime/debug"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/hibiken/asynq"
+
+	"github.com/relayops/relayops/internal/clock"
+	"github.com/relayops/relayops/internal/task"
+	"github.com/relayops/relayops/outbox"
+)
+
+// HandlerConfig configures a Handler.
+type HandlerConfig struct {
+	// Store is the job store. Required.
+	Store *outbox.Store
+	// Extractor runs the stages. Default InvoiceExtractor{}.
+	Extractor Extractor
+	// Faults injects failures; nil injects none.
+	Faults *Faults
+	// Clock is the source of "now" for deadlines. Default clock.Real{}.
+	Clock clock.Clock
+	// Logger receives structured logs. Default: discard.
+	Logger *slog.Logger
+	// Metrics counts outcomes. Default: NewMetrics(false).
+	Metrics *Metrics
+	// AttemptTimeout bounds one attempt (and never reaches past the job's
+	// deadlineAt). Default 5m.
+	AttemptTimeout time.Duration
+}
+
+func (c HandlerConfig) withDefaults() HandlerConfig {
+	if c.Extractor == nil {
+		c.Extractor = InvoiceExtractor{}
+	}
+	if c.Clock == nil {
+		c.Clock = clock.Real{}
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if c.Metrics == nil {
+		c.Metrics = NewMetrics(false)
+	}
+	if c.AttemptTimeout == 0 {
+		c.AttemptTimeout = 5 * time.Minute
+	}
+	return c
+}
+
+func (c HandlerConfig) validate() error {
+	var errs []error
+	if c.Store == nil {
+		errs = append(errs, errors.New("worker: HandlerConfig.Store is required"))
+	}
+	if c.AttemptTimeout < 0 {
+		errs = append(errs, errors.New("worker: HandlerConfig.AttemptTimeout must not be negative"))
+	}
+	return errors.Join(errs...)
+}
+
+// Handler is the Asynq handler of task.TypeExtract: claim the job (fence),
+// run classify → extract → validate with a checkpoint after each stage,
+// commit, ack.
+//
+// What it returns is what Asynq records, so it is only ever nil or a
+// *CodeError:
+//   - nil (ack): committed; the job was already succeeded or cancelled; the
+//     deadline passed (cancelled); the job does not exist; or the fence was
+//     stale. A stale invocation acks because the job belongs to the
+//     invocation holding the current fence: an error would make Asynq retry
+//     (a new claim would take the job away from its live owner) or archive
+//     (Asynq would disagree with the record). The ack itself is harmless: a
+//     stale invocation is one whose lease Asynq gave away, and Asynq writes
+//     nothing for a delivery whose lease has expired (its in-process lease
+//     expires 30 s before the recoverer can hand the task over).
+//   - a dead-letter code (archived at once): the record is dead_lettered.
+//   - a retry code: the record is retrying, or nothing could be recorded.
+type Handler struct {
+	store          *outbox.Store
+	extractor      Extractor
+	faults         *Faults
+	clock          clock.Clock
+	logger         *slog.Logger
+	metrics        *Metrics
+	attemptTimeout time.Duration
+	newToken       func() string
+}
+
+// NewHandler checks cfg and returns a Handler.
+func NewHandler(cfg HandlerConfig) (*Handler, error) {
+	cfg = cfg.withDefaults()
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	return &Handler{
+		store: cfg.Store, extractor: cfg.Extractor, faults: cfg.Faults, clock: cfg.Clock,
+		logger: cfg.Logger, metrics: cfg.Metrics, attemptTimeout: cfg.AttemptTimeout,
+		newToken: uuid.NewString,
+	}, nil
+}
+
+// ProcessTask handles one delivery of an extract task.
+func (h *Handler) ProcessTask(ctx context.Context, t *asynq.Task) error {
+	p, err := task.ParseExtractPayload(t.Payload())
+	var key outbox.Key
+	if err == nil {
+		key, err = outbox.ParseKey(p.JobKey)
+	}
+	if err != nil {
+		h.logger.Warn("invalid extract task; archiving it", "code", CodeInvalidTask)
+		h.logger.Debug("invalid extract task", "error", err.Error())
+		h.metrics.jobOutcome("", OutcomeNotFound)
+		return deadLetter(CodeInvalidTask)
+	}
+	a := &attempt{h: h, key: key, log: h.logger.With("tenant", key.Tenant, "job_key", key.String())}
+	return a.run(ctx)
+}
+
+// attempt is one handler invocation for one job.
+type attempt struct {
+	h       *Handler
+	key     outbox.Key
+	log     *slog.Logger
+	claim   *outbox.Claim // set once the job is claimed and running
+	content *string       // the input, loaded on first use
+}
+
+// claimTries bounds re-runs of Claim with the same token after an error
+// (the script returns the same fence to the same token).
+const claimTries = 3
+
+func (a *attempt) run(ctx context.Context) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = a.recovered(ctx, v)
+		}
+	}()
+	// A transient or permanent fault before the claim fails the attempt as
+	// soon as it is claimed, so the record and Asynq still agree.
+	held := a.h.faults.Hit(PointBeforeClaim)
+	c, err := a.claimJob(ctx)
+	switch {
+	case errors.Is(err, outbox.ErrNotFound):
+		a.log.Warn("task names no job; acking it")
+		a.h.metrics.jobOutcome(a.key.Tenant, OutcomeNotFound)
+		return nil
+	case errors.Is(err, outbox.ErrStaleFence):
+		return a.stale()
+	case err != nil:
+		return a.unavailable("claim", err)
+	case c.State != outbox.StateRunning:
+		return a.terminal(c)
+	}
+	a.claim = c
+	a.log = a.log.With("attempt", c.Attempt, "fence", c.Fence)
+	a.log.Debug("attempt started", "recovered", c.Recovered, "recoveries", c.Recoveries)
+	if held == nil {
+		held = a.h.faults.Hit(PointAfterClaim)
+	}
+	if held != nil {
+		return a.fail(ctx, held)
+	}
+	actx, cancel := a.attemptContext(ctx)
+	defer cancel()
+	result, err := a.pipeline(actx)
+	if err == nil {
+		err = actx.Err() // out of time: judged as a failure even if the stages finished
+	}
+	if err != nil {
+		return a.fail(ctx, err)
+	}
+	return a.commit(ctx, result)
+}
+
+func (a *attempt) claimJob(ctx context.Context) (*outbox.Claim, error) {
+	token := a.h.newToken()
+	var err error
+	for try := 1; ; try++ {
+		var c *outbox.Claim
+		c, err = a.h.store.Claim(ctx, a.key, token)
+		if err == nil || errors.Is(err, outbox.ErrNotFound) || errors.Is(err, outbox.ErrStaleFence) || try == claimTries {
+			return c, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(time.Duration(try) * 50 * time.Millisecond):
+		}
+	}
+}
+
+// terminal answers a redelivery of a job that is already terminal (or that
+// the claim itself ended: past its deadline, or over its recovery cap).
+func (a *attempt) terminal(c *outbox.Claim) error {
+	a.log = a.log.With("state", string(c.State), "code", c.ErrorCode)
+	switch c.State {
+	case outbox.StateSucceeded:
+		a.log.Info("job already succeeded; acking redelivery")
+		a.h.metrics.jobOutcome(a.key.Tenant, OutcomeDeduped)
+		return nil
+	case outbox.StateCancelled:
+		a.log.Info("job cancelled; acking")
+		a.h.metrics.jobOutcome(a.key.Tenant, OutcomeCancelled)
+		return nil
+	case outbox.StateDeadLettered:
+		a.log.Info("job dead-lettered; archiving task")
+		a.h.metrics.jobOutcome(a.key.Tenant, OutcomeDeadLettered)
+		code := c.ErrorCode
+		if code == "" {
+			code = outbox.CodePermanent
+		}
+		return deadLetter(code)
+	}
+	a.log.Error("claim answered a non-terminal state other than running")
+	a.h.metrics.jobOutcome(a.key.Tenant, OutcomeRequeued)
+	return retryLater(CodeUnavailable)
+}
+
+// attemptContext bounds the attempt by min(attempt timeout, deadlineAt).
+func (a *attempt) attemptContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	budget := a.h.attemptTimeout
+	if dl := a.claim.DeadlineAt; !dl.IsZero() {
+		budget = min(budget, dl.Sub(a.h.clock.Now()))
+	}
+	return context.WithTimeout(ctx, budget)
+}
+
+func (a *attempt) pastDeadline() bool {
+	dl := a.claim.DeadlineAt
+	return !dl.IsZero() && !a.h.clock.Now().Before(dl)
+}
+
+// errStale reports a write rejected for a stale fence.
+var errStale = errors.New("worker: stale fence")
+
+// errBadOutput is a stage output that is not JSON: an extractor bug.
+var errBadOutput = &CodeError{Code: outbox.CodeInternal}
+
+// pipeline runs the stages, resuming after the last checkpointed one.
+func (a *attempt) pipeline(ctx context.Context) ([]byte, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	var ckpts map[string][]byte
+	// A first attempt has no checkpoints: skip the round trip.
+	if a.claim.Attempt > 1 || a.claim.Recovered {
+		var err error
+		if ckpts, err = a.h.store.Checkpoints(ctx, a.key); err != nil {
+			return nil, fmt.Errorf("load checkpoints: %w", err)
+		}
+	}
+	x := a.h.extractor
+	cls, err := a.stage(ctx, StageClassify, ckpts, func(content string) ([]byte, error) {
+		return x.Classify(ctx, content)
+	})
+	if err != nil {
+		return nil, err
+	}
+	ext, err := a.stage(ctx, StageExtract, ckpts, func(content string) ([]byte, error) {
+		return x.Extract(ctx, content, cls)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return a.stage(ctx, StageValidate, ckpts, func(string) ([]byte, error) {
+		return x.Validate(ctx, ext)
+	})
+}
+
+// stage returns the checkpointed output of stage name, or runs it (fault
+// point first), checkpoints its output and passes the after_<name> point.
+func (a *attempt) stage(ctx context.Context, name string, ckpts map[string][]byte, run func(content string) ([]byte, error)) ([]byte, error) {
+	if out, ok := ckpts[name]; ok {
+		a.log.Debug("stage resumed from checkpoint", "stage", name)
+		return out, nil
+	}
+	if err := a.h.faults.Hit(name); err != nil {
+		return nil, err
+	}
+	var content string
+	if name != StageValidate {
+		var err error
+		if content, err = a.input(ctx); err != nil {
+			return nil, err
+		}
+	}
+	start := time.Now()
+	out, err := run(content)
+	a.h.metrics.stageRun(name, err)
+	a.log.Debug("stage ran", "stage", name, "ok", err == nil, "duration_ms", time.Since(start).Milliseconds())
+	if err != nil {
+		return nil, err
+	}
+	if !json.Valid(out) {
+		return nil, errBadOutput
+	}
+	if err := a.h.store.Checkpoint(context.WithoutCancel(ctx), a.key, a.claim.Fence, name, out); err != nil {
+		if errors.Is(err, outbox.ErrStaleFence) {
+			return nil, errStale
+		}
+		return nil, fmt.Errorf("checkpoint %s: %w", name, err)
+	}
+	if err := a.h.faults.Hit("after_" + name); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// input loads the job's content once per attempt.
+func (a *attempt) input(ctx context.Context) (string, error) {
+	if a.content != nil {
+		return *a.content, nil
+	}
+	s, err := a.h.store.Input(ctx, a.key)
+	switch {
+	case errors.Is(err, outbox.ErrInputExpired):
+		return "", deadLetter(CodeInputExpired)
+	case err != nil:
+		return "", fmt.Errorf("load input: %w", err)
+	}
+	a.content = &s
+	return s, nil
+}
+
+// commit writes the result, the extraction.committed event and the ledger
+// entry atomically. It uses a context that ignores cancellation: the fence,
+// not the context, decides whether the write may land.
+func (a *attempt) commit(ctx context.Context, result []byte) error {
+	res, err := a.h.store.Commit(context.WithoutCancel(ctx), a.key, a.claim.Fence, a.claim.PayloadHash, result)
+	switch {
+	case errors.Is(err, outbox.ErrStaleFence):
+		return a.stale()
+	case errors.Is(err, outbox.ErrIdempotencyConflict):
+		return a.fail(ctx, deadLetter(CodeIdempotencyConflict))
+	case err != nil:
+		// Unknown whether it landed: the redelivery's claim will tell
+		// (succeeded → ack, running → a recovery that resumes from the
+		// checkpoints).
+		return a.unavailable("commit", err)
+	}
+	outcome := OutcomeSucceeded
+	if res.Deduped {
+		outcome = OutcomeDeduped
+	}
+	a.log.Info("job succeeded", "event_id", res.EventID, "deduped", res.Deduped)
+	a.h.metrics.jobOutcome(a.key.Tenant, outcome)
+	if err := a.h.faults.Hit(PointAfterCommitBeforeAck); err != nil {
+		// The job is committed: whatever the fault, the honest answer is a
+		// redelivery, which acks as a dedupe.
+		return retryLater(outbox.CodeTransient)
+	}
+	return nil
+}
+
+// fail records a failed attempt with the fenced write its kind calls for.
+// The write ignores cancellation and is judged by the fence.
+func (a *attempt) fail(ctx context.Context, cause error) error {
+	if errors.Is(cause, errStale) {
+		return a.stale()
+	}
+	kind := Classify(cause)
+	if kind == KindTransient && a.pastDeadline() {
+		kind = KindCancelled // a retry could only be cancelled by its claim
+	}
+	code := codeOf(cause, kind)
+	a.log.Info("attempt failed", "kind", kind.String(), "code", code, "reason", Reason(cause))
+	a.log.Debug("attempt failed: cause", "error", cause.Error())
+	wctx := context.WithoutCancel(ctx)
+	switch kind {
+	case KindCancelled:
+		return a.end(a.h.store.Cancel(wctx, a.key, a.claim.Fence, code), OutcomeCancelled, nil)
+	case KindPermanent:
+		return a.end(a.h.store.DeadLetter(wctx, a.key, a.claim.Fence, code), OutcomeDeadLettered, deadLetter(code))
+	}
+	st, err := a.h.store.Fail(wctx, a.key, a.claim.Fence, code)
+	if err == nil && st == outbox.StateDeadLettered {
+		return a.end(nil, OutcomeDeadLettered, deadLetter(outbox.CodeMaxAttemptsExceeded))
+	}
+	return a.end(err, OutcomeRetried, retryLater(code))
+}
+
+// end finishes fail: a stale write acks, an unreachable store retries
+// without a record, otherwise outcome is counted and ret returned.
+func (a *attempt) end(writeErr error, outcome string, ret error) error {
+	switch {
+	case errors.Is(writeErr, outbox.ErrStaleFence):
+		return a.stale()
+	case writeErr != nil:
+		return a.unavailable("record failure", writeErr)
+	}
+	a.log.Info("attempt ended", "outcome", outcome, "code", codeString(ret))
+	a.h.metrics.jobOutcome(a.key.Tenant, outcome)
+	return ret
+}
+
+func codeString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+// stale acks: another invocation holds the current fence and owns the job.
+func (a *attempt) stale() error {
+	a.log.Info("stale fence: another invocation owns the job; acking without changes")
+	a.h.metrics.jobOutcome(a.key.Tenant, OutcomeStale)
+	return nil
+}
+
+// unavailable asks Asynq to retry when the store could not be reached;
+// nothing was recorded, and IsFailure does not count it as a failure.
+func (a *attempt) unavailable(op string, err error) error {
+	a.log.Warn("store unreachable; Asynq will redeliver", "op", op, "code", CodeUnavailable)
+	a.log.Debug("store error", "op", op, "error", err.Error())
+	a.h.metrics.jobOutcome(a.key.Tenant, OutcomeRequeued)
+	return retryLater(CodeUnavailable)
+}
+
+// recovered turns a panic into internal_error: dead-lettered when the job is
+// claimed, else retried (nothing could be recorded).
+func (a *attempt) recovered(ctx context.Context, v any) error {
+	pe := &panicError{Value: v, Stack: debug.Stack()}
+	// The stack holds no document content; the panic value might.
+	a.log.Error("handler panicked", "code", outbox.CodeInternal, "stack", string(pe.Stack))
+	a.log.Debug("handler panicked: value", "panic", fmt.Sprint(v))
+	if a.claim == nil {
+		a.h.metrics.jobOutcome(a.key.Tenant, OutcomeRequeued)
+		return retryLater(outbox.CodeInternal)
+	}
+	return a.fail(ctx, pe)
+}

@@ -1,0 +1,107 @@
+package worker
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/hibiken/asynq"
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/require"
+
+	"github.com/relayops/relayops/internal/task"
+	"github.com/relayops/relayops/outbox"
+)
+
+func newTestReconciler(t *testing.T, b *bundle) *Reconciler {
+	t.Helper()
+	r, err := NewReconciler(ReconcilerConfig{
+		Store: b.store, Inspector: asynq.NewInspectorFromRedisClient(b.rdb), Redis: b.rdb,
+		Clock: b.clock, Metrics: b.metrics, Threshold: 10 * time.Minute,
+	})
+	require.NoError(t, err)
+	return r
+}
+
+// submittedRows counts k's job.submitted outbox rows.
+func (b *bundle) submittedRows(t *testing.T, k outbox.Key) int {
+	t.Helper()
+	stream := fmt.Sprintf("ro:{%02d}:outbox", outbox.Shard(k.Tenant, k.DocumentID, testShards))
+	msgs, err := b.rdb.XRange(b.ctx, stream, "-", "+").Result()
+	require.NoError(t, err)
+	n := 0
+	for _, m := range msgs {
+		if m.Values["k"] == k.String() && m.Values["t"] == outbox.EventJobSubmitted {
+			n++
+		}
+	}
+	return n
+}
+
+func TestReconciler_JobWhoseTaskVanished_IsRepublishedThroughItsOutbox(t *testing.T) {
+	t.Parallel()
+	b := setup(t, nil)
+	r := newTestReconciler(t, b)
+	p, _ := newTestPublisher(t, b, "")
+	lost := mustKey(t, "acme", "lost", 1)
+	fine := mustKey(t, "acme", "fine", 1)
+	fresh := mustKey(t, "acme", "fresh", 1)
+	b.submit(t, lost, "x", 0)
+	b.submit(t, fine, "x", 0)
+	require.NoError(t, p.Publish(b.ctx, outbox.Event{Type: outbox.EventJobSubmitted, Key: fine}))
+	b.clock.Advance(11 * time.Minute)
+	b.submit(t, fresh, "x", 0) // younger than the threshold: not checked
+
+	rep, err := r.Reconcile(b.ctx)
+	require.NoError(t, err)
+
+	require.Equal(t, ReconcileReport{Checked: 2, Republished: 1}, rep)
+	require.Equal(t, 2, b.submittedRows(t, lost), "the original row plus the republished one")
+	require.Equal(t, 1, b.submittedRows(t, fine))
+	require.Equal(t, 1, b.submittedRows(t, fresh))
+
+	// A terminal job is never republished, even without a task.
+	done := mustKey(t, "acme", "done", 1)
+	b.submit(t, done, readSample(t, "valid-basic-eur.txt"), 0)
+	require.NoError(t, b.deliver(done))
+	b.clock.Advance(11 * time.Minute)
+	_, err = r.Reconcile(b.ctx)
+	require.NoError(t, err)
+	require.Equal(t, 1, b.submittedRows(t, done))
+}
+
+func TestReconciler_ActiveTaskWithoutLease_IsCountedAndLogged(t *testing.T) {
+	t.Parallel()
+	b := setup(t, nil)
+	r := newTestReconciler(t, b)
+	p, insp := newTestPublisher(t, b, "")
+	stuck := mustKey(t, "acme", "stuck", 1)
+	leased := mustKey(t, "acme", "leased", 1)
+	for _, k := range []struct {
+		key   outbox.Key
+		lease bool
+	}{{stuck, false}, {leased, true}} {
+		b.submit(t, k.key, "x", 0)
+		require.NoError(t, p.Publish(b.ctx, outbox.Event{Type: outbox.EventJobSubmitted, Key: k.key}))
+		// What Asynq's dequeue does, minus the lease for the stuck one
+		// (asynq#1144).
+		id := k.key.String()
+		require.NoError(t, b.rdb.LRem(b.ctx, "asynq:{extract}:pending", 0, id).Err())
+		require.NoError(t, b.rdb.LPush(b.ctx, "asynq:{extract}:active", id).Err())
+		require.NoError(t, b.rdb.HSet(b.ctx, "asynq:{extract}:t:"+id, "state", "active").Err())
+		if k.lease {
+			require.NoError(t, b.rdb.ZAdd(b.ctx, "asynq:{extract}:lease", redis.Z{Score: float64(time.Now().Add(30 * time.Second).Unix()), Member: id}).Err())
+		}
+	}
+	info, err := insp.GetTaskInfo(task.QueueExtract, stuck.String())
+	require.NoError(t, err)
+	require.Equal(t, asynq.TaskStateActive, info.State)
+	b.clock.Advance(11 * time.Minute)
+
+	rep, err := r.Reconcile(b.ctx)
+	require.NoError(t, err)
+
+	require.Equal(t, ReconcileReport{Checked: 2, StuckActive: 1}, rep)
+	require.Equal(t, 1, b.submittedRows(t, stuck), "an active task cannot be republished")
+	require.Equal(t, 1.0, counterValue(b.metrics, "relayops_reconciler_jobs_total", "action", "stuck_active"))
+}

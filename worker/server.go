@@ -1,0 +1,117 @@
+package worker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/hibiken/asynq"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/relayops/relayops/internal/task"
+)
+
+// defaultGrace is how much longer than an attempt Asynq waits for a handler
+// (Config.AttemptGrace).
+const defaultGrace = 10 * time.Second
+
+// serverConfig is what the Asynq server needs from Config.
+type serverConfig struct {
+	concurrency              int
+	taskCheckInterval        time.Duration
+	delayedTaskCheckInterval time.Duration
+	retryBase, retryMax      time.Duration
+	shutdownTimeout          time.Duration
+	logger                   *slog.Logger
+}
+
+// newAsynqServer builds the Asynq server that runs extract tasks.
+func newAsynqServer(rdb redis.UniversalClient, c serverConfig) *asynq.Server {
+	logger := c.logger.With("component", "asynq")
+	return asynq.NewServerFromRedisClient(rdb, asynq.Config{
+		Concurrency:       c.concurrency,
+		Queues:            map[string]int{task.QueueExtract: 1},
+		TaskCheckInterval: c.taskCheckInterval,
+		// Asynq moves due retries to pending only this often (default 5 s):
+		// a 1 s backoff should mean about 1 s.
+		DelayedTaskCheckInterval: c.delayedTaskCheckInterval,
+		RetryDelayFunc:           RetryDelay(c.retryBase, c.retryMax),
+		IsFailure:                IsFailure,
+		Logger:                   NewAsynqLogger(logger),
+		LogLevel:                 asynqLevel(logger),
+		ShutdownTimeout:          c.shutdownTimeout,
+		HealthCheckFunc: func(err error) {
+			if err != nil {
+				logger.Warn("asynq health check failed")
+				logger.Debug("asynq health check failed", "error", err.Error())
+			}
+		},
+	})
+}
+
+// RetryDelay returns Asynq's retry backoff: base·2^n capped at max, less up
+// to 20% jitter so that jobs failing together do not retry together. The
+// first retry (n = 0) waits 0.8–1 × base. (Asynq schedules retries in whole
+// seconds and moves due ones every DelayedTaskCheckInterval.)
+func RetryDelay(base, max time.Duration) asynq.RetryDelayFunc {
+	return func(n int, _ error, _ *asynq.Task) time.Duration {
+		d := max
+		if n >= 0 && n < 62 && base<<n > 0 && base<<n < max {
+			d = base << n
+		}
+		return d - rand.N(d/5+1)
+	}
+}
+
+// IsFailure tells Asynq whether an error counts as a failed delivery
+// (incrementing the task's retry count and the queue's failure stats). A
+// store that could not be reached recorded nothing, so it does not count:
+// Asynq's retry count then stays within what the record allows
+// (MaxRetry). Everything else does, including a lease lost to a crash.
+func IsFailure(err error) bool {
+	var ce *CodeError
+	return !(errors.As(err, &ce) && ce.Code == CodeUnavailable)
+}
+
+// asynqLogger adapts slog to asynq.Logger.
+type asynqLogger struct{ l *slog.Logger }
+
+// NewAsynqLogger returns an asynq.Logger writing to l.
+func NewAsynqLogger(l *slog.Logger) asynq.Logger { return asynqLogger{l} }
+
+func (a asynqLogger) Debug(args ...any) { a.log(slog.LevelDebug, args) }
+func (a asynqLogger) Info(args ...any)  { a.log(slog.LevelInfo, args) }
+func (a asynqLogger) Warn(args ...any)  { a.log(slog.LevelWarn, args) }
+func (a asynqLogger) Error(args ...any) { a.log(slog.LevelError, args) }
+
+// Fatal logs at error level and exits, as asynq.Logger requires.
+func (a asynqLogger) Fatal(args ...any) {
+	a.log(slog.LevelError, args)
+	os.Exit(1)
+}
+
+func (a asynqLogger) log(level slog.Level, args []any) {
+	ctx := context.Background()
+	if a.l.Enabled(ctx, level) {
+		a.l.Log(ctx, level, strings.TrimSpace(fmt.Sprint(args...)))
+	}
+}
+
+// asynqLevel is the Asynq log level matching l's lowest enabled level, but
+// never debug: Asynq's debug lines ("All queues are empty" on every poll)
+// would drown the worker's own.
+func asynqLevel(l *slog.Logger) asynq.LogLevel {
+	ctx := context.Background()
+	switch {
+	case l.Enabled(ctx, slog.LevelInfo):
+		return asynq.InfoLevel
+	case l.Enabled(ctx, slog.LevelWarn):
+		return asynq.WarnLevel
+	}
+	return asynq.ErrorLevel
+}

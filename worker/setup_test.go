@@ -1,0 +1,204 @@
+package worker
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/alicebob/miniredis/v2"
+	"github.com/hibiken/asynq"
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/require"
+
+	"github.com/relayops/relayops/internal/clock"
+	"github.com/relayops/relayops/internal/redistest"
+	"github.com/relayops/relayops/internal/task"
+	"github.com/relayops/relayops/outbox"
+)
+
+// t0 is the stub clock's start, near the wall clock (stream IDs are server
+// time, script "now" is stub time).
+var t0 = time.Now().UTC().Truncate(time.Millisecond)
+
+const testShards = 4
+
+// fakeExtractor wraps InvoiceExtractor, counts calls per stage and lets a
+// test replace any stage.
+type fakeExtractor struct {
+	mu    sync.Mutex
+	calls map[string]int
+	hooks map[string]func(ctx context.Context) ([]byte, error) // stage → replacement
+}
+
+func newFakeExtractor() *fakeExtractor {
+	return &fakeExtractor{calls: map[string]int{}, hooks: map[string]func(context.Context) ([]byte, error){}}
+}
+
+func (f *fakeExtractor) on(stage string, fn func(ctx context.Context) ([]byte, error)) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.hooks[stage] = fn
+}
+
+func (f *fakeExtractor) called(stage string) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.calls[stage]
+}
+
+func (f *fakeExtractor) enter(stage string) func(context.Context) ([]byte, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.calls[stage]++
+	return f.hooks[stage]
+}
+
+func (f *fakeExtractor) Classify(ctx context.Context, content string) ([]byte, error) {
+	if h := f.enter(StageClassify); h != nil {
+		return h(ctx)
+	}
+	return InvoiceExtractor{}.Classify(ctx, content)
+}
+
+func (f *fakeExtractor) Extract(ctx context.Context, content string, cls []byte) ([]byte, error) {
+	if h := f.enter(StageExtract); h != nil {
+		return h(ctx)
+	}
+	return InvoiceExtractor{}.Extract(ctx, content, cls)
+}
+
+func (f *fakeExtractor) Validate(ctx context.Context, ext []byte) ([]byte, error) {
+	if h := f.enter(StageValidate); h != nil {
+		return h(ctx)
+	}
+	return InvoiceExtractor{}.Validate(ctx, ext)
+}
+
+// bundle is one handler test's world: a miniredis store, a stub clock, a
+// fake extractor and the handler's log.
+type bundle struct {
+	ctx     context.Context
+	mini    *miniredis.Miniredis
+	rdb     *redis.Client
+	store   *outbox.Store
+	clock   *clock.Stub
+	x       *fakeExtractor
+	logs    *syncBuffer
+	metrics *Metrics
+	handler *Handler
+}
+
+type setupOpts struct {
+	faults         string
+	attemptTimeout time.Duration
+	logLevel       slog.Level
+}
+
+func setup(t *testing.T, opts *setupOpts) *bundle {
+	t.Helper()
+	if opts == nil {
+		opts = &setupOpts{}
+	}
+	m, rdb := redistest.Mini(t)
+	clk := clock.NewStub(t0)
+	store, err := outbox.NewStore(outbox.Config{Redis: rdb, Clock: clk, Shards: testShards})
+	require.NoError(t, err)
+	faults, err := ParseFaults(opts.faults)
+	require.NoError(t, err)
+	b := &bundle{
+		ctx: context.Background(), mini: m, rdb: rdb, store: store, clock: clk,
+		x: newFakeExtractor(), logs: &syncBuffer{}, metrics: NewMetrics(false),
+	}
+	logger := slog.New(slog.NewJSONHandler(b.logs, &slog.HandlerOptions{Level: opts.logLevel}))
+	b.handler, err = NewHandler(HandlerConfig{
+		Store: store, Extractor: b.x, Faults: faults, Clock: clk, Logger: logger,
+		Metrics: b.metrics, AttemptTimeout: opts.attemptTimeout,
+	})
+	require.NoError(t, err)
+	return b
+}
+
+func mustKey(t testing.TB, tenant, doc string, v int64) outbox.Key {
+	t.Helper()
+	k, err := outbox.BuildKey(tenant, doc, v)
+	require.NoError(t, err)
+	return k
+}
+
+// submit stores a job with the default limits and deadline d (0: 24h).
+func (b *bundle) submit(t *testing.T, k outbox.Key, content string, deadline time.Duration) {
+	t.Helper()
+	lim := outbox.DefaultLimits
+	if deadline > 0 {
+		lim.Deadline = deadline
+	}
+	_, err := b.store.Submit(b.ctx, outbox.SubmitRequest{Key: k, Content: content, Limits: lim})
+	require.NoError(t, err)
+}
+
+// deliver calls the handler as Asynq would for one delivery of k's task.
+func (b *bundle) deliver(k outbox.Key) error {
+	payload := task.ExtractPayload{JobKey: k.String()}.Marshal()
+	return b.handler.ProcessTask(b.ctx, asynq.NewTask(task.TypeExtract, payload))
+}
+
+func (b *bundle) job(t *testing.T, k outbox.Key) *outbox.Job {
+	t.Helper()
+	j, err := b.store.Get(b.ctx, k)
+	require.NoError(t, err)
+	return j
+}
+
+// jobHash is the raw job record in Redis.
+func (b *bundle) jobHash(t *testing.T, k outbox.Key) map[string]string {
+	t.Helper()
+	key := fmt.Sprintf("ro:{%02d}:job:%s", outbox.Shard(k.Tenant, k.DocumentID, testShards), k)
+	h, err := b.rdb.HGetAll(b.ctx, key).Result()
+	require.NoError(t, err)
+	require.NotEmpty(t, h, "job record %s", key)
+	return h
+}
+
+// syncBuffer is a bytes.Buffer safe for concurrent writers.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.buf.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.buf.String()
+}
+
+// counterValue sums the counter series of name whose label has value.
+func counterValue(m *Metrics, name, label, value string) float64 {
+	families, err := m.Registry.Gather()
+	if err != nil {
+		panic(err)
+	}
+	var sum float64
+	for _, f := range families {
+		if f.GetName() != name {
+			continue
+		}
+		for _, metric := range f.GetMetric() {
+			for _, l := range metric.GetLabel() {
+				if l.GetName() == label && l.GetValue() == value {
+					sum += metric.GetCounter().GetValue()
+				}
+			}
+		}
+	}
+	return sum
+}

@@ -1,0 +1,353 @@
+// Package worker runs relayops' extraction jobs: the Asynq server and its
+// extract handler (claim → classify → extract → validate, checkpointed →
+// commit), error classification, the default invoice extractor, the outbox
+// relay with its Asynq publisher, the reconciler, fault injection and the
+// worker's metrics. Any number of worker processes share one Redis.
+package worker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/hibiken/asynq"
+	"github.com/redis/go-redis/v9"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/relayops/relayops/internal/clock"
+	"github.com/relayops/relayops/outbox"
+)
+
+// Config configures a Worker. Zero fields take the stated defaults, which
+// match DESIGN.md's configuration table.
+type Config struct {
+	// Store is the job store (its Redis client must not retry). Required.
+	Store *outbox.Store
+	// Redis is Asynq's connection: an ordinary client (Asynq's own scripts
+	// are safe to retry), separate from the store's. Required.
+	Redis redis.UniversalClient
+	// Extractor runs the stages. Default InvoiceExtractor{}.
+	Extractor Extractor
+	// Faults injects failures (tests and chaos only); nil injects none.
+	Faults *Faults
+	// Logger is the base logger; each part adds its component. Default:
+	// discard.
+	Logger *slog.Logger
+	// Clock is the source of "now". Default clock.Real{}.
+	Clock clock.Clock
+	// Metrics collects the worker's metrics. Default
+	// NewMetrics(MetricsTenantLabels).
+	Metrics *Metrics
+
+	// Concurrency is the number of tasks run at once. Default 20.
+	Concurrency int
+	// AttemptTimeout bounds one attempt. Default 5m.
+	AttemptTimeout time.Duration
+	// AttemptGrace is how much longer Asynq waits for a handler than the
+	// attempt may run, so it never redelivers beside a live handler.
+	// Default 10s.
+	AttemptGrace time.Duration
+	// RetryBase and RetryMax shape the retry backoff. Default 1s and 5m.
+	RetryBase, RetryMax time.Duration
+	// TaskCheckInterval is how often an idle worker polls. Default 50ms.
+	TaskCheckInterval time.Duration
+	// DelayedTaskCheckInterval is how often due retries are moved to
+	// pending. Default 1s.
+	DelayedTaskCheckInterval time.Duration
+	// ShutdownTimeout is how long Shutdown waits for running handlers
+	// before Asynq requeues them. Default 25s (inside a typical 30 s
+	// termination grace, leaving time to drain the relay).
+	ShutdownTimeout time.Duration
+	// DrainTimeout bounds the relay drain at shutdown. Default 10s.
+	DrainTimeout time.Duration
+	// MaxAttempts and MaxRecoveries are the job limits of this deployment
+	// (RELAYOPS_MAX_ATTEMPTS/_RECOVERIES); they set Asynq's MaxRetry, which
+	// only has to be large enough (the job record decides), so zero taking
+	// the default (3 and 5) is harmless.
+	MaxAttempts, MaxRecoveries int
+	// CompletedRetention keeps completed Asynq tasks so their TaskIDs absorb
+	// republishes. Default 24h.
+	CompletedRetention time.Duration
+
+	// Relays is the number of relay loops this process runs. They share the
+	// outbox consumer group, which hands each row to one of them, so they
+	// publish in parallel: one loop is sequential (one Redis round trip per
+	// row) and would cap the pipeline. Default 2.
+	Relays int
+	// RelayConsumer prefixes the relays' consumer names in the outbox
+	// consumer group ("<prefix>-r<i>"); it must be unique among live
+	// processes. Default hostname-pid.
+	RelayConsumer string
+	// OnRelayEvent, if set, is told every relay outcome (after metrics).
+	OnRelayEvent func(ev outbox.Event, outcome string)
+
+	// ReconcileInterval and ReconcileThreshold drive the reconciler.
+	// Defaults 1m and max(10m, AttemptTimeout+AttemptGrace+1m, RetryMax+1m).
+	ReconcileInterval, ReconcileThreshold time.Duration
+
+	// MetricsAddr is where /metrics and /healthz are served; "" serves
+	// nothing.
+	MetricsAddr string
+	// MetricsTenantLabels adds a tenant label to the job counter.
+	MetricsTenantLabels bool
+}
+
+func (c Config) withDefaults() Config {
+	def := func(d *time.Duration, v time.Duration) {
+		if *d == 0 {
+			*d = v
+		}
+	}
+	if c.Extractor == nil {
+		c.Extractor = InvoiceExtractor{}
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if c.Clock == nil {
+		c.Clock = clock.Real{}
+	}
+	if c.Metrics == nil {
+		c.Metrics = NewMetrics(c.MetricsTenantLabels)
+	}
+	if c.Concurrency == 0 {
+		c.Concurrency = 20
+	}
+	if c.Relays == 0 {
+		c.Relays = 2
+	}
+	if c.RelayConsumer == "" {
+		host, _ := os.Hostname()
+		c.RelayConsumer = host + "-" + strconv.Itoa(os.Getpid())
+	}
+	def(&c.AttemptTimeout, 5*time.Minute)
+	def(&c.AttemptGrace, defaultGrace)
+	def(&c.RetryBase, time.Second)
+	def(&c.RetryMax, 5*time.Minute)
+	def(&c.TaskCheckInterval, 50*time.Millisecond)
+	def(&c.DelayedTaskCheckInterval, time.Second)
+	def(&c.ShutdownTimeout, 25*time.Second)
+	def(&c.DrainTimeout, 10*time.Second)
+	def(&c.CompletedRetention, 24*time.Hour)
+	def(&c.ReconcileInterval, time.Minute)
+	def(&c.ReconcileThreshold, max(10*time.Minute, c.AttemptTimeout+c.AttemptGrace+time.Minute, c.RetryMax+time.Minute))
+	if c.MaxAttempts == 0 {
+		c.MaxAttempts = 3
+	}
+	if c.MaxRecoveries == 0 {
+		c.MaxRecoveries = 5
+	}
+	return c
+}
+
+func (c Config) validate() error {
+	var errs []error
+	if c.Store == nil {
+		errs = append(errs, errors.New("worker: Config.Store is required"))
+	}
+	if c.Redis == nil {
+		errs = append(errs, errors.New("worker: Config.Redis is required"))
+	}
+	if c.Concurrency < 1 {
+		errs = append(errs, fmt.Errorf("worker: Config.Concurrency must be positive, got %d", c.Concurrency))
+	}
+	if c.Relays < 1 {
+		errs = append(errs, fmt.Errorf("worker: Config.Relays must be positive, got %d", c.Relays))
+	}
+	if c.AttemptTimeout < time.Second {
+		errs = append(errs, fmt.Errorf("worker: Config.AttemptTimeout must be at least 1s, got %s", c.AttemptTimeout))
+	}
+	if c.RetryBase <= 0 || c.RetryMax < c.RetryBase {
+		errs = append(errs, fmt.Errorf("worker: Config.RetryBase must be positive and RetryMax at least RetryBase, got %s and %s", c.RetryBase, c.RetryMax))
+	}
+	if c.MaxAttempts < 1 || c.MaxRecoveries < 0 {
+		errs = append(errs, errors.New("worker: Config.MaxAttempts must be positive and MaxRecoveries not negative"))
+	}
+	if c.AttemptGrace < 0 || c.TaskCheckInterval < 0 || c.DelayedTaskCheckInterval < 0 || c.ShutdownTimeout < 0 || c.DrainTimeout < 0 {
+		errs = append(errs, errors.New("worker: Config durations must not be negative"))
+	}
+	return errors.Join(errs...)
+}
+
+// Worker is one worker process: the Asynq server running the extract
+// handler, the outbox relay (with the review consumer in-process), the
+// reconciler and the metrics endpoint.
+type Worker struct {
+	cfg        Config
+	log        *slog.Logger
+	handler    *Handler
+	server     *asynq.Server
+	client     *asynq.Client
+	inspector  *asynq.Inspector
+	relays     []*outbox.Relay
+	reconciler *Reconciler
+	metrics    *metricsServer
+}
+
+// New checks cfg and builds a Worker. It binds the metrics address at once,
+// so a port in use fails here.
+func New(cfg Config) (*Worker, error) {
+	cfg = cfg.withDefaults()
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	w := &Worker{cfg: cfg, log: cfg.Logger.With("component", "worker")}
+	if cfg.Faults.Enabled() {
+		cfg.Faults.OnFire(func(point, action string) {
+			cfg.Metrics.faults.WithLabelValues(point, action).Inc()
+			w.log.Warn("FAULT INJECTED", "point", point, "action", action)
+		})
+	}
+	if err := w.build(); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+func (w *Worker) build() error {
+	cfg := w.cfg
+	var err error
+	w.handler, err = NewHandler(HandlerConfig{
+		Store: cfg.Store, Extractor: cfg.Extractor, Faults: cfg.Faults, Clock: cfg.Clock,
+		Logger: cfg.Logger.With("component", "worker.handler"), Metrics: cfg.Metrics,
+		AttemptTimeout: cfg.AttemptTimeout,
+	})
+	if err != nil {
+		return err
+	}
+	w.client = asynq.NewClientFromRedisClient(cfg.Redis)
+	publisher, err := NewPublisher(PublisherConfig{
+		Client: w.client, MaxRetry: MaxRetry(cfg.MaxAttempts, cfg.MaxRecoveries),
+		Timeout: AsynqTimeout(cfg.AttemptTimeout, cfg.AttemptGrace), Retention: cfg.CompletedRetention,
+		Faults: cfg.Faults, Metrics: cfg.Metrics,
+	})
+	if err != nil {
+		return err
+	}
+	for i := range cfg.Relays {
+		r, err := outbox.NewRelay(outbox.RelayConfig{
+			Store: cfg.Store, Publisher: publisher, Consumer: fmt.Sprintf("%s-r%d", cfg.RelayConsumer, i),
+			Logger: cfg.Logger, Clock: cfg.Clock, OnEvent: w.onRelayEvent,
+		})
+		if err != nil {
+			return err
+		}
+		w.relays = append(w.relays, r)
+	}
+	w.inspector = asynq.NewInspectorFromRedisClient(cfg.Redis)
+	w.reconciler, err = NewReconciler(ReconcilerConfig{
+		Store: cfg.Store, Inspector: w.inspector, Redis: cfg.Redis, Clock: cfg.Clock,
+		Logger: cfg.Logger.With("component", "worker.reconciler"), Metrics: cfg.Metrics,
+		Interval: cfg.ReconcileInterval, Threshold: cfg.ReconcileThreshold,
+	})
+	if err != nil {
+		return err
+	}
+	w.server = newAsynqServer(cfg.Redis, serverConfig{
+		concurrency: cfg.Concurrency, taskCheckInterval: cfg.TaskCheckInterval,
+		delayedTaskCheckInterval: cfg.DelayedTaskCheckInterval,
+		retryBase:                cfg.RetryBase, retryMax: cfg.RetryMax,
+		shutdownTimeout: cfg.ShutdownTimeout, logger: cfg.Logger,
+	})
+	if cfg.MetricsAddr != "" {
+		w.metrics, err = listenMetrics(cfg.MetricsAddr, cfg.Metrics, cfg.Store.Ping, cfg.Logger.With("component", "worker.metrics"))
+	}
+	return err
+}
+
+func (w *Worker) onRelayEvent(ev outbox.Event, outcome string) {
+	w.cfg.Metrics.relayEvents.WithLabelValues(ev.Type, outcome).Inc()
+	if w.cfg.OnRelayEvent != nil {
+		w.cfg.OnRelayEvent(ev, outcome)
+	}
+}
+
+// Handler returns the extract handler (for tests and embedding).
+func (w *Worker) Handler() *Handler { return w.handler }
+
+// Metrics returns the worker's metrics.
+func (w *Worker) Metrics() *Metrics { return w.cfg.Metrics }
+
+// MetricsAddr returns the bound metrics address, "" when not serving.
+func (w *Worker) MetricsAddr() string {
+	if w.metrics == nil {
+		return ""
+	}
+	return w.metrics.Addr()
+}
+
+// Run runs the worker until ctx is done, then shuts down gracefully: stop
+// fetching tasks and let running handlers finish (or requeue them after
+// ShutdownTimeout), drain the relay of what they committed, stop serving
+// metrics. It returns nil after a graceful stop, or the first error that
+// stopped a part early.
+func (w *Worker) Run(ctx context.Context) error {
+	w.announce()
+	if err := w.server.Start(w.handler); err != nil {
+		if w.metrics != nil {
+			w.metrics.shutdown()
+		}
+		return fmt.Errorf("worker: start asynq server: %w", err)
+	}
+	metricsDone := make(chan error, 1)
+	if w.metrics != nil {
+		go func() { metricsDone <- w.metrics.serve() }()
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	for _, r := range w.relays {
+		g.Go(func() error { return r.Run(gctx) })
+	}
+	g.Go(func() error { return w.reconciler.Run(gctx) })
+	if w.metrics != nil {
+		g.Go(func() error {
+			select {
+			case err := <-metricsDone:
+				return err
+			case <-gctx.Done():
+				return nil
+			}
+		})
+	}
+	<-gctx.Done()
+	w.log.Info("shutting down: waiting for running handlers")
+	w.server.Shutdown()
+	err := g.Wait()
+	w.drain()
+	if w.metrics != nil {
+		w.metrics.shutdown()
+	}
+	w.log.Info("worker stopped")
+	return err
+}
+
+// announce logs the configuration, and fault injection loudly.
+func (w *Worker) announce() {
+	c := w.cfg
+	w.log.Info("worker starting", "concurrency", c.Concurrency, "attempt_timeout", c.AttemptTimeout.String(),
+		"asynq_timeout", AsynqTimeout(c.AttemptTimeout, c.AttemptGrace).String(),
+		"max_retry", MaxRetry(c.MaxAttempts, c.MaxRecoveries), "shards", c.Store.Shards())
+	if c.Faults.Enabled() {
+		w.log.Warn("FAULT INJECTION ENABLED: this worker will fail on purpose (RELAYOPS_FAULTS); never run it in production",
+			"faults", c.Faults.String())
+	}
+}
+
+// drain publishes what the stopped handlers committed, so their reviews
+// exist and nothing waits for the reclaim timeout of another relay. One
+// relay suffices: each drain reads until every shard is empty.
+func (w *Worker) drain() {
+	ctx, cancel := context.WithTimeout(context.Background(), w.cfg.DrainTimeout)
+	defer cancel()
+	n, err := w.relays[0].Drain(ctx)
+	if err != nil {
+		w.log.Warn("relay drain incomplete; another relay will reclaim the rest", "drained", n)
+		w.log.Debug("relay drain failed", "error", err.Error())
+		return
+	}
+	w.log.Info("relay drained", "drained", n)
+}

@@ -1,0 +1,111 @@
+package worker
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/hibiken/asynq"
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/require"
+
+	"github.com/relayops/relayops/internal/redistest"
+	"github.com/relayops/relayops/internal/task"
+	"github.com/relayops/relayops/outbox"
+)
+
+// TestWorker_Run_DrainsJobsToReviewsAndStopsGracefully wires the whole
+// worker in-process on a real redis-server: relay → Asynq → handler →
+// commit → relay → review, then a graceful stop.
+func TestWorker_Run_DrainsJobsToReviewsAndStopsGracefully(t *testing.T) {
+	t.Parallel()
+	srv := redistest.Start(t, nil)
+	rdb, err := outbox.NewRedisClient(srv.URL)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = rdb.Close() })
+	store, err := outbox.NewStore(outbox.Config{Redis: rdb, Shards: testShards})
+	require.NoError(t, err)
+	asynqRedis := redis.NewClient(&redis.Options{Addr: srv.Addr})
+	t.Cleanup(func() { _ = asynqRedis.Close() })
+	var applied atomic.Int64
+	w, err := New(Config{
+		Store: store, Redis: asynqRedis, Concurrency: 4, MetricsAddr: "127.0.0.1:0",
+		Logger: slog.New(slog.NewJSONHandler(io.Discard, nil)),
+		OnRelayEvent: func(ev outbox.Event, outcome string) {
+			if outcome == "applied" {
+				applied.Add(1)
+			}
+		},
+	})
+	require.NoError(t, err)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- w.Run(ctx) }()
+	t.Cleanup(cancel)
+
+	const n = 30
+	keys := make([]outbox.Key, n)
+	for i := range keys {
+		keys[i] = mustKey(t, "acme", fmt.Sprintf("doc-%d", i), 1)
+		content := readSample(t, "valid-basic-eur.txt")
+		if i%10 == 0 {
+			content = readSample(t, "invalid-total-mismatch.txt")
+		}
+		_, err := store.Submit(ctx, outbox.SubmitRequest{Key: keys[i], Content: content, Limits: outbox.DefaultLimits})
+		require.NoError(t, err)
+	}
+	redistest.Eventually(t, 30*time.Second, func() bool { return applied.Load() == n-3 }, "reviews applied")
+
+	for i, k := range keys {
+		j, err := store.Get(ctx, k)
+		require.NoError(t, err)
+		if i%10 == 0 {
+			require.Equal(t, outbox.StateDeadLettered, j.State)
+			continue
+		}
+		require.Equal(t, outbox.StateSucceeded, j.State)
+		r, err := store.GetReview(ctx, k)
+		require.NoError(t, err)
+		require.Equal(t, j.EventID, r.EventID)
+	}
+	insp := asynq.NewInspectorFromRedisClient(asynqRedis)
+	info, err := insp.GetTaskInfo(task.QueueExtract, keys[0].String())
+	require.NoError(t, err)
+	require.Equal(t, asynq.TaskStateArchived, info.State)
+	require.Equal(t, "permanent_error", info.LastErr)
+
+	resp, err := http.Get("http://" + w.MetricsAddr() + "/metrics")
+	require.NoError(t, err)
+	body, _ := io.ReadAll(resp.Body)
+	_ = resp.Body.Close()
+	require.Contains(t, string(body), `relayops_worker_jobs_total{outcome="succeeded"} 27`)
+	require.Contains(t, string(body), "process_cpu_seconds_total")
+	resp, err = http.Get("http://" + w.MetricsAddr() + "/healthz")
+	require.NoError(t, err)
+	body, _ = io.ReadAll(resp.Body)
+	_ = resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	require.Equal(t, `{"status":"ok"}`, strings.TrimSpace(string(body)))
+
+	cancel()
+	select {
+	case err := <-done:
+		require.NoError(t, err, "a graceful stop returns nil")
+	case <-time.After(30 * time.Second):
+		t.Fatal("Run did not return after cancel")
+	}
+}
+
+func TestNew_ValidatesConfig(t *testing.T) {
+	t.Parallel()
+	_, err := New(Config{})
+	require.ErrorContains(t, err, "Config.Store is required")
+	require.ErrorContains(t, err, "Config.Redis is required")
+}
