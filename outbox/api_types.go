@@ -32,6 +32,13 @@ type Claim struct {
 	PayloadHash string // hash of the input this attempt works on
 	DeadlineAt  time.Time
 	EnqueuedAt  time.Time // when the job last became runnable (queue wait starts)
+	// Input is the decrypted stored input, read by the same script;
+	// InputExpired is set when it no longer exists.
+	Input        string
+	InputExpired bool
+	// Checkpoints holds the stage outputs of earlier attempts (empty on a
+	// first attempt), by stage name.
+	Checkpoints map[string][]byte
 }
 
 // CommitResult is the answer to Store.Commit.

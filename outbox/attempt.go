@@ -31,10 +31,22 @@ func (s *Store) Claim(ctx context.Context, k Key, token string) (*Claim, error) 
 		return &Claim{State: State(r.str(1)), ErrorCode: r.str(2)}, nil
 	case "running":
 		fence, _ := strconv.ParseInt(r.str(1), 10, 64)
-		return &Claim{
+		c := &Claim{
 			State: StateRunning, Fence: fence, Attempt: atoi(r.str(2)), Recoveries: atoi(r.str(3)),
 			Recovered: r.str(4) == "1", PayloadHash: r.str(5), DeadlineAt: msTime(r.str(6)), EnqueuedAt: msTime(r.str(7)),
-		}, nil
+			Checkpoints: map[string][]byte{},
+		}
+		if blob, ok := r[8].(string); ok {
+			if c.Input, err = s.seal.open(k, []byte(blob)); err != nil {
+				return nil, fmt.Errorf("outbox: claim %s: %w", k, err)
+			}
+		} else {
+			c.InputExpired = true
+		}
+		for i := 9; i+1 < len(r); i += 2 {
+			c.Checkpoints[r.str(i)] = []byte(r.str(i + 1))
+		}
+		return c, nil
 	}
 	return nil, unexpected("claim", r.status())
 }
@@ -44,7 +56,7 @@ func (s *Store) Checkpoint(ctx context.Context, k Key, fence int64, stage string
 	if err := checkKey(k); err != nil {
 		return err
 	}
-	v, err := s.run(ctx, checkpointScript, s.familyKeys(k), s.familyArgs(k, fence, stage, data)...)
+	v, err := s.run(ctx, checkpointScript, []string{s.keys.job(k), s.keys.checkpoints(k)}, fence, stage, data)
 	if err != nil {
 		return fmt.Errorf("outbox: checkpoint %s: %w", k, err)
 	}
@@ -87,7 +99,12 @@ func (s *Store) Commit(ctx context.Context, k Key, fence int64, payloadHash stri
 	if err := checkKey(k); err != nil {
 		return nil, err
 	}
-	args := s.familyArgs(k, fence, payloadHash, result, newEventID())
+	ev := newEventID()
+	raw, err := hex.DecodeString(payloadHash + ev)
+	if err != nil || len(raw) != 48 {
+		return nil, fmt.Errorf("outbox: commit %s: payload hash must be 64 hex digits", k)
+	}
+	args := s.familyArgs(k, fence, payloadHash, result, ev, raw)
 	r, err := asReply(s.run(ctx, commitScript, s.familyKeys(k), args...))
 	if err != nil {
 		return nil, fmt.Errorf("outbox: commit %s: %w", k, err)

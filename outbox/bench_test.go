@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -129,4 +130,63 @@ func BenchmarkCommit(b *testing.B) {
 	}
 	b.StopTimer()
 	report(b, rt, c, cmds0)
+}
+
+// BenchmarkScriptServerTime runs b.N job lifecycles (submit, claim, two
+// checkpoints, commit, apply) and reports each script's Redis-side time per
+// call, from SLOWLOG with a zero threshold (which itself adds a little time
+// to every command, so compare these figures with each other).
+func BenchmarkScriptServerTime(b *testing.B) {
+	s, _, c := benchStore(b)
+	ctx := context.Background()
+	c.ConfigSet(ctx, "slowlog-log-slower-than", "0")
+	c.ConfigSet(ctx, "slowlog-max-len", strconv.Itoa(64*b.N+1024))
+	defer c.ConfigSet(ctx, "slowlog-log-slower-than", "10000")
+	names := map[string]string{}
+	for name, sc := range map[string]*redis.Script{"submit": submitScript, "claim": claimScript,
+		"checkpoint": checkpointScript, "commit": commitScript, "apply": applyScript} {
+		names[sc.Hash()] = name
+	}
+	content := strings.Repeat("Line item: paper 10 x 4.50\n", 8)
+	result := []byte(`{"invoiceNumber":"INV-1","vendor":"Acme","total":"10.00","currency":"EUR"}`)
+	keys := benchKeys(b)
+	c.SlowLogReset(ctx)
+	b.ResetTimer()
+	for i, k := range keys {
+		if _, err := s.Submit(ctx, SubmitRequest{Key: k, Content: content}); err != nil {
+			b.Fatal(err)
+		}
+		cl, err := s.Claim(ctx, k, strconv.Itoa(i))
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, stage := range []string{"classify", "extract"} {
+			if err := s.Checkpoint(ctx, k, cl.Fence, stage, result); err != nil {
+				b.Fatal(err)
+			}
+		}
+		r, err := s.Commit(ctx, k, cl.Fence, cl.PayloadHash, result)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := s.ApplyCommitted(ctx, k, r.EventID); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	logs, err := c.SlowLogGet(ctx, -1).Result()
+	if err != nil {
+		b.Fatal(err)
+	}
+	total := map[string]time.Duration{}
+	for _, l := range logs {
+		if len(l.Args) > 1 && strings.EqualFold(fmt.Sprint(l.Args[0]), "evalsha") {
+			total[names[fmt.Sprint(l.Args[1])]] += l.Duration
+		}
+	}
+	for name, d := range total {
+		if name != "" {
+			b.ReportMetric(float64(d.Microseconds())/float64(b.N), "µs-"+name)
+		}
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 )
 
 // Stored inputs are tagged by their first byte: 'p' plaintext, 'z' deflated
@@ -79,10 +80,19 @@ func (s sealer) seal(k Key, content string) ([]byte, error) {
 	return s.aead.Seal(out, nonce, data, associatedData(k)), nil
 }
 
+// deflaters pools flate writers: each holds about a megabyte of state that
+// is expensive to allocate per input.
+var deflaters = sync.Pool{New: func() any {
+	w, _ := flate.NewWriter(nil, flate.BestSpeed) // a valid level cannot fail
+	return w
+}}
+
 func deflate(b []byte) []byte {
 	var buf bytes.Buffer
-	w, _ := flate.NewWriter(&buf, flate.BestSpeed) // a valid level cannot fail
-	_, _ = w.Write(b)                              // writes to a bytes.Buffer cannot fail
+	w := deflaters.Get().(*flate.Writer)
+	defer deflaters.Put(w)
+	w.Reset(&buf)
+	_, _ = w.Write(b) // writes to a bytes.Buffer cannot fail
 	_ = w.Close()
 	return buf.Bytes()
 }
@@ -91,8 +101,15 @@ func deflate(b []byte) []byte {
 // blob cannot exhaust memory.
 const maxInput = 64 << 20
 
+var inflaters = sync.Pool{New: func() any { return flate.NewReader(nil) }}
+
 func inflate(b []byte) (string, error) {
-	out, err := io.ReadAll(io.LimitReader(flate.NewReader(bytes.NewReader(b)), maxInput+1))
+	r := inflaters.Get().(io.ReadCloser)
+	defer inflaters.Put(r)
+	if err := r.(flate.Resetter).Reset(bytes.NewReader(b), nil); err != nil {
+		return "", errUndecryptable
+	}
+	out, err := io.ReadAll(io.LimitReader(r, maxInput+1))
 	if err != nil || len(out) > maxInput {
 		return "", errUndecryptable
 	}

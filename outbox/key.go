@@ -116,13 +116,23 @@ func Shard(tenant, documentID string, shards int) int {
 // carries the hash tag {<shard>}, so each script touches exactly one slot.
 type keyspace struct {
 	shards int
+	tags   []string // per-shard prefixes, built once: keys are built on the hot path
 }
 
 func (ks keyspace) shardOf(k Key) int { return Shard(k.Tenant, k.DocumentID, ks.shards) }
 
-func tag(shard int) string { return fmt.Sprintf("ro:{%02d}:", shard) }
+func newKeyspace(shards int) keyspace {
+	ks := keyspace{shards: shards, tags: make([]string, shards)}
+	for i := range ks.tags {
+		ks.tags[i] = fmt.Sprintf("ro:{%02d}:", i)
+	}
+	return ks
+}
 
-func (ks keyspace) prefix(k Key) string { return tag(ks.shardOf(k)) }
+// tag is the key prefix of a shard, hash tag included.
+func (ks keyspace) tag(shard int) string { return ks.tags[shard] }
+
+func (ks keyspace) prefix(k Key) string { return ks.tag(ks.shardOf(k)) }
 
 // job is the job record: the small, long-lived ledger entry (hash).
 func (ks keyspace) job(k Key) string { return ks.prefix(k) + "job:" + k.String() }
@@ -154,17 +164,17 @@ func (ks keyspace) request(k Key, requestID string) string {
 }
 
 // Per-shard keys.
-func (ks keyspace) outbox(shard int) string { return tag(shard) + "outbox" }
-func (ks keyspace) audit(shard int) string  { return tag(shard) + "audit" }
+func (ks keyspace) outbox(shard int) string { return ks.tag(shard) + "outbox" }
+func (ks keyspace) audit(shard int) string  { return ks.tag(shard) + "audit" }
 
 // active indexes non-terminal jobs by creation time (sorted set), for the
 // reconciler and the oldest-job gauge.
-func (ks keyspace) active(shard int) string { return tag(shard) + "active" }
+func (ks keyspace) active(shard int) string { return ks.tag(shard) + "active" }
 
 // tenantState indexes a tenant's jobs in one state by creation time.
 func (ks keyspace) tenantState(shard int, tenant string, state State) string {
-	return tag(shard) + "jobs:" + tenant + ":" + string(state)
+	return ks.tag(shard) + "jobs:" + tenant + ":" + string(state)
 }
 
 // dlq indexes dead-lettered jobs of every tenant by dead-letter time.
-func (ks keyspace) dlq(shard int) string { return tag(shard) + "dlq" }
+func (ks keyspace) dlq(shard int) string { return ks.tag(shard) + "dlq" }

@@ -117,6 +117,9 @@ type Relay struct {
 	log      *slog.Logger
 	lastTrim time.Time
 	grouped  []bool
+	// lastReclaim is when each shard was last checked for idle entries: a
+	// check every ReclaimIdle/2 finds every entry soon after it turns idle.
+	lastReclaim []time.Time
 }
 
 // NewRelay checks cfg and returns a Relay.
@@ -126,7 +129,7 @@ func NewRelay(cfg RelayConfig) (*Relay, error) {
 		return nil, err
 	}
 	return &Relay{
-		cfg: cfg, store: cfg.Store, grouped: make([]bool, cfg.Store.shards),
+		cfg: cfg, store: cfg.Store, grouped: make([]bool, cfg.Store.shards), lastReclaim: make([]time.Time, cfg.Store.shards),
 		log: cfg.Logger.With("component", "outbox.relay", "consumer", cfg.Consumer),
 	}, nil
 }
@@ -209,12 +212,17 @@ func (r *Relay) shard(ctx context.Context, shard int) (int, error) {
 	rdb := r.store.rdb
 	// Entries idle too long, whoever holds them (this relay after a failed
 	// consume, or a dead one), come first.
-	claimed, _, err := rdb.XAutoClaim(ctx, &redis.XAutoClaimArgs{
-		Stream: stream, Group: relayGroup, Consumer: r.cfg.Consumer,
-		MinIdle: r.cfg.ReclaimIdle, Start: "0-0", Count: int64(r.cfg.BatchSize),
-	}).Result()
-	if err != nil {
-		return 0, err
+	var claimed []redis.XMessage
+	if now := r.cfg.Clock.Now(); now.Sub(r.lastReclaim[shard]) >= r.cfg.ReclaimIdle/2 {
+		r.lastReclaim[shard] = now
+		var err error
+		claimed, _, err = rdb.XAutoClaim(ctx, &redis.XAutoClaimArgs{
+			Stream: stream, Group: relayGroup, Consumer: r.cfg.Consumer,
+			MinIdle: r.cfg.ReclaimIdle, Start: "0-0", Count: int64(r.cfg.BatchSize),
+		}).Result()
+		if err != nil {
+			return 0, err
+		}
 	}
 	streams, err := rdb.XReadGroup(ctx, &redis.XReadGroupArgs{
 		Group: relayGroup, Consumer: r.cfg.Consumer, Streams: []string{stream, ">"},

@@ -112,6 +112,7 @@ func TestRelay_FailedPublish_StaysPending_AndIsRetriedAfterIdle(t *testing.T) {
 		pub.fail = false
 		pub.mu.Unlock()
 		redistest.Eventually(t, 5*time.Second, func() bool {
+			x.clock.Advance(time.Second) // the relay checks for idle entries every ReclaimIdle/2
 			_, _ = r.pass(x.ctx)
 			return len(pub.published()) == 1
 		}, "the pending entry is reclaimed and published")
@@ -128,9 +129,10 @@ func TestRelay_DeadRelaysEntries_AreTakenOverByAnother(t *testing.T) {
 		pub := &fakePublisher{}
 		alive := newRelay(t, x, pub, "alive", func(c *RelayConfig) { c.ReclaimIdle = 50 * time.Millisecond })
 		redistest.Eventually(t, 5*time.Second, func() bool {
+			x.clock.Advance(time.Second)
 			_, _ = alive.pass(x.ctx)
 			return len(pub.published()) == 1
-		})
+		}, "the dead relay's entry is taken over")
 	})
 }
 

@@ -37,7 +37,7 @@ var (
 var (
 	submitScript     = redis.NewScript(libLua + submitLua)
 	claimScript      = redis.NewScript(libLua + claimLua)
-	checkpointScript = redis.NewScript(libLua + checkpointLua)
+	checkpointScript = redis.NewScript(checkpointLua)
 	commitScript     = redis.NewScript(libLua + commitLua)
 	failScript       = redis.NewScript(libLua + failLua)
 	reprocessScript  = redis.NewScript(libLua + reprocessLua)

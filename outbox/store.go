@@ -125,7 +125,7 @@ func NewStore(cfg Config) (*Store, error) {
 		return nil, err
 	}
 	return &Store{
-		rdb: cfg.Redis, clock: cfg.Clock, keys: keyspace{shards: cfg.Shards},
+		rdb: cfg.Redis, clock: cfg.Clock, keys: newKeyspace(cfg.Shards),
 		seal: s, ret: cfg.Retention, shards: cfg.Shards,
 	}, nil
 }
@@ -179,7 +179,12 @@ func (s *Store) familyKeys(k Key) []string {
 
 // familyArgs is the common ARGV layout of lib.lua, followed by extra.
 func (s *Store) familyArgs(k Key, extra ...any) []any {
-	args := []any{k.String(), s.nowMs(), ms(s.ret.Input), ms(s.ret.Result), ms(s.ret.Ledger), ms(s.ret.Audit)}
+	return s.familyArgsAt(k, s.nowMs(), extra...)
+}
+
+// familyArgsAt is familyArgs with a given "now" (unix ms).
+func (s *Store) familyArgsAt(k Key, now int64, extra ...any) []any {
+	args := []any{k.String(), now, ms(s.ret.Input), ms(s.ret.Result), ms(s.ret.Ledger), ms(s.ret.Audit)}
 	return append(args, extra...)
 }
 

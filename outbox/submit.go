@@ -7,6 +7,16 @@ import (
 	"time"
 )
 
+// newJob is the record submit.lua writes for a new job.
+func newJob(k Key, nowMs int64, ph string, lim Limits) *Job {
+	now := time.UnixMilli(nowMs).UTC()
+	return &Job{
+		Key: k, State: StateQueued, PayloadHash: ph, MaxAttempts: lim.MaxAttempts, MaxRecoveries: lim.MaxRecoveries,
+		DeadlineSeconds: int64(lim.Deadline / time.Second), DeadlineAt: now.Add(lim.Deadline),
+		CreatedAt: now, UpdatedAt: now, EnqueuedAt: now,
+	}
+}
+
 // DefaultLimits are the limits of a job submitted with zero Limits fields.
 var DefaultLimits = Limits{MaxAttempts: 3, MaxRecoveries: 5, Deadline: 24 * time.Hour}
 
@@ -60,7 +70,8 @@ func (s *Store) Submit(ctx context.Context, req SubmitRequest) (*SubmitResult, e
 		keys = append(keys, s.keys.request(k, req.RequestID))
 	}
 	ph := PayloadHash(req.Content)
-	args := s.familyArgs(k, k.Tenant, k.DocumentID, k.Version, ph, blob,
+	now := s.nowMs()
+	args := s.familyArgsAt(k, now, k.Tenant, k.DocumentID, k.Version, ph, blob,
 		lim.MaxAttempts, lim.MaxRecoveries, int64(lim.Deadline/time.Second), ms(requestTTL))
 	r, err := asReply(s.run(ctx, submitScript, keys, args...))
 	if err != nil {
@@ -73,6 +84,9 @@ func (s *Store) Submit(ctx context.Context, req SubmitRequest) (*SubmitResult, e
 		e := ledgerEntry{state: State(r.str(1)), hash: r.str(2), eventID: r.str(3), finished: msTime(r.str(4)), code: r.str(5)}
 		return &SubmitResult{Job: e.job(k), Deduped: true}, nil
 	case "created", "deduped":
+		if len(r) == 1 {
+			return &SubmitResult{Job: newJob(k, now, ph, lim)}, nil
+		}
 		h := make(map[string]string, (len(r)-3)/2)
 		for i := 3; i+1 < len(r); i += 2 {
 			h[r.str(i)] = r.str(i + 1)

@@ -1,13 +1,14 @@
--- checkpoint.lua: store one stage's output for the current attempt.
+-- checkpoint.lua: store one stage's output for the current attempt. It
+-- touches two keys only and does not load the shared prelude: it runs
+-- several times per job.
 --
--- KEYS: the common layout (lib.lua)
--- ARGV: the common layout (lib.lua), plus
---   ARGV[7] fence   ARGV[8] stage name   ARGV[9] stage output
+-- KEYS[1] job record   KEYS[2] checkpoints (hash)
+-- ARGV[1] fence   ARGV[2] stage name   ARGV[3] stage output
 -- Returns: "ok", or "stale" when the fence is not current or the job is not
 -- running (nothing is written).
-local f = redis.call('HMGET', K.job, 'st', 'fen')
-if f[1] ~= 'running' or f[2] ~= ARGV[7] then
+local f = redis.call('HMGET', KEYS[1], 'st', 'fen')
+if f[1] ~= 'running' or f[2] ~= ARGV[1] then
   return 'stale'
 end
-redis.call('HSET', K.ckpt, ARGV[8], ARGV[9])
+redis.call('HSET', KEYS[2], ARGV[2], ARGV[3])
 return 'ok'

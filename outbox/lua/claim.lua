@@ -2,28 +2,24 @@
 -- The claim itself ends a job that must not run: past its deadline it is
 -- cancelled (deadline_exceeded); found running more often than its recovery
 -- cap allows it is dead-lettered (crash_loop). A claim that finds the job
--- running is a crash recovery: it does not count a business attempt.
+-- running is a crash recovery: it does not count a business attempt. The
+-- running answer carries what the attempt needs (input, checkpoints), so a
+-- handler needs no other read.
 --
 -- KEYS: the common layout (lib.lua)
 -- ARGV: the common layout (lib.lua), plus
 --   ARGV[7] claim token (one per handler invocation; the job remembers the
 --           latest in field tok, so a re-run of that claim gets its fence back)
 -- Returns:
---   {"running", fence, attempt, recoveries, recovered(0|1), payloadHash, deadlineAt, enqueuedAt}
+--   {"running", fence, attempt, recoveries, recovered(0|1), payloadHash,
+--    deadlineAt, enqueuedAt, input blob or false, stage, output, stage, output...}
 --   {"terminal", state, errorCode}
 --   {"stale"}              a re-run of a claim that was superseded since
 --   {"not_found"}
-local function terminal_answer()
-  local f = redis.call('HMGET', K.job, 'st', 'ec')
-  return { 'terminal', f[1], f[2] or '' }
-end
+local f = redis.call('HMGET', K.job, 'st', 'ec', 'tok', 'dl', 'fen', 'att', 'rec', 'mr', 'ph', 'eq', 'ca', 'sa')
+local st, ec, tok, dl, fen, att, rec, mr, ph, eq, ca, sa =
+  f[1], f[2], f[3], tonumber(f[4]), tonumber(f[5]), tonumber(f[6]), tonumber(f[7]), tonumber(f[8]), f[9], f[10], f[11], f[12]
 
-local function running_answer(recovered)
-  local f = redis.call('HMGET', K.job, 'fen', 'att', 'rec', 'ph', 'dl', 'eq')
-  return { 'running', f[1], f[2], f[3], recovered, f[4], f[5], f[6] }
-end
-
-local st = redis.call('HGET', K.job, 'st')
 if not st then
   local ledger = redis.call('GET', K.ledger)
   if ledger then
@@ -32,33 +28,35 @@ if not st then
   end
   return { 'not_found' }
 end
-
-if TERMINAL[st] then return terminal_answer() end
-
-if redis.call('HGET', K.job, 'tok') == ARGV[7] then
-  -- A re-run of the latest claim (its reply was lost): same fence.
-  if st == 'running' then return running_answer(0) end
-  return { 'stale' }
-end
-
-if NOW >= tonumber(redis.call('HGET', K.job, 'dl')) then
-  finish('cancelled', 'deadline_exceeded')
-  return terminal_answer()
-end
+if TERMINAL[st] then return { 'terminal', st, ec or '' } end
 
 local recovered = 0
-if st == 'running' then
+if tok == ARGV[7] then
+  -- A re-run of the latest claim (its reply was lost): same fence.
+  if st ~= 'running' then return { 'stale' } end
+elseif NOW >= dl then
+  finish('cancelled', 'deadline_exceeded', { st = st, ca = ca, ph = ph })
+  return { 'terminal', 'cancelled', 'deadline_exceeded' }
+elseif st == 'running' then
   recovered = 1
-  local rec = redis.call('HINCRBY', K.job, 'rec', 1)
-  if rec > tonumber(redis.call('HGET', K.job, 'mr')) then
-    finish('dead_lettered', 'crash_loop')
-    return terminal_answer()
+  rec = rec + 1
+  if rec > mr then
+    redis.call('HSET', K.job, 'rec', rec)
+    finish('dead_lettered', 'crash_loop', { st = st, ca = ca, ph = ph })
+    return { 'terminal', 'dead_lettered', 'crash_loop' }
   end
+  fen = fen + 1
+  redis.call('HSET', K.job, 'rec', rec, 'fen', fen, 'ua', NOW, 'tok', ARGV[7])
 else
-  redis.call('HINCRBY', K.job, 'att', 1)
-  move_state(st, 'running')
+  att, fen = att + 1, fen + 1
+  redis.call('HSET', K.job, 'st', 'running', 'att', att, 'fen', fen, 'ua', NOW, 'tok', ARGV[7], 'sa', sa or NOW)
+  move_state(st, 'running', ca)
 end
-local fence = redis.call('HINCRBY', K.job, 'fen', 1)
-redis.call('HSET', K.job, 'st', 'running', 'ua', NOW, 'tok', ARGV[7])
-redis.call('HSETNX', K.job, 'sa', NOW)
-return running_answer(recovered)
+
+local out = { 'running', fen, att, rec, recovered, ph, dl, eq, redis.call('GET', K.input) }
+if att > 1 or rec > 0 then
+  for _, v in ipairs(redis.call('HGETALL', K.ckpt)) do
+    out[#out + 1] = v
+  end
+end
+return out

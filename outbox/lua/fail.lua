@@ -9,8 +9,9 @@
 --           "cancel" (cancel now)
 -- Returns: the job's state after the call ("retrying", "dead_lettered",
 -- "cancelled"), or "stale". A repeat of the same call answers the same.
-local f = redis.call('HMGET', K.job, 'st', 'fen', 'att', 'ma', 'ec')
+local f = redis.call('HMGET', K.job, 'st', 'fen', 'att', 'ma', 'ec', 'ca', 'ph')
 local st, fen, att, ma, ec = f[1], f[2], tonumber(f[3]), tonumber(f[4]), f[5]
+local known = { st = st, ca = f[6], ph = f[7] }
 if not st or fen ~= ARGV[7] then return 'stale' end
 local mode, code = ARGV[9], ARGV[8]
 
@@ -26,17 +27,17 @@ end
 
 if mode == 'transient' then
   if att >= ma then
-    finish('dead_lettered', 'max_attempts_exceeded')
+    finish('dead_lettered', 'max_attempts_exceeded', known)
     return 'dead_lettered'
   end
   redis.call('HSET', K.job, 'st', 'retrying', 'ec', code, 'ua', NOW, 'eq', NOW)
-  move_state('running', 'retrying')
+  move_state('running', 'retrying', known.ca)
   return 'retrying'
 elseif mode == 'dead' then
-  finish('dead_lettered', code)
+  finish('dead_lettered', code, known)
   return 'dead_lettered'
 elseif mode == 'cancel' then
-  finish('cancelled', code)
+  finish('cancelled', code, known)
   return 'cancelled'
 end
 return redis.error_reply('fail.lua: unknown mode ' .. tostring(mode))

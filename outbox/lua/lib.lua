@@ -62,8 +62,9 @@ local function audit_add(...)
 end
 
 -- move_state records a state change of the job in the state indexes.
-local function move_state(from, to)
-  local created = tonumber(redis.call('HGET', K.job, 'ca'))
+-- created (the job's creation ms) is read when the caller does not know it.
+local function move_state(from, to, created)
+  created = tonumber(created or redis.call('HGET', K.job, 'ca'))
   if from and STATE_INDEX[from] then
     redis.call('ZREM', STATE_INDEX[from], JOBKEY)
   end
@@ -72,19 +73,24 @@ end
 
 -- finish ends the job: terminal state, ledger entry, and the TTLs of every
 -- bulky key. Expiry is set here, by the script that ends the job, never by a
--- sweeper that could fall behind.
-local function finish(to, code)
-  local from = redis.call('HGET', K.job, 'st')
-  redis.call('HSET', K.job, 'st', to, 'ec', code, 'fa', NOW, 'ua', NOW)
-  redis.call('HDEL', K.job, 'tok')
-  move_state(from, to)
+-- sweeper that could fall behind. j holds the job fields the caller already
+-- read (st, ca, ph, ev; raw: the ledger's packed hash and eventId, when the
+-- caller has them); missing ones are read here. extra are more job fields to
+-- set in the same write.
+local function finish(to, code, j, ...)
+  j = j or {}
+  if not (j.st and j.ca and j.ph) then
+    local f = redis.call('HMGET', K.job, 'st', 'ca', 'ph', 'ev')
+    j = { st = f[1], ca = f[2], ph = f[3], ev = j.ev or f[4], raw = j.raw }
+  end
+  redis.call('HSET', K.job, 'st', to, 'ec', code, 'fa', NOW, 'ua', NOW, ...)
+  move_state(j.st, to, j.ca)
   redis.call('ZREM', K.active, JOBKEY)
   if to == 'dead_lettered' then
     redis.call('ZADD', K.dlq, NOW, JOBKEY)
     redis.call('ZREMRANGEBYSCORE', K.dlq, '-inf', '(' .. (NOW - RESULT_TTL))
   end
-  local f = redis.call('HMGET', K.job, 'ph', 'ev')
-  local ledger = LEDGER_STATE[to] .. unhex(f[1]) .. unhex(f[2] or ZERO_EVENT) .. NOW .. '|' .. code .. '|'
+  local ledger = LEDGER_STATE[to] .. (j.raw or (unhex(j.ph) .. unhex(j.ev or ZERO_EVENT))) .. NOW .. '|' .. code .. '|'
   if LEDGER_TTL > 0 then
     redis.call('SET', K.ledger, ledger, 'PX', LEDGER_TTL)
   else

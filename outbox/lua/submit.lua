@@ -10,7 +10,9 @@
 --   ARGV[12] maxAttempts        ARGV[13] maxRecoveries   ARGV[14] deadline seconds
 --   ARGV[15] request TTL ms
 -- Returns (the job's fields follow so the caller needs no second read):
---   {"created", inputExists, resultExists, field, value, ...}   a new job
+--   {"created"}              a new job, exactly as requested
+--   {"created", inputExists, resultExists, field, value, ...}   the replay of
+--                            the request that created the job, as it is now
 --   {"deduped", inputExists, resultExists, field, value, ...}   same key, same
 --                            payload: the existing job stands
 --   {"deduped_ledger", state, hash, eventId, finishedMs, code}
@@ -55,7 +57,11 @@ else
   else
     create_job(ver, ph, ARGV[11], ARGV[12], ARGV[13], ARGV[14], '')
     audit_add('a', 'submitted', 'tn', tenant, 'k', JOBKEY, 'nh', ph, 'at', NOW)
-    answer = { 'created' }
+    if req then
+      redis.call('SET', req, 'created|' .. ph, 'PX', ARGV[15])
+    end
+    -- The caller knows everything a new job holds: no read-back.
+    return { 'created' }
   end
 end
 if req then
