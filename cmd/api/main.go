@@ -6,6 +6,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"os/signal"
@@ -14,10 +15,21 @@ import (
 	"github.com/relayops/relayops/api"
 	"github.com/relayops/relayops/dashboard"
 	"github.com/relayops/relayops/internal/config"
+	"github.com/relayops/relayops/internal/healthcheck"
 	"github.com/relayops/relayops/outbox"
 )
 
 func main() {
+	probe := flag.Bool("healthcheck", false, "probe this API's /healthz on RELAYOPS_HTTP_ADDR and exit 0 if it answers 200 (for container healthchecks)")
+	flag.Parse()
+	if *probe {
+		cfg, err := config.Load()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "api:", err)
+			os.Exit(1)
+		}
+		os.Exit(healthcheck.Main(cfg.HTTPAddr))
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx); err != nil {

@@ -8,6 +8,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"log/slog"
 	"os"
@@ -17,11 +18,22 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/relayops/relayops/internal/config"
+	"github.com/relayops/relayops/internal/healthcheck"
 	"github.com/relayops/relayops/outbox"
 	"github.com/relayops/relayops/worker"
 )
 
 func main() {
+	probe := flag.Bool("healthcheck", false, "probe this worker's /healthz on RELAYOPS_METRICS_ADDR and exit 0 if it answers 200 (for container healthchecks)")
+	flag.Parse()
+	if *probe {
+		cfg, err := config.Load()
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "relayops worker: %v\n", err)
+			os.Exit(1)
+		}
+		os.Exit(healthcheck.Main(cfg.MetricsAddr))
+	}
 	if err := run(); err != nil {
 		fmt.Fprintf(os.Stderr, "relayops worker: %v\n", err)
 		if errors.As(err, new(configError)) {
