@@ -5,8 +5,8 @@ GO                  ?= go
 TEST_TIMEOUT        ?= 15m
 STATICCHECK_VERSION ?= v0.8.2
 # Fuzz targets as package:FuzzName, space separated, e.g.
-#   ./outbox:FuzzJobKey ./outbox:FuzzCanonicalPayload
-FUZZ_TARGETS        ?=
+#   ./outbox:FuzzKey ./api:FuzzSubmit
+FUZZ_TARGETS        ?= ./outbox:FuzzKey ./outbox:FuzzParseKey ./internal/config:FuzzFromEnv ./api:FuzzSubmit
 FUZZTIME            ?= 20s
 
 .PHONY: run test bench lint build fuzz

@@ -26,9 +26,10 @@ var submitHints = map[string]string{
 // identical resubmission, 409 idempotency_conflict for a different payload
 // under the same key.
 func (s *Server) submit(c echo.Context) error {
-	req, err := s.decodeSubmit(c, principal(c).name)
+	tenant := principal(c).name
+	req, err := s.decodeSubmit(c, tenant)
 	if err != nil {
-		s.metrics.submitted(outcomeInvalid)
+		s.metrics.submitted(tenant, outcomeInvalid)
 		return err
 	}
 	ctx, cancel := s.storeCtx(c)
@@ -36,7 +37,7 @@ func (s *Server) submit(c echo.Context) error {
 	res, err := s.store.Submit(ctx, req)
 	switch {
 	case errors.Is(err, outbox.ErrIdempotencyConflict):
-		s.metrics.submitted(outcomeConflict)
+		s.metrics.submitted(tenant, outcomeConflict)
 		return err
 	case err != nil:
 		return fmt.Errorf("api: submit %s: %w", req.Key, err)
@@ -44,10 +45,10 @@ func (s *Server) submit(c echo.Context) error {
 	v := newJobView(res.Job)
 	v.Deduped = &res.Deduped
 	if res.Deduped {
-		s.metrics.submitted(outcomeDeduped)
+		s.metrics.submitted(tenant, outcomeDeduped)
 		return c.JSON(http.StatusOK, v)
 	}
-	s.metrics.submitted(outcomeCreated)
+	s.metrics.submitted(tenant, outcomeCreated)
 	c.Response().Header().Set(echo.HeaderLocation, v.Links.Self)
 	return c.JSON(http.StatusAccepted, v)
 }

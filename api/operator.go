@@ -1,6 +1,7 @@
 package api
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -50,13 +51,18 @@ func (s *Server) reprocess(c echo.Context) error {
 	if token != nil && (err != nil || res.Repeat) {
 		token.cancel()
 	}
+	if errors.Is(err, outbox.ErrIdempotencyConflict) {
+		s.metrics.reprocessed(key.Tenant, reprocessConflict)
+	}
 	if err != nil {
 		return fmt.Errorf("api: reprocess %s: %w", key, err)
 	}
 	v := newJobView(res.Job)
 	if res.Repeat {
+		s.metrics.reprocessed(key.Tenant, reprocessRepeat)
 		return c.JSON(http.StatusOK, v)
 	}
+	s.metrics.reprocessed(key.Tenant, reprocessCreated)
 	c.Response().Header().Set(echo.HeaderLocation, v.Links.Self)
 	return c.JSON(http.StatusCreated, v)
 }

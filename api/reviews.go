@@ -94,9 +94,16 @@ func (s *Server) decide(c echo.Context) error {
 	}
 	ctx, cancel := s.storeCtx(c)
 	defer cancel()
+	// Decide answers a first decision and a repeat alike; the review's state
+	// before it tells them apart, for the review-wait histogram (two
+	// operators deciding within the same instant would both be observed).
+	before, _ := s.store.GetReview(ctx, key)
 	r, err := s.store.Decide(ctx, key, principal(c).name, status, note)
 	if err != nil {
 		return fmt.Errorf("api: decide %s: %w", key, err)
+	}
+	if before != nil && before.Status == outbox.ReviewPending {
+		s.metrics.decided(key.Tenant, r)
 	}
 	return c.JSON(http.StatusOK, newReviewView(r))
 }

@@ -21,6 +21,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/hibiken/asynq"
 	"github.com/labstack/echo/v4"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -58,6 +59,13 @@ type Config struct {
 	Logger    *slog.Logger         // default: discard
 	Clock     clock.Clock          // default clock.Real{}
 	Registry  *prometheus.Registry // default: a new one with Go and process collectors
+	// Inspector reads Asynq's queues for the asynq_* series of /metrics (the
+	// names asynqmon's charts query); nil exports none of them.
+	Inspector *asynq.Inspector
+	// MetricsTenantLabels adds a tenant label to the per-job series
+	// (submissions, reprocesses, review wait). Default false: mind the
+	// cardinality.
+	MetricsTenantLabels bool
 }
 
 const (
@@ -144,9 +152,12 @@ func New(cfg Config) (*Server, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	m, err := newMetrics(cfg.Registry)
+	m, err := newMetrics(cfg.Registry, cfg.MetricsTenantLabels)
 	if err != nil {
 		return nil, err
+	}
+	if err := cfg.Registry.Register(newClusterCollector(cfg.Store, cfg.Inspector, cfg.Clock, cfg.StoreTimeout, cfg.Logger)); err != nil {
+		return nil, fmt.Errorf("api: register cluster metrics: %w", err)
 	}
 	s := &Server{
 		cfg:     cfg,

@@ -132,6 +132,8 @@ type attempt struct {
 	log     *slog.Logger
 	claim   *outbox.Claim // set once the job is claimed and running
 	content *string       // the input, loaded on first use
+	claimed time.Time     // when the claim answered: queue wait ends here
+	outcome string        // the outcome counted for this invocation
 }
 
 // claimTries bounds re-runs of Claim with the same token after an error
@@ -143,24 +145,29 @@ func (a *attempt) run(ctx context.Context) (err error) {
 		if v := recover(); v != nil {
 			err = a.recovered(ctx, v)
 		}
+		a.observeQueueWait()
 	}()
 	// A transient or permanent fault before the claim fails the attempt as
 	// soon as it is claimed, so the record and Asynq still agree.
 	held := a.h.faults.Hit(PointBeforeClaim)
+	start := a.h.clock.Now()
 	c, err := a.claimJob(ctx)
 	switch {
 	case errors.Is(err, outbox.ErrNotFound):
 		a.log.Warn("task names no job; acking it")
-		a.h.metrics.jobOutcome(a.key.Tenant, OutcomeNotFound)
+		a.count(OutcomeNotFound)
 		return nil
 	case errors.Is(err, outbox.ErrStaleFence):
 		return a.stale()
 	case err != nil:
 		return a.unavailable("claim", err)
 	case c.State != outbox.StateRunning:
-		return a.terminal(c)
+		return a.terminal(c, start)
 	}
-	a.claim = c
+	a.claim, a.claimed = c, a.h.clock.Now()
+	if c.Recovered {
+		a.h.metrics.crashRecovered(a.key.Tenant)
+	}
 	a.log = a.log.With("attempt", c.Attempt, "fence", c.Fence)
 	a.log.Debug("attempt started", "recovered", c.Recovered, "recoveries", c.Recoveries)
 	if held == nil {
@@ -199,21 +206,24 @@ func (a *attempt) claimJob(ctx context.Context) (*outbox.Claim, error) {
 }
 
 // terminal answers a redelivery of a job that is already terminal (or that
-// the claim itself ended: past its deadline, or over its recovery cap).
-func (a *attempt) terminal(c *outbox.Claim) error {
+// the claim itself ended: past its deadline, or over its recovery cap; the
+// claim was sent at start).
+func (a *attempt) terminal(c *outbox.Claim, start time.Time) error {
 	a.log = a.log.With("state", string(c.State), "code", c.ErrorCode)
 	switch c.State {
 	case outbox.StateSucceeded:
 		a.log.Info("job already succeeded; acking redelivery")
-		a.h.metrics.jobOutcome(a.key.Tenant, OutcomeDeduped)
+		a.count(OutcomeDeduped)
 		return nil
 	case outbox.StateCancelled:
 		a.log.Info("job cancelled; acking")
-		a.h.metrics.jobOutcome(a.key.Tenant, OutcomeCancelled)
+		a.count(OutcomeCancelled)
+		a.observeIfClaimEnded(OutcomeCancelled, start)
 		return nil
 	case outbox.StateDeadLettered:
 		a.log.Info("job dead-lettered; archiving task")
-		a.h.metrics.jobOutcome(a.key.Tenant, OutcomeDeadLettered)
+		a.count(OutcomeDeadLettered)
+		a.observeIfClaimEnded(OutcomeDeadLettered, start)
 		code := c.ErrorCode
 		if code == "" {
 			code = outbox.CodePermanent
@@ -221,7 +231,7 @@ func (a *attempt) terminal(c *outbox.Claim) error {
 		return deadLetter(code)
 	}
 	a.log.Error("claim answered a non-terminal state other than running")
-	a.h.metrics.jobOutcome(a.key.Tenant, OutcomeRequeued)
+	a.count(OutcomeRequeued)
 	return retryLater(CodeUnavailable)
 }
 
@@ -266,7 +276,7 @@ func (a *attempt) pipeline(ctx context.Context) ([]byte, error) {
 		return nil, err
 	}
 	ext, err := a.stage(ctx, StageExtract, ckpts, func(content string) ([]byte, error) {
-		return x.Extract(ctx, content, cls)
+		return a.inference(func() ([]byte, error) { return x.Extract(ctx, content, cls) })
 	})
 	if err != nil {
 		return nil, err
@@ -340,6 +350,7 @@ func (a *attempt) commit(ctx context.Context, result []byte) error {
 	case errors.Is(err, outbox.ErrStaleFence):
 		return a.stale()
 	case errors.Is(err, outbox.ErrIdempotencyConflict):
+		a.h.metrics.commitConflict(a.key.Tenant)
 		return a.fail(ctx, deadLetter(CodeIdempotencyConflict))
 	case err != nil:
 		// Unknown whether it landed: the redelivery's claim will tell
@@ -352,7 +363,10 @@ func (a *attempt) commit(ctx context.Context, result []byte) error {
 		outcome = OutcomeDeduped
 	}
 	a.log.Info("job succeeded", "event_id", res.EventID, "deduped", res.Deduped)
-	a.h.metrics.jobOutcome(a.key.Tenant, outcome)
+	a.count(outcome)
+	if !res.Deduped {
+		a.observeEndToEnd(outcome)
+	}
 	if err := a.h.faults.Hit(PointAfterCommitBeforeAck); err != nil {
 		// The job is committed: whatever the fault, the honest answer is a
 		// redelivery, which acks as a dedupe.
@@ -398,7 +412,10 @@ func (a *attempt) end(writeErr error, outcome string, ret error) error {
 		return a.unavailable("record failure", writeErr)
 	}
 	a.log.Info("attempt ended", "outcome", outcome, "code", codeString(ret))
-	a.h.metrics.jobOutcome(a.key.Tenant, outcome)
+	a.count(outcome)
+	if outcome != OutcomeRetried {
+		a.observeEndToEnd(outcome)
+	}
 	return ret
 }
 
@@ -412,7 +429,7 @@ func codeString(err error) string {
 // stale acks: another invocation holds the current fence and owns the job.
 func (a *attempt) stale() error {
 	a.log.Info("stale fence: another invocation owns the job; acking without changes")
-	a.h.metrics.jobOutcome(a.key.Tenant, OutcomeStale)
+	a.count(OutcomeStale)
 	return nil
 }
 
@@ -421,7 +438,7 @@ func (a *attempt) stale() error {
 func (a *attempt) unavailable(op string, err error) error {
 	a.log.Warn("store unreachable; Asynq will redeliver", "op", op, "code", CodeUnavailable)
 	a.log.Debug("store error", "op", op, "error", err.Error())
-	a.h.metrics.jobOutcome(a.key.Tenant, OutcomeRequeued)
+	a.count(OutcomeRequeued)
 	return retryLater(CodeUnavailable)
 }
 
@@ -433,8 +450,75 @@ func (a *attempt) recovered(ctx context.Context, v any) error {
 	a.log.Error("handler panicked", "code", outbox.CodeInternal, "stack", string(pe.Stack))
 	a.log.Debug("handler panicked: value", "panic", fmt.Sprint(v))
 	if a.claim == nil {
-		a.h.metrics.jobOutcome(a.key.Tenant, OutcomeRequeued)
+		a.count(OutcomeRequeued)
 		return retryLater(outbox.CodeInternal)
 	}
 	return a.fail(ctx, pe)
+}
+
+// count counts the invocation's outcome; run observes the attempt's queue
+// wait with it when the invocation returns.
+func (a *attempt) count(outcome string) {
+	a.outcome = outcome
+	a.h.metrics.jobOutcome(a.key.Tenant, outcome)
+}
+
+// observeQueueWait observes a claimed attempt's queue wait, labelled with
+// the invocation's outcome. A crash recovery is not an attempt, and its
+// EnqueuedAt predates the run that crashed: it is not observed.
+func (a *attempt) observeQueueWait() {
+	if a.claim == nil || a.claim.Recovered || a.outcome == "" {
+		return
+	}
+	a.h.metrics.observeQueueWait(a.key.Tenant, a.outcome, a.claimed.Sub(a.claim.EnqueuedAt))
+}
+
+// inference runs the extract stage's Extractor call and observes its
+// duration; a panic is observed as an error on its way out.
+func (a *attempt) inference(extract func() ([]byte, error)) ([]byte, error) {
+	start, outcome := a.h.clock.Now(), InferenceError
+	defer func() { a.h.metrics.observeInference(a.key.Tenant, outcome, a.h.clock.Now().Sub(start)) }()
+	out, err := extract()
+	if err == nil {
+		outcome = InferenceOK
+	}
+	return out, err
+}
+
+// endToEndReadTimeout bounds the record reads of the end-to-end time.
+const endToEndReadTimeout = 2 * time.Second
+
+func (a *attempt) record() (*outbox.Job, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), endToEndReadTimeout)
+	defer cancel()
+	return a.h.store.Get(ctx, a.key)
+}
+
+// observeEndToEnd observes submission → end for a job this invocation just
+// ended with outcome.
+func (a *attempt) observeEndToEnd(outcome string) {
+	created := a.claim.EnqueuedAt
+	if a.claim.Attempt > 1 {
+		// A first attempt became runnable when the job was submitted
+		// (submit.lua sets both times); after a retry, ask the record.
+		j, err := a.record()
+		if err != nil {
+			a.log.Debug("end-to-end time not observed", "error", err.Error())
+			return
+		}
+		created = j.CreatedAt
+	}
+	a.h.metrics.observeEndToEnd(a.key.Tenant, outcome, a.h.clock.Now().Sub(created))
+}
+
+// observeIfClaimEnded observes the end-to-end time of a job the claim itself
+// ended (deadline passed before pickup, crash loop), recognised by a finish
+// time no earlier than the claim (start). A redelivery of a job that ended
+// before is not observed. Costs a read, on terminal answers only.
+func (a *attempt) observeIfClaimEnded(outcome string, start time.Time) {
+	j, err := a.record()
+	if err != nil || j.RecordExpired || j.FinishedAt.Before(start.Truncate(time.Millisecond)) {
+		return
+	}
+	a.h.metrics.observeEndToEnd(a.key.Tenant, outcome, j.FinishedAt.Sub(j.CreatedAt))
 }

@@ -33,37 +33,67 @@ var outcomes = []string{
 	OutcomeDeduped, OutcomeStale, OutcomeNotFound, OutcomeRequeued,
 }
 
+// Inference outcomes, the values of the outcome label of
+// relayops_inference_seconds.
+const (
+	InferenceOK    = "ok"    // Extract returned a result
+	InferenceError = "error" // Extract returned an error (or panicked)
+)
+
+// Histogram buckets, in seconds. Queue wait runs from a poll interval to
+// minutes of backlog; inference from milliseconds (the rule-based default
+// extractor) to the attempt timeout; end to end up to the default 24 h
+// deadline.
+var (
+	queueWaitBuckets = []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800}
+	inferenceBuckets = []float64{.001, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 20, 30, 60, 120, 300}
+	endToEndBuckets  = []float64{.01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800, 3600, 7200, 21600, 86400}
+)
+
 // Metrics holds every metric of a worker process. All of them are built in
 // NewMetrics, so adding one (a histogram, say) touches this file only.
+//
+// Every per-job series is labelled by outcome and, only with tenantLabels,
+// by tenant. Cluster-wide gauges (queue depths, outbox lag, DLQ size, the
+// oldest active job) are the API's: served by every worker replica they
+// would be duplicated.
 type Metrics struct {
 	// Registry holds the worker's collectors plus the process and Go
 	// runtime collectors; Handler serves it.
 	Registry *prometheus.Registry
 
-	tenantLabels bool
-	jobs         *prometheus.CounterVec
-	stages       *prometheus.CounterVec
-	relayEvents  *prometheus.CounterVec
-	publishes    *prometheus.CounterVec
-	reconciled   *prometheus.CounterVec
-	stuckActive  prometheus.Gauge
-	faults       *prometheus.CounterVec
+	tenantLabels    bool
+	jobs            *prometheus.CounterVec
+	stages          *prometheus.CounterVec
+	relayEvents     *prometheus.CounterVec
+	publishes       *prometheus.CounterVec
+	reconciled      *prometheus.CounterVec
+	stuckActive     prometheus.Gauge
+	faults          *prometheus.CounterVec
+	queueWait       *prometheus.HistogramVec
+	inference       *prometheus.HistogramVec
+	endToEnd        *prometheus.HistogramVec
+	recoveries      *prometheus.CounterVec
+	commitConflicts *prometheus.CounterVec
 }
 
 // NewMetrics builds the worker's metrics on a fresh registry. With
-// tenantLabels the job counter also carries a tenant label (watch the
-// cardinality: one series per tenant and outcome).
+// tenantLabels the per-job series also carry a tenant label (watch the
+// cardinality: one series per tenant and outcome, times the buckets for a
+// histogram).
 func NewMetrics(tenantLabels bool) *Metrics {
 	jobLabels := []string{"outcome"}
+	tenantOnly := []string{}
 	if tenantLabels {
 		jobLabels = append(jobLabels, "tenant")
+		tenantOnly = append(tenantOnly, "tenant")
 	}
 	m := &Metrics{
 		Registry:     prometheus.NewRegistry(),
 		tenantLabels: tenantLabels,
 		jobs: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "relayops_worker_jobs_total",
-			Help: "Extract handler invocations by outcome.",
+			Help: "Extract handler invocations by outcome. deduped: the job was already committed (a redelivery, or a repeated commit); stale: another invocation holds the current fence.",
 		}, jobLabels),
 		stages: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "relayops_worker_stage_runs_total",
@@ -89,27 +119,83 @@ func NewMetrics(tenantLabels bool) *Metrics {
 			Name: "relayops_worker_faults_fired_total",
 			Help: "Injected faults that fired (RELAYOPS_FAULTS), by point and action.",
 		}, []string{"point", "action"}),
+		queueWait: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "relayops_queue_wait_seconds",
+			Help:    "Per attempt: from when the job last became runnable (submitted, or scheduled for a retry) to its claim by a handler, by the attempt's outcome. Crash recoveries are not attempts and are not observed.",
+			Buckets: queueWaitBuckets,
+		}, jobLabels),
+		inference: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "relayops_inference_seconds",
+			Help:    "Duration of the extract stage alone (the Extractor.Extract call), by outcome (ok, error); not observed when the stage is resumed from its checkpoint.",
+			Buckets: inferenceBuckets,
+		}, jobLabels),
+		endToEnd: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "relayops_end_to_end_seconds",
+			Help:    "From submission to the end of the job (succeeded = committed, dead_lettered, cancelled), observed once, by the handler invocation that ended it (its fenced write, or its claim: deadline passed before pickup, crash loop); redeliveries and repeated commits are not observed.",
+			Buckets: endToEndBuckets,
+		}, jobLabels),
+		recoveries: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "relayops_worker_crash_recoveries_total",
+			Help: "Claims that found the job still running (its last handler crashed or lost its lease) and resumed it; a claim over the recovery cap dead-letters the job (crash_loop) instead.",
+		}, tenantOnly),
+		commitConflicts: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "relayops_worker_commit_conflicts_total",
+			Help: "Commits refused because the job's payload hash differs from the one the attempt worked on (idempotency_conflict; the job is dead-lettered).",
+		}, tenantOnly),
 	}
 	m.Registry.MustRegister(
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		collectors.NewGoCollector(),
 		m.jobs, m.stages, m.relayEvents, m.publishes, m.reconciled, m.stuckActive, m.faults,
+		m.queueWait, m.inference, m.endToEnd, m.recoveries, m.commitConflicts,
 	)
 	if !tenantLabels {
 		for _, o := range outcomes {
 			m.jobs.WithLabelValues(o)
 		}
+		m.recoveries.WithLabelValues()
+		m.commitConflicts.WithLabelValues()
 	}
 	return m
 }
 
-func (m *Metrics) jobOutcome(tenant, outcome string) {
+// labels are the label values of a per-job series: outcome (if any), then
+// tenant when tenant labels are on.
+func (m *Metrics) labels(tenant string, outcome ...string) []string {
 	if m.tenantLabels {
-		m.jobs.WithLabelValues(outcome, tenant).Inc()
-		return
+		return append(outcome, tenant)
 	}
-	m.jobs.WithLabelValues(outcome).Inc()
+	return outcome
 }
+
+func (m *Metrics) jobOutcome(tenant, outcome string) {
+	m.jobs.WithLabelValues(m.labels(tenant, outcome)...).Inc()
+}
+
+func (m *Metrics) observeQueueWait(tenant, outcome string, d time.Duration) {
+	m.queueWait.WithLabelValues(m.labels(tenant, outcome)...).Observe(seconds(d))
+}
+
+func (m *Metrics) observeInference(tenant, outcome string, d time.Duration) {
+	m.inference.WithLabelValues(m.labels(tenant, outcome)...).Observe(seconds(d))
+}
+
+func (m *Metrics) observeEndToEnd(tenant, outcome string, d time.Duration) {
+	m.endToEnd.WithLabelValues(m.labels(tenant, outcome)...).Observe(seconds(d))
+}
+
+func (m *Metrics) crashRecovered(tenant string) {
+	m.recoveries.WithLabelValues(m.labels(tenant)...).Inc()
+}
+
+func (m *Metrics) commitConflict(tenant string) {
+	m.commitConflicts.WithLabelValues(m.labels(tenant)...).Inc()
+}
+
+// seconds is d in seconds, never negative: durations between timestamps of
+// different clocks (a script's "now" and this process's) can come out
+// slightly below zero.
+func seconds(d time.Duration) float64 { return max(d, 0).Seconds() }
 
 func (m *Metrics) stageRun(stage string, err error) {
 	result := "ok"

@@ -93,7 +93,8 @@ type Config struct {
 	// MetricsAddr is where /metrics and /healthz are served; "" serves
 	// nothing.
 	MetricsAddr string
-	// MetricsTenantLabels adds a tenant label to the job counter.
+	// MetricsTenantLabels adds a tenant label to the per-job series (the job
+	// counter, the histograms, recoveries and commit conflicts).
 	MetricsTenantLabels bool
 }
 

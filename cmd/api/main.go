@@ -12,6 +12,8 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/hibiken/asynq"
+
 	"github.com/relayops/relayops/api"
 	"github.com/relayops/relayops/dashboard"
 	"github.com/relayops/relayops/internal/config"
@@ -74,6 +76,8 @@ func run(ctx context.Context) error {
 		ReprocessRate: cfg.ReprocessRate,
 		Dashboard:     dash,
 		Logger:        log,
+		// Cluster-wide gauges of /metrics, asynq_* included (asynqmon's charts).
+		Inspector: asynq.NewInspectorFromRedisClient(rdb), MetricsTenantLabels: cfg.MetricsTenantLabels,
 	})
 	if err != nil {
 		return err

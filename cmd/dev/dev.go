@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/alicebob/miniredis/v2"
+	"github.com/hibiken/asynq"
 	"github.com/redis/go-redis/v9"
 	"golang.org/x/sync/errgroup"
 
@@ -81,6 +82,7 @@ func run(ctx context.Context, o options) error {
 		Store: store, Tenants: cfg.TenantTokens, Operators: cfg.OperatorTokens,
 		Limits:        outbox.Limits{MaxAttempts: cfg.MaxAttempts, MaxRecoveries: cfg.MaxRecoveries, Deadline: cfg.DefaultDeadline},
 		ReprocessRate: cfg.ReprocessRate, Dashboard: dash, Logger: cfg.NewLogger(os.Stderr, "api"),
+		Inspector: asynq.NewInspectorFromRedisClient(rdb), MetricsTenantLabels: cfg.MetricsTenantLabels,
 	})
 	if err != nil {
 		return err
