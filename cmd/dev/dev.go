@@ -147,14 +147,14 @@ func banner(w io.Writer, cfg *config.Config, httpAddr, redisAddr string) {
 relayops dev: the whole system in one process (API, dashboard, worker, relay)
   API         %[1]s   (contract: %[1]s/openapi.json)
   dashboard   %[1]s/monitoring/   (sign in as %[2]s with the operator token)
-  metrics     %[1]s/metrics
+  metrics     %[1]s/metrics   (worker: http://%[4]s/metrics)
   Redis       redis://%[3]s/0   (embedded, in memory)
 
   Data lives only while this process runs. Production runs cmd/api and any number
   of cmd/worker processes on a real Redis (RELAYOPS_REDIS_URL); see README.md.
 
   tokens:
-`, base, op.Name, redisAddr)
+`, base, op.Name, redisAddr, localhost(cfg.MetricsAddr))
 	for _, c := range cfg.TenantTokens {
 		fmt.Fprintf(w, "    tenant   %-8s %s\n", c.Name, c.Token)
 	}
@@ -203,10 +203,14 @@ func seed(ctx context.Context, store *outbox.Store, cfg *config.Config, dir stri
 		}
 		_, err = store.Submit(ctx, outbox.SubmitRequest{Key: k, Content: string(b), Limits: outbox.Limits{
 			MaxAttempts: cfg.MaxAttempts, MaxRecoveries: cfg.MaxRecoveries, Deadline: cfg.DefaultDeadline}})
-		if err != nil && !errors.Is(err, outbox.ErrIdempotencyConflict) {
+		switch {
+		case errors.Is(err, outbox.ErrIdempotencyConflict):
+			fmt.Fprintf(os.Stdout, "not seeded %s: the key holds other content\n", k)
+		case err != nil:
 			return fmt.Errorf("seed %s: %w", f, err)
+		default:
+			fmt.Fprintf(os.Stdout, "seeded %s\n", k)
 		}
-		fmt.Fprintf(os.Stdout, "seeded %s\n", k)
 	}
 	return nil
 }
