@@ -32,6 +32,10 @@ type Claim struct {
 	PayloadHash string // hash of the input this attempt works on
 	DeadlineAt  time.Time
 	EnqueuedAt  time.Time // when the job last became runnable (queue wait starts)
+	CreatedAt   time.Time // submission (end-to-end time starts); zero if only the ledger remains
+	// EndedNow is set on a terminal answer when this very claim ended the
+	// job (past its deadline, or over its recovery cap).
+	EndedNow bool
 	// Input is the decrypted stored input, read by the same script;
 	// InputExpired is set when it no longer exists.
 	Input        string

@@ -28,22 +28,22 @@ func (s *Store) Claim(ctx context.Context, k Key, token string) (*Claim, error) 
 	case "stale":
 		return nil, ErrStaleFence
 	case "terminal":
-		return &Claim{State: State(r.str(1)), ErrorCode: r.str(2)}, nil
+		return &Claim{State: State(r.str(1)), ErrorCode: r.str(2), EndedNow: r.str(3) == "1", CreatedAt: msTime(r.str(4))}, nil
 	case "running":
 		fence, _ := strconv.ParseInt(r.str(1), 10, 64)
 		c := &Claim{
 			State: StateRunning, Fence: fence, Attempt: atoi(r.str(2)), Recoveries: atoi(r.str(3)),
 			Recovered: r.str(4) == "1", PayloadHash: r.str(5), DeadlineAt: msTime(r.str(6)), EnqueuedAt: msTime(r.str(7)),
-			Checkpoints: map[string][]byte{},
+			CreatedAt: msTime(r.str(8)), Checkpoints: map[string][]byte{},
 		}
-		if blob, ok := r[8].(string); ok {
+		if blob, ok := r[9].(string); ok {
 			if c.Input, err = s.seal.open(k, []byte(blob)); err != nil {
 				return nil, fmt.Errorf("outbox: claim %s: %w", k, err)
 			}
 		} else {
 			c.InputExpired = true
 		}
-		for i := 9; i+1 < len(r); i += 2 {
+		for i := 10; i+1 < len(r); i += 2 {
 			c.Checkpoints[r.str(i)] = []byte(r.str(i + 1))
 		}
 		return c, nil

@@ -131,7 +131,6 @@ type attempt struct {
 	key     outbox.Key
 	log     *slog.Logger
 	claim   *outbox.Claim // set once the job is claimed and running
-	content *string       // the input, loaded on first use
 	claimed time.Time     // when the claim answered: queue wait ends here
 	outcome string        // the outcome counted for this invocation
 }
@@ -150,7 +149,6 @@ func (a *attempt) run(ctx context.Context) (err error) {
 	// A transient or permanent fault before the claim fails the attempt as
 	// soon as it is claimed, so the record and Asynq still agree.
 	held := a.h.faults.Hit(PointBeforeClaim)
-	start := a.h.clock.Now()
 	c, err := a.claimJob(ctx)
 	switch {
 	case errors.Is(err, outbox.ErrNotFound):
@@ -162,7 +160,7 @@ func (a *attempt) run(ctx context.Context) (err error) {
 	case err != nil:
 		return a.unavailable("claim", err)
 	case c.State != outbox.StateRunning:
-		return a.terminal(c, start)
+		return a.terminal(c)
 	}
 	a.claim, a.claimed = c, a.h.clock.Now()
 	if c.Recovered {
@@ -206,9 +204,8 @@ func (a *attempt) claimJob(ctx context.Context) (*outbox.Claim, error) {
 }
 
 // terminal answers a redelivery of a job that is already terminal (or that
-// the claim itself ended: past its deadline, or over its recovery cap; the
-// claim was sent at start).
-func (a *attempt) terminal(c *outbox.Claim, start time.Time) error {
+// the claim itself ended: past its deadline, or over its recovery cap).
+func (a *attempt) terminal(c *outbox.Claim) error {
 	a.log = a.log.With("state", string(c.State), "code", c.ErrorCode)
 	switch c.State {
 	case outbox.StateSucceeded:
@@ -218,12 +215,12 @@ func (a *attempt) terminal(c *outbox.Claim, start time.Time) error {
 	case outbox.StateCancelled:
 		a.log.Info("job cancelled; acking")
 		a.count(OutcomeCancelled)
-		a.observeIfClaimEnded(OutcomeCancelled, start)
+		a.observeIfClaimEnded(c, OutcomeCancelled)
 		return nil
 	case outbox.StateDeadLettered:
 		a.log.Info("job dead-lettered; archiving task")
 		a.count(OutcomeDeadLettered)
-		a.observeIfClaimEnded(OutcomeDeadLettered, start)
+		a.observeIfClaimEnded(c, OutcomeDeadLettered)
 		code := c.ErrorCode
 		if code == "" {
 			code = outbox.CodePermanent
@@ -260,14 +257,7 @@ func (a *attempt) pipeline(ctx context.Context) ([]byte, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	var ckpts map[string][]byte
-	// A first attempt has no checkpoints: skip the round trip.
-	if a.claim.Attempt > 1 || a.claim.Recovered {
-		var err error
-		if ckpts, err = a.h.store.Checkpoints(ctx, a.key); err != nil {
-			return nil, fmt.Errorf("load checkpoints: %w", err)
-		}
-	}
+	ckpts := a.claim.Checkpoints // the claim read them with the job
 	x := a.h.extractor
 	cls, err := a.stage(ctx, StageClassify, ckpts, func(content string) ([]byte, error) {
 		return x.Classify(ctx, content)
@@ -299,7 +289,7 @@ func (a *attempt) stage(ctx context.Context, name string, ckpts map[string][]byt
 	var content string
 	if name != StageValidate {
 		var err error
-		if content, err = a.input(ctx); err != nil {
+		if content, err = a.input(); err != nil {
 			return nil, err
 		}
 	}
@@ -313,11 +303,15 @@ func (a *attempt) stage(ctx context.Context, name string, ckpts map[string][]byt
 	if !json.Valid(out) {
 		return nil, errBadOutput
 	}
-	if err := a.h.store.Checkpoint(context.WithoutCancel(ctx), a.key, a.claim.Fence, name, out); err != nil {
-		if errors.Is(err, outbox.ErrStaleFence) {
-			return nil, errStale
+	// validate's output is the result: the commit that follows stores it
+	// atomically and is its checkpoint, one script fewer per job.
+	if name != StageValidate {
+		if err := a.h.store.Checkpoint(context.WithoutCancel(ctx), a.key, a.claim.Fence, name, out); err != nil {
+			if errors.Is(err, outbox.ErrStaleFence) {
+				return nil, errStale
+			}
+			return nil, fmt.Errorf("checkpoint %s: %w", name, err)
 		}
-		return nil, fmt.Errorf("checkpoint %s: %w", name, err)
 	}
 	if err := a.h.faults.Hit("after_" + name); err != nil {
 		return nil, err
@@ -325,20 +319,12 @@ func (a *attempt) stage(ctx context.Context, name string, ckpts map[string][]byt
 	return out, nil
 }
 
-// input loads the job's content once per attempt.
-func (a *attempt) input(ctx context.Context) (string, error) {
-	if a.content != nil {
-		return *a.content, nil
-	}
-	s, err := a.h.store.Input(ctx, a.key)
-	switch {
-	case errors.Is(err, outbox.ErrInputExpired):
+// input is the job's content, read by the claim.
+func (a *attempt) input() (string, error) {
+	if a.claim.InputExpired {
 		return "", deadLetter(CodeInputExpired)
-	case err != nil:
-		return "", fmt.Errorf("load input: %w", err)
 	}
-	a.content = &s
-	return s, nil
+	return a.claim.Input, nil
 }
 
 // commit writes the result, the extraction.committed event and the ledger
@@ -485,40 +471,17 @@ func (a *attempt) inference(extract func() ([]byte, error)) ([]byte, error) {
 	return out, err
 }
 
-// endToEndReadTimeout bounds the record reads of the end-to-end time.
-const endToEndReadTimeout = 2 * time.Second
-
-func (a *attempt) record() (*outbox.Job, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), endToEndReadTimeout)
-	defer cancel()
-	return a.h.store.Get(ctx, a.key)
-}
-
 // observeEndToEnd observes submission → end for a job this invocation just
 // ended with outcome.
 func (a *attempt) observeEndToEnd(outcome string) {
-	created := a.claim.EnqueuedAt
-	if a.claim.Attempt > 1 {
-		// A first attempt became runnable when the job was submitted
-		// (submit.lua sets both times); after a retry, ask the record.
-		j, err := a.record()
-		if err != nil {
-			a.log.Debug("end-to-end time not observed", "error", err.Error())
-			return
-		}
-		created = j.CreatedAt
-	}
-	a.h.metrics.observeEndToEnd(a.key.Tenant, outcome, a.h.clock.Now().Sub(created))
+	a.h.metrics.observeEndToEnd(a.key.Tenant, outcome, a.h.clock.Now().Sub(a.claim.CreatedAt))
 }
 
 // observeIfClaimEnded observes the end-to-end time of a job the claim itself
-// ended (deadline passed before pickup, crash loop), recognised by a finish
-// time no earlier than the claim (start). A redelivery of a job that ended
-// before is not observed. Costs a read, on terminal answers only.
-func (a *attempt) observeIfClaimEnded(outcome string, start time.Time) {
-	j, err := a.record()
-	if err != nil || j.RecordExpired || j.FinishedAt.Before(start.Truncate(time.Millisecond)) {
-		return
+// ended (deadline passed before pickup, crash loop); a redelivery of a job
+// that ended before is not observed.
+func (a *attempt) observeIfClaimEnded(c *outbox.Claim, outcome string) {
+	if c.EndedNow && !c.CreatedAt.IsZero() {
+		a.h.metrics.observeEndToEnd(a.key.Tenant, outcome, a.h.clock.Now().Sub(c.CreatedAt))
 	}
-	a.h.metrics.observeEndToEnd(a.key.Tenant, outcome, j.FinishedAt.Sub(j.CreatedAt))
 }

@@ -12,8 +12,10 @@
 --           latest in field tok, so a re-run of that claim gets its fence back)
 -- Returns:
 --   {"running", fence, attempt, recoveries, recovered(0|1), payloadHash,
---    deadlineAt, enqueuedAt, input blob or false, stage, output, stage, output...}
---   {"terminal", state, errorCode}
+--    deadlineAt, enqueuedAt, createdAt, input blob or false,
+--    stage, output, stage, output...}
+--   {"terminal", state, errorCode, endedNow(0|1), createdAt}   endedNow: this
+--                          claim ended the job (deadline or crash loop)
 --   {"stale"}              a re-run of a claim that was superseded since
 --   {"not_found"}
 local f = redis.call('HMGET', K.job, 'st', 'ec', 'tok', 'dl', 'fen', 'att', 'rec', 'mr', 'ph', 'eq', 'ca', 'sa')
@@ -24,11 +26,11 @@ if not st then
   local ledger = redis.call('GET', K.ledger)
   if ledger then
     local p = split_ledger(ledger)
-    return { 'terminal', p[1], p[5] }
+    return { 'terminal', p[1], p[5], 0, '' }
   end
   return { 'not_found' }
 end
-if TERMINAL[st] then return { 'terminal', st, ec or '' } end
+if TERMINAL[st] then return { 'terminal', st, ec or '', 0, ca } end
 
 local recovered = 0
 if tok == ARGV[7] then
@@ -36,14 +38,14 @@ if tok == ARGV[7] then
   if st ~= 'running' then return { 'stale' } end
 elseif NOW >= dl then
   finish('cancelled', 'deadline_exceeded', { st = st, ca = ca, ph = ph })
-  return { 'terminal', 'cancelled', 'deadline_exceeded' }
+  return { 'terminal', 'cancelled', 'deadline_exceeded', 1, ca }
 elseif st == 'running' then
   recovered = 1
   rec = rec + 1
   if rec > mr then
     redis.call('HSET', K.job, 'rec', rec)
     finish('dead_lettered', 'crash_loop', { st = st, ca = ca, ph = ph })
-    return { 'terminal', 'dead_lettered', 'crash_loop' }
+    return { 'terminal', 'dead_lettered', 'crash_loop', 1, ca }
   end
   fen = fen + 1
   redis.call('HSET', K.job, 'rec', rec, 'fen', fen, 'ua', NOW, 'tok', ARGV[7])
@@ -53,7 +55,7 @@ else
   move_state(st, 'running', ca)
 end
 
-local out = { 'running', fen, att, rec, recovered, ph, dl, eq, redis.call('GET', K.input) }
+local out = { 'running', fen, att, rec, recovered, ph, dl, eq, ca, redis.call('GET', K.input) }
 if att > 1 or rec > 0 then
   for _, v in ipairs(redis.call('HGETALL', K.ckpt)) do
     out[#out + 1] = v
