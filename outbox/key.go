@@ -171,10 +171,27 @@ func (ks keyspace) audit(shard int) string  { return ks.tag(shard) + "audit" }
 // reconciler and the oldest-job gauge.
 func (ks keyspace) active(shard int) string { return ks.tag(shard) + "active" }
 
-// tenantState indexes a tenant's jobs in one state by creation time.
+// tenantState indexes a tenant's jobs by creation time, one sorted set per
+// terminal state and one ("open") for queued, running and retrying together:
+// a job moves between open states on every attempt, and one index for them
+// spares each claim and retry its index writes.
 func (ks keyspace) tenantState(shard int, tenant string, state State) string {
-	return ks.tag(shard) + "jobs:" + tenant + ":" + string(state)
+	return ks.tag(shard) + "jobs:" + tenant + ":" + string(indexState(state))
 }
+
+// stateOpen names the index of the non-terminal states.
+const stateOpen State = "open"
+
+// indexState is the index a state's jobs are listed in.
+func indexState(s State) State {
+	if s.Terminal() {
+		return s
+	}
+	return stateOpen
+}
+
+// indexStates are the distinct state indexes of a tenant.
+var indexStates = []State{stateOpen, StateSucceeded, StateDeadLettered, StateCancelled}
 
 // dlq indexes dead-lettered jobs of every tenant by dead-letter time.
 func (ks keyspace) dlq(shard int) string { return ks.tag(shard) + "dlq" }

@@ -267,8 +267,9 @@ func pageArgs(tenant string, tenantRequired bool, limit int, cursor string) (int
 }
 
 // ListJobs lists a tenant's jobs newest first, optionally of one state or one
-// document. Without a state it merges the tenant's six state indexes (there
-// is no separate all-jobs index: one index entry per job, not two).
+// document. Without a state it merges the tenant's four state indexes (there
+// is no separate all-jobs index: one index entry per job, not two); an open
+// state (queued, running, retrying) reads the open index and filters.
 func (s *Store) ListJobs(ctx context.Context, o ListOptions) (*JobPage, error) {
 	limit, from, err := pageArgs(o.Tenant, true, o.Limit, o.Cursor)
 	if err != nil {
@@ -277,9 +278,9 @@ func (s *Store) ListJobs(ctx context.Context, o ListOptions) (*JobPage, error) {
 	if o.State != "" && !o.State.Valid() {
 		return nil, fmt.Errorf("outbox: unknown state %q", o.State)
 	}
-	states := States
+	states := indexStates
 	if o.State != "" {
-		states = []State{o.State}
+		states = []State{indexState(o.State)}
 	}
 	shards := make([]int, 0, s.shards)
 	if o.DocumentID != "" {

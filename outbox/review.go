@@ -15,8 +15,7 @@ func (s *Store) ApplyCommitted(ctx context.Context, k Key, eventID string) (*App
 	if eventID == "" {
 		return nil, fmt.Errorf("outbox: apply %s: empty eventId", k)
 	}
-	keys := []string{s.keys.ledger(k), s.keys.job(k)}
-	v, err := s.run(ctx, applyScript, keys, k.String(), s.nowMs(), eventID)
+	v, err := s.run(ctx, applyScript, []string{s.keys.job(k)}, s.nowMs(), eventID)
 	if err != nil {
 		return nil, fmt.Errorf("outbox: apply %s: %w", k, err)
 	}
@@ -25,7 +24,7 @@ func (s *Store) ApplyCommitted(ctx context.Context, k Key, eventID string) (*App
 		return &ApplyResult{Applied: true}, nil
 	case "duplicate_event":
 		return &ApplyResult{Reason: "duplicate_event"}, nil
-	case "no_ledger":
+	case "not_committed":
 		return &ApplyResult{Reason: "not_committed"}, nil
 	}
 	return nil, unexpected("apply", fmt.Sprint(v))

@@ -28,7 +28,7 @@ if ph ~= ARGV[8] then return { 'conflict' } end
 if st == 'succeeded' then return { 'deduped', ev } end
 if st ~= 'running' then return { 'stale' } end
 
-redis.call('SET', K.result, ARGV[9])
+redis.call('SET', K.result, ARGV[9], 'PX', RESULT_TTL)
 redis.call('XADD', K.outbox, '*', 't', 'extraction.committed', 'k', JOBKEY, 'e', ARGV[10], 'at', NOW)
 finish('succeeded', '', { st = st, ca = ca, ph = ph, ev = ARGV[10], raw = ARGV[11] }, 'ev', ARGV[10])
 return { 'committed', ARGV[10] }

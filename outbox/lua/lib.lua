@@ -8,8 +8,9 @@
 --   KEYS[5]  ledger entry (string)      KEYS[6]  document's max version (string)
 --   KEYS[7]  outbox stream              KEYS[8]  audit stream
 --   KEYS[9]  active index (zset)        KEYS[10] dlq index (zset)
---   KEYS[11..16] tenant state indexes: queued, running, retrying,
---                succeeded, dead_lettered, cancelled
+--   KEYS[11..16] tenant state indexes of queued, running, retrying,
+--                succeeded, dead_lettered, cancelled (the three open states
+--                share one index: the same key three times)
 -- Common ARGV:
 --   ARGV[1] job key string   ARGV[2] now (unix ms, from the injected clock)
 --   ARGV[3] input TTL ms     ARGV[4] result TTL ms (results, checkpoints, job record)
@@ -37,7 +38,7 @@ local TERMINAL = { succeeded = true, dead_lettered = true, cancelled = true }
 -- The ledger entry is the small record that outlives the job (DESIGN.md,
 -- Retention), packed to stay small: one state byte, the raw 32-byte payload
 -- hash, the raw 16-byte eventId (zeros if none), then "finishedMs|code|flags"
--- (flags: "r" once the review consumer applied the job's event).
+-- (no flags are defined yet).
 local LEDGER_STATE = { succeeded = 's', dead_lettered = 'd', cancelled = 'c' }
 local LEDGER_STATE_NAME = { s = 'succeeded', d = 'dead_lettered', c = 'cancelled' }
 local ZERO_EVENT = string.rep('0', 32)
@@ -64,6 +65,7 @@ end
 -- move_state records a state change of the job in the state indexes.
 -- created (the job's creation ms) is read when the caller does not know it.
 local function move_state(from, to, created)
+  if from and STATE_INDEX[from] == STATE_INDEX[to] then return end
   created = tonumber(created or redis.call('HGET', K.job, 'ca'))
   if from and STATE_INDEX[from] then
     redis.call('ZREM', STATE_INDEX[from], JOBKEY)
@@ -97,7 +99,9 @@ local function finish(to, code, j, ...)
     redis.call('SET', K.ledger, ledger)
   end
   redis.call('PEXPIRE', K.input, INPUT_TTL)
-  redis.call('PEXPIRE', K.result, RESULT_TTL)
+  if to ~= 'succeeded' then
+    redis.call('PEXPIRE', K.result, RESULT_TTL) -- commit.lua sets it with its TTL
+  end
   redis.call('PEXPIRE', K.job, RESULT_TTL)
   if to == 'succeeded' then
     -- The result supersedes the stage outputs; a dead or cancelled job
