@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -173,19 +174,9 @@ func (s *Server) listJobs(c echo.Context) error {
 			q.fail("documentId", "must be 1-128 characters of A-Z a-z 0-9 . _ ~ -, starting with a letter or digit")
 		}
 	}
-	if err := q.done(); err != nil {
-		return err
-	}
-	if opts.Cursor, err = q.cursor(); err != nil {
-		return err
-	}
-	ctx, cancel := s.storeCtx(c)
-	defer cancel()
-	page, err := s.store.ListJobs(ctx, opts)
-	if err != nil {
-		return fmt.Errorf("api: list jobs: %w", err)
-	}
-	return c.JSON(http.StatusOK, newJobList(page))
+	return respondList(s, c, q, &opts.Cursor, "jobs", func(ctx context.Context) (*outbox.JobPage, error) {
+		return s.store.ListJobs(ctx, opts)
+	}, newJobList)
 }
 
 // scopeTenant decides whose items a list shows. A tenant token sees its own

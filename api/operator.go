@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -103,20 +104,9 @@ func (s *Server) listDLQ(c echo.Context) error {
 			q.fail("include", `must be "reprocessed"`)
 		}
 	}
-	if err := q.done(); err != nil {
-		return err
-	}
-	var err error
-	if opts.Cursor, err = q.cursor(); err != nil {
-		return err
-	}
-	ctx, cancel := s.storeCtx(c)
-	defer cancel()
-	page, err := s.store.ListDLQ(ctx, opts)
-	if err != nil {
-		return fmt.Errorf("api: list dlq: %w", err)
-	}
-	return c.JSON(http.StatusOK, newJobList(page))
+	return respondList(s, c, q, &opts.Cursor, "dlq", func(ctx context.Context) (*outbox.JobPage, error) {
+		return s.store.ListDLQ(ctx, opts)
+	}, newJobList)
 }
 
 // listAudit is GET /v1/audit: the audit trail, newest first, filtered by
@@ -137,18 +127,7 @@ func (s *Server) listAudit(c echo.Context) error {
 		}
 		opts.JobKey = key.String()
 	}
-	if err := q.done(); err != nil {
-		return err
-	}
-	var err error
-	if opts.Cursor, err = q.cursor(); err != nil {
-		return err
-	}
-	ctx, cancel := s.storeCtx(c)
-	defer cancel()
-	page, err := s.store.ListAudit(ctx, opts)
-	if err != nil {
-		return fmt.Errorf("api: list audit: %w", err)
-	}
-	return c.JSON(http.StatusOK, newAuditList(page))
+	return respondList(s, c, q, &opts.Cursor, "audit", func(ctx context.Context) (*outbox.AuditPage, error) {
+		return s.store.ListAudit(ctx, opts)
+	}, newAuditList)
 }

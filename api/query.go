@@ -1,6 +1,9 @@
 package api
 
 import (
+	"context"
+	"fmt"
+	"net/http"
 	"net/url"
 	"sort"
 	"strconv"
@@ -97,4 +100,24 @@ func (q *query) done() error {
 		return invalid(q.fields...)
 	}
 	return nil
+}
+
+// respondList finishes a list request: it checks the query, decodes the
+// cursor into *cursor, makes the one store call and answers the page.
+func respondList[P, V any](s *Server, c echo.Context, q *query, cursor *string, what string,
+	list func(context.Context) (P, error), view func(P) V) error {
+	if err := q.done(); err != nil {
+		return err
+	}
+	var err error
+	if *cursor, err = q.cursor(); err != nil {
+		return err
+	}
+	ctx, cancel := s.storeCtx(c)
+	defer cancel()
+	page, err := list(ctx)
+	if err != nil {
+		return fmt.Errorf("api: list %s: %w", what, err)
+	}
+	return c.JSON(http.StatusOK, view(page))
 }

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"unicode/utf8"
@@ -37,19 +38,9 @@ func (s *Server) listReviews(c echo.Context) error {
 			q.fail("status", "must be one of pending, approved, rejected")
 		}
 	}
-	if err := q.done(); err != nil {
-		return err
-	}
-	if opts.Cursor, err = q.cursor(); err != nil {
-		return err
-	}
-	ctx, cancel := s.storeCtx(c)
-	defer cancel()
-	page, err := s.store.ListReviews(ctx, opts)
-	if err != nil {
-		return fmt.Errorf("api: list reviews: %w", err)
-	}
-	return c.JSON(http.StatusOK, newReviewList(page))
+	return respondList(s, c, q, &opts.Cursor, "reviews", func(ctx context.Context) (*outbox.ReviewPage, error) {
+		return s.store.ListReviews(ctx, opts)
+	}, newReviewList)
 }
 
 // getReview is GET /v1/reviews/{jobId}: the review of one succeeded job

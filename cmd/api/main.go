@@ -12,8 +12,6 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/hibiken/asynq"
-
 	"github.com/relayops/relayops/api"
 	"github.com/relayops/relayops/dashboard"
 	"github.com/relayops/relayops/internal/config"
@@ -24,14 +22,7 @@ import (
 func main() {
 	probe := flag.Bool("healthcheck", false, "probe this API's /healthz on RELAYOPS_HTTP_ADDR and exit 0 if it answers 200 (for container healthchecks)")
 	flag.Parse()
-	if *probe {
-		cfg, err := config.Load()
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "api:", err)
-			os.Exit(1)
-		}
-		os.Exit(healthcheck.Main(cfg.HTTPAddr))
-	}
+	healthcheck.Run(*probe, "api", func(c *config.Config) string { return c.HTTPAddr })
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx); err != nil {
@@ -58,27 +49,12 @@ func run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	dash, err := dashboard.New(dashboard.Config{
-		RedisURL: cfg.RedisURL, Operators: cfg.OperatorTokens, PrometheusURL: cfg.PrometheusURL,
-		Logger: cfg.NewLogger(os.Stderr, "dashboard"),
-	})
+	dash, err := dashboard.New(dashboard.ConfigFrom(cfg, cfg.NewLogger(os.Stderr, "dashboard")))
 	if err != nil {
 		return err
 	}
 	defer dash.Close()
-	srv, err := api.New(api.Config{
-		Store:     store,
-		Tenants:   cfg.TenantTokens,
-		Operators: cfg.OperatorTokens,
-		Limits: outbox.Limits{
-			MaxAttempts: cfg.MaxAttempts, MaxRecoveries: cfg.MaxRecoveries, Deadline: cfg.DefaultDeadline,
-		},
-		ReprocessRate: cfg.ReprocessRate,
-		Dashboard:     dash,
-		Logger:        log,
-		// Cluster-wide gauges of /metrics, asynq_* included (asynqmon's charts).
-		Inspector: asynq.NewInspectorFromRedisClient(rdb), MetricsTenantLabels: cfg.MetricsTenantLabels,
-	})
+	srv, err := api.New(api.ConfigFrom(cfg, store, rdb, dash, log))
 	if err != nil {
 		return err
 	}

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/alicebob/miniredis/v2"
-	"github.com/hibiken/asynq"
 	"github.com/redis/go-redis/v9"
 	"golang.org/x/sync/errgroup"
 
@@ -70,20 +69,12 @@ func run(ctx context.Context, o options) error {
 	if err != nil {
 		return err
 	}
-	dash, err := dashboard.New(dashboard.Config{
-		RedisURL: cfg.RedisURL, Operators: cfg.OperatorTokens, PrometheusURL: cfg.PrometheusURL,
-		Logger: cfg.NewLogger(os.Stderr, "dashboard"),
-	})
+	dash, err := dashboard.New(dashboard.ConfigFrom(cfg, cfg.NewLogger(os.Stderr, "dashboard")))
 	if err != nil {
 		return err
 	}
 	defer dash.Close()
-	srv, err := api.New(api.Config{
-		Store: store, Tenants: cfg.TenantTokens, Operators: cfg.OperatorTokens,
-		Limits:        outbox.Limits{MaxAttempts: cfg.MaxAttempts, MaxRecoveries: cfg.MaxRecoveries, Deadline: cfg.DefaultDeadline},
-		ReprocessRate: cfg.ReprocessRate, Dashboard: dash, Logger: cfg.NewLogger(os.Stderr, "api"),
-		Inspector: asynq.NewInspectorFromRedisClient(rdb), MetricsTenantLabels: cfg.MetricsTenantLabels,
-	})
+	srv, err := api.New(api.ConfigFrom(cfg, store, rdb, dash, cfg.NewLogger(os.Stderr, "api")))
 	if err != nil {
 		return err
 	}
@@ -93,14 +84,8 @@ func run(ctx context.Context, o options) error {
 	}
 	asynqRedis := redis.NewClient(&redis.Options{Addr: mini.Addr()})
 	defer asynqRedis.Close()
-	w, err := worker.New(worker.Config{
-		Store: store, Redis: asynqRedis, Faults: faults,
-		Logger:      slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: cfg.LogLevel})),
-		Concurrency: cfg.Concurrency, AttemptTimeout: cfg.AttemptTimeout,
-		RetryBase: cfg.RetryBase, RetryMax: cfg.RetryMax, TaskCheckInterval: cfg.TaskCheckInterval,
-		MaxAttempts: cfg.MaxAttempts, MaxRecoveries: cfg.MaxRecoveries,
-		MetricsAddr: cfg.MetricsAddr, MetricsTenantLabels: cfg.MetricsTenantLabels,
-	})
+	w, err := worker.New(worker.ConfigFrom(cfg, store, asynqRedis, faults,
+		slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))))
 	if err != nil {
 		return err
 	}

@@ -26,14 +26,7 @@ import (
 func main() {
 	probe := flag.Bool("healthcheck", false, "probe this worker's /healthz on RELAYOPS_METRICS_ADDR and exit 0 if it answers 200 (for container healthchecks)")
 	flag.Parse()
-	if *probe {
-		cfg, err := config.Load()
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "relayops worker: %v\n", err)
-			os.Exit(1)
-		}
-		os.Exit(healthcheck.Main(cfg.MetricsAddr))
-	}
+	healthcheck.Run(*probe, "relayops worker", func(c *config.Config) string { return c.MetricsAddr })
 	if err := run(); err != nil {
 		fmt.Fprintf(os.Stderr, "relayops worker: %v\n", err)
 		if errors.As(err, new(configError)) {
@@ -76,13 +69,7 @@ func run() error {
 	defer asynqRedis.Close()
 	// The worker's parts tag their own component on this base logger.
 	logger := slog.New(slog.NewJSONHandler(os.Stdout, &slog.HandlerOptions{Level: cfg.LogLevel}))
-	w, err := worker.New(worker.Config{
-		Store: store, Redis: asynqRedis, Faults: faults, Logger: logger,
-		Concurrency: cfg.Concurrency, AttemptTimeout: cfg.AttemptTimeout,
-		RetryBase: cfg.RetryBase, RetryMax: cfg.RetryMax, TaskCheckInterval: cfg.TaskCheckInterval,
-		MaxAttempts: cfg.MaxAttempts, MaxRecoveries: cfg.MaxRecoveries,
-		MetricsAddr: cfg.MetricsAddr, MetricsTenantLabels: cfg.MetricsTenantLabels,
-	})
+	w, err := worker.New(worker.ConfigFrom(cfg, store, asynqRedis, faults, logger))
 	if err != nil {
 		return err
 	}

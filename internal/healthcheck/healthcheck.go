@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"os"
 	"time"
+
+	"github.com/relayops/relayops/internal/config"
 )
 
 // Timeout bounds one probe; compose allows the check a little more.
@@ -51,12 +53,20 @@ func Probe(ctx context.Context, listenAddr string) error {
 	return nil
 }
 
-// Main probes listenAddr and returns the process exit code: 0 healthy, 1
-// not (the reason goes to stderr).
-func Main(listenAddr string) int {
-	if err := Probe(context.Background(), listenAddr); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
+// Run handles the -healthcheck flag of a binary: when requested, it loads
+// the configuration, probes the listen address addr picks from it, and ends
+// the process with 0 (healthy) or 1. Otherwise it returns.
+func Run(requested bool, binary string, addr func(*config.Config) string) {
+	if !requested {
+		return
 	}
-	return 0
+	cfg, err := config.Load()
+	if err == nil {
+		err = Probe(context.Background(), addr(cfg))
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "%s: %v\n", binary, err)
+		os.Exit(1)
+	}
+	os.Exit(0)
 }
