@@ -3,6 +3,7 @@
 package e2e
 
 import (
+	"fmt"
 	"net/http"
 	"slices"
 	"strconv"
@@ -338,6 +339,52 @@ func TestE2E_DuplicateAndConflictingSubmissions_ExtractOnce(t *testing.T) {
 	}
 	if ids := jobIDs(items[job](t, s, tokA, "/v1/jobs")); len(ids) != 1 {
 		t.Errorf("want exactly one job, got %v", ids)
+	}
+}
+
+// Redis is SIGKILLed and restarted from its append-only file while the api
+// and the worker run: both reconnect on their own, nothing submitted before
+// is lost or run twice, and the keys still dedupe afterwards.
+func TestE2E_RedisRestarted_NothingLostNothingTwice(t *testing.T) {
+	t.Parallel()
+	s := setup(t, options{aof: true})
+	valid := []string{"valid-basic-eur.txt", "valid-tax-usd.txt", "valid-jpy-no-decimals.txt", "valid-bhd-three-decimals.txt"}
+	var before []job
+	for i, f := range valid {
+		before = append(before, s.submitNew(t, tokA, fmt.Sprintf("before-%d", i), sample(t, f)))
+	}
+	for _, j := range before {
+		s.waitState(t, tokA, j.JobID, stateSucceeded)
+		s.waitReview(t, tokA, j.JobID)
+	}
+
+	s.redis.Restart(t)
+	redistest.Eventually(t, jobTimeout, func() bool {
+		r, err := s.client.Get(s.api.url("/readyz"))
+		if err != nil {
+			return false
+		}
+		r.Body.Close()
+		return r.StatusCode == http.StatusOK
+	}, "the api to find Redis again")
+
+	again := s.submit(t, tokA, submitRequest{DocumentID: "before-0", OperationVersion: 1, Content: sample(t, valid[0])}).expect(t, http.StatusOK)
+	if j := decode[job](t, again); j.State != stateSucceeded {
+		t.Fatalf("want the restarted Redis to still dedupe to the succeeded job, got: %s", again)
+	}
+	var after []job
+	for i, f := range valid {
+		after = append(after, s.submitNew(t, tokA, fmt.Sprintf("after-%d", i), sample(t, f)))
+	}
+	for _, j := range after {
+		s.waitState(t, tokA, j.JobID, stateSucceeded)
+		s.waitReview(t, tokA, j.JobID)
+	}
+	if rs := items[review](t, s, tokA, "/v1/reviews"); len(rs) != len(before)+len(after) {
+		t.Errorf("want one review per job (%d), got %d: %v", len(before)+len(after), len(rs), rs)
+	}
+	if n := s.metric(t, s.worker, "relayops_worker_stage_runs_total", map[string]string{"stage": "extract"}); n != float64(len(before)+len(after)) {
+		t.Errorf("want the extract stage to have run once per job (%d), got %v", len(before)+len(after), n)
 	}
 }
 

@@ -87,6 +87,7 @@ type options struct {
 	reprocessRate string // RELAYOPS_REPROCESS_RATE; default 10/1m
 	faults        string // RELAYOPS_FAULTS of the first worker
 	noWorker      bool   // start the api only
+	aof           bool   // Redis keeps every acknowledged write across a restart (appendfsync always)
 }
 
 // setup deploys a system for t; every part is stopped in t.Cleanup,
@@ -96,7 +97,7 @@ func setup(t *testing.T, o options) *system {
 	if testing.Short() {
 		t.Skip("e2e: starts redis-server, api and worker processes; skipped with -short")
 	}
-	s := &system{t: t, redis: redistest.Start(t, nil), client: &http.Client{Timeout: 10 * time.Second}}
+	s := &system{t: t, redis: redistest.Start(t, &redistest.Options{AOF: o.aof}), client: &http.Client{Timeout: 10 * time.Second}}
 	if o.reprocessRate == "" {
 		o.reprocessRate = "10/1m"
 	}
