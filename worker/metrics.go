@@ -66,6 +66,7 @@ type Metrics struct {
 	jobs            *prometheus.CounterVec
 	stages          *prometheus.CounterVec
 	relayEvents     *prometheus.CounterVec
+	outboxTrimmed   prometheus.Counter
 	publishes       *prometheus.CounterVec
 	reconciled      *prometheus.CounterVec
 	stuckActive     prometheus.Gauge
@@ -103,6 +104,10 @@ func NewMetrics(tenantLabels bool) *Metrics {
 			Name: "relayops_relay_events_total",
 			Help: "Outbox rows handled by the relay, by event type and outcome.",
 		}, []string{"type", "outcome"}),
+		outboxTrimmed: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "relayops_outbox_trimmed_total",
+			Help: "Acked outbox rows past RELAYOPS_RETENTION_OUTBOX removed by this worker's relay (the one retention sweep; everything else expires by TTL).",
+		}),
 		publishes: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "relayops_relay_publish_total",
 			Help: "Asynq enqueues of extract tasks by result (enqueued, already_enqueued, error).",
@@ -146,7 +151,7 @@ func NewMetrics(tenantLabels bool) *Metrics {
 	m.Registry.MustRegister(
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		collectors.NewGoCollector(),
-		m.jobs, m.stages, m.relayEvents, m.publishes, m.reconciled, m.stuckActive, m.faults,
+		m.jobs, m.stages, m.relayEvents, m.outboxTrimmed, m.publishes, m.reconciled, m.stuckActive, m.faults,
 		m.queueWait, m.inference, m.endToEnd, m.recoveries, m.commitConflicts,
 	)
 	if !tenantLabels {
@@ -260,3 +265,6 @@ func (s *metricsServer) shutdown() {
 	defer cancel()
 	_ = s.srv.Shutdown(ctx)
 }
+
+// outboxTrim counts outbox rows a relay trimmed.
+func (m *Metrics) outboxTrim(_ int, n int64) { m.outboxTrimmed.Add(float64(n)) }

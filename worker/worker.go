@@ -233,7 +233,7 @@ func (w *Worker) build() error {
 	for i := range cfg.Relays {
 		r, err := outbox.NewRelay(outbox.RelayConfig{
 			Store: cfg.Store, Publisher: publisher, Consumer: fmt.Sprintf("%s-r%d", cfg.RelayConsumer, i),
-			Logger: cfg.Logger, Clock: cfg.Clock, OnEvent: w.onRelayEvent,
+			Logger: cfg.Logger, Clock: cfg.Clock, OnEvent: w.onRelayEvent, OnTrim: cfg.Metrics.outboxTrim,
 		})
 		if err != nil {
 			return err
