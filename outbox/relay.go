@@ -156,7 +156,12 @@ func (r *Relay) Run(ctx context.Context) error {
 // returns how many entries it handled. The worker calls it on shutdown, after
 // its handlers stopped, to publish what they committed.
 func (r *Relay) Drain(ctx context.Context) (int, error) {
-	total := 0
+	// First what this relay holds unacked: a delivery its Run was cancelled
+	// in the middle of. No other relay takes it over before ReclaimIdle.
+	total, err := r.drainOwn(ctx)
+	if err != nil {
+		return total, err
+	}
 	for {
 		n, err := r.pass(ctx)
 		total += n
@@ -167,6 +172,40 @@ func (r *Relay) Drain(ctx context.Context) (int, error) {
 			return total, nil
 		}
 	}
+}
+
+// drainOwn delivers the entries this consumer holds unacked, on every shard,
+// until none are left or a delivery fails.
+func (r *Relay) drainOwn(ctx context.Context) (int, error) {
+	total := 0
+	for shard := range r.store.shards {
+		if err := r.ensureGroup(ctx, shard); err != nil {
+			return total, err
+		}
+		stream := r.store.keys.outbox(shard)
+		for {
+			streams, err := r.store.rdb.XReadGroup(ctx, &redis.XReadGroupArgs{
+				Group: relayGroup, Consumer: r.cfg.Consumer, Streams: []string{stream, "0"},
+				Count: int64(r.cfg.BatchSize), Block: -1,
+			}).Result()
+			if err != nil && !errors.Is(err, redis.Nil) {
+				return total, err
+			}
+			var msgs []redis.XMessage
+			for _, s := range streams {
+				msgs = append(msgs, s.Messages...)
+			}
+			if len(msgs) == 0 {
+				break
+			}
+			n, err := r.deliverAll(ctx, shard, msgs)
+			total += n
+			if err != nil {
+				return total, err
+			}
+		}
+	}
+	return total, nil
 }
 
 // pass reads each shard once: entries left pending by this consumer (a failed
@@ -235,9 +274,15 @@ func (r *Relay) shard(ctx context.Context, shard int) (int, error) {
 	for _, s := range streams {
 		msgs = append(msgs, s.Messages...)
 	}
+	return r.deliverAll(ctx, shard, msgs)
+}
+
+// deliverAll consumes a shard's entries and acks those delivered.
+func (r *Relay) deliverAll(ctx context.Context, shard int, msgs []redis.XMessage) (int, error) {
 	if len(msgs) == 0 {
 		return 0, nil
 	}
+	stream, rdb := r.store.keys.outbox(shard), r.store.rdb
 	acks := make([]string, 0, len(msgs))
 	var errs []error
 	for _, m := range msgs {

@@ -196,3 +196,24 @@ func TestStaleJobs_OldestFirst_AndRepublishOnlyLiveJobs(t *testing.T) {
 		require.False(t, ok, "a terminal job is not republished")
 	})
 }
+
+// A relay whose Run stopped in the middle of a delivery holds the entry
+// unacked; its Drain delivers it at once, without waiting for ReclaimIdle.
+func TestRelay_Drain_DeliversWhatThisRelayHoldsUnacked(t *testing.T) {
+	redistest.Backends(t, func(t *testing.T, b *redistest.Backend) {
+		x := setup(t, b, func(c *Config) { c.Shards = 2 })
+		pub := &fakePublisher{fail: true}
+		r := newRelay(t, x, pub, "r1", nil) // ReclaimIdle 30s: no takeover in this test
+		k := mustKey(t, "acme", "inv-1", 1)
+		x.submit(t, k, "c")
+		_, err := r.Drain(x.ctx)
+		require.Error(t, err, "the delivery fails and the entry stays pending on r1")
+		pub.mu.Lock()
+		pub.fail = false
+		pub.mu.Unlock()
+		n, err := r.Drain(x.ctx)
+		require.NoError(t, err)
+		require.Equal(t, 1, n)
+		require.Equal(t, []string{k.String()}, pub.published())
+	})
+}

@@ -339,16 +339,21 @@ func (w *Worker) announce() {
 }
 
 // drain publishes what the stopped handlers committed, so their reviews
-// exist and nothing waits for the reclaim timeout of another relay. One
-// relay suffices: each drain reads until every shard is empty.
+// exist and nothing waits for the reclaim timeout of another relay. Every
+// relay drains: each first delivers what it holds unacked (its loop may have
+// stopped in the middle of a delivery), then reads until the shards are empty.
 func (w *Worker) drain() {
 	ctx, cancel := context.WithTimeout(context.Background(), w.cfg.DrainTimeout)
 	defer cancel()
-	n, err := w.relays[0].Drain(ctx)
-	if err != nil {
-		w.log.Warn("relay drain incomplete; another relay will reclaim the rest", "drained", n)
-		w.log.Debug("relay drain failed", "error", err.Error())
-		return
+	total := 0
+	for _, r := range w.relays {
+		n, err := r.Drain(ctx)
+		total += n
+		if err != nil {
+			w.log.Warn("relay drain incomplete; another relay will reclaim the rest", "drained", total)
+			w.log.Debug("relay drain failed", "error", err.Error())
+			return
+		}
 	}
-	w.log.Info("relay drained", "drained", n)
+	w.log.Info("relay drained", "drained", total)
 }
