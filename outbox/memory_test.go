@@ -114,11 +114,17 @@ func memoryPerJob(b *testing.B, input string) {
 	}
 	live := usedMemory(b, c)
 	breakdown(b, c, "while data lives")
-	// Let the short TTLs pass, then touch every key so Redis drops the expired
-	// ones now rather than in its background cycle.
-	// The last job's TTLs count from now.
-	fmt.Printf("memory: waiting %s for the input and result retention to pass\n", short)
-	time.Sleep(short + time.Second) // a benchmark waits for time itself, not for an outcome
+	// Wait for the short TTLs to pass: poll until the last job's record is
+	// gone, then touch every key so Redis drops the expired ones now rather
+	// than in its background cycle.
+	fmt.Printf("memory: waiting up to %s for the input and result retention to pass\n", short)
+	last, _ := BuildKey("acme", "invoice-"+strconv.Itoa(memJobs-1), 1)
+	for deadline := time.Now().Add(2 * short); c.Exists(ctx, s.keys.job(last)).Val() == 1; {
+		if time.Now().After(deadline) {
+			b.Fatalf("the last job's record outlived twice its %s retention", short)
+		}
+		<-time.After(250 * time.Millisecond)
+	}
 	iter := c.Scan(ctx, 0, "*", 1000).Iterator()
 	for iter.Next(ctx) {
 	}
