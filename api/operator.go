@@ -44,13 +44,13 @@ func (s *Server) reprocess(c echo.Context) error {
 	}
 	var token *reservation
 	if job.State == outbox.StateDeadLettered && job.ReprocessedAs == "" {
-		if token, err = s.limiter.reserve(key.Tenant, s.cfg.Clock.Now()); err != nil {
+		if token, err = s.limiter.reserve(ctx, key.Tenant); err != nil {
 			return err
 		}
 	}
 	res, err := s.store.Reprocess(ctx, req)
 	if token != nil && (err != nil || res.Repeat) {
-		token.cancel()
+		token.cancel(ctx)
 	}
 	if errors.Is(err, outbox.ErrIdempotencyConflict) {
 		s.metrics.reprocessed(key.Tenant, reprocessConflict)

@@ -1,53 +1,47 @@
 package api
 
 import (
+	"context"
 	"net/http"
-	"sync"
-	"time"
-
-	"golang.org/x/time/rate"
 
 	"github.com/relayops/relayops/internal/config"
+	"github.com/relayops/relayops/outbox"
 )
 
 // reprocessLimiter is the per-tenant reprocess budget: a token bucket of
-// Count tokens refilled at Count per Per, so a burst of Count is allowed and
-// the long-run rate is bounded. Buckets exist only for tenants that have
-// dead-lettered jobs, so the map stays small.
+// Count tokens refilled at Count per Per, kept in Redis by the store so that
+// every API process draws on the same budget.
 type reprocessLimiter struct {
-	rate config.Rate
-	mu   sync.Mutex
-	per  map[string]*rate.Limiter
+	store *outbox.Store
+	rate  outbox.Rate
 }
 
-func newReprocessLimiter(r config.Rate) *reprocessLimiter {
-	return &reprocessLimiter{rate: r, per: map[string]*rate.Limiter{}}
+func newReprocessLimiter(store *outbox.Store, r config.Rate) *reprocessLimiter {
+	return &reprocessLimiter{store: store, rate: outbox.Rate{Count: r.Count, Per: r.Per}}
 }
 
 // reservation is one token taken from a tenant's bucket.
 type reservation struct {
-	r   *rate.Reservation
-	now time.Time
+	l      *reprocessLimiter
+	tenant string
 }
 
-// cancel gives the token back, for a call that created nothing.
-func (r *reservation) cancel() { r.r.CancelAt(r.now) }
+// cancel gives the token back, for a call that created nothing. It runs even
+// when the request's context is done: the token was taken.
+func (r *reservation) cancel(ctx context.Context) {
+	_ = r.l.store.ReturnReprocessToken(context.WithoutCancel(ctx), r.tenant, r.l.rate)
+}
 
-// reserve takes a token from tenant's bucket at now, or answers 429 with the
-// time until one is available.
-func (l *reprocessLimiter) reserve(tenant string, now time.Time) (*reservation, error) {
-	l.mu.Lock()
-	lim, ok := l.per[tenant]
-	if !ok {
-		lim = rate.NewLimiter(rate.Every(l.rate.Per/time.Duration(l.rate.Count)), l.rate.Count)
-		l.per[tenant] = lim
+// reserve takes a token from tenant's bucket, or answers 429 with the time
+// until one is available.
+func (l *reprocessLimiter) reserve(ctx context.Context, tenant string) (*reservation, error) {
+	wait, err := l.store.TakeReprocessToken(ctx, tenant, l.rate)
+	if err != nil {
+		return nil, err
 	}
-	l.mu.Unlock()
-	r := lim.ReserveN(now, 1)
-	if wait := r.DelayFrom(now); wait > 0 {
-		r.CancelAt(now)
+	if wait > 0 {
 		return nil, &Error{Status: http.StatusTooManyRequests, Code: CodeRateLimited,
 			Message: "reprocess rate limit reached for this tenant", RetryAfter: wait}
 	}
-	return &reservation{r: r, now: now}, nil
+	return &reservation{l: l, tenant: tenant}, nil
 }

@@ -164,7 +164,7 @@ func New(cfg Config) (*Server, error) {
 		log:     cfg.Logger,
 		store:   cfg.Store,
 		auth:    newAuthenticator(cfg.Tenants, cfg.Operators),
-		limiter: newReprocessLimiter(cfg.ReprocessRate),
+		limiter: newReprocessLimiter(cfg.Store, cfg.ReprocessRate),
 		metrics: m,
 	}
 	s.echo = s.routes()
