@@ -112,12 +112,17 @@ type listView[T any] struct {
 	NextCursor *string `json:"nextCursor"`
 }
 
-func newJobList(p *outbox.JobPage) listView[jobView] {
-	items := make([]jobView, 0, len(p.Jobs))
-	for _, j := range p.Jobs {
-		items = append(items, newJobView(j))
+// newList is a page of views of items; nextCursor "" is the last page.
+func newList[S, T any](items []S, nextCursor string, view func(S) T) listView[T] {
+	out := make([]T, 0, len(items))
+	for _, it := range items {
+		out = append(out, view(it))
 	}
-	return listView[jobView]{Items: items, NextCursor: optString(p.NextCursor)}
+	return listView[T]{Items: out, NextCursor: optString(nextCursor)}
+}
+
+func newJobList(p *outbox.JobPage) listView[jobView] {
+	return newList(p.Jobs, p.NextCursor, newJobView)
 }
 
 // reviewView is the JSON form of a review; its id is the job's.
@@ -163,11 +168,7 @@ func newReviewView(r *outbox.Review) reviewView {
 }
 
 func newReviewList(p *outbox.ReviewPage) listView[reviewView] {
-	items := make([]reviewView, 0, len(p.Reviews))
-	for _, r := range p.Reviews {
-		items = append(items, newReviewView(r))
-	}
-	return listView[reviewView]{Items: items, NextCursor: optString(p.NextCursor)}
+	return newList(p.Reviews, p.NextCursor, newReviewView)
 }
 
 // auditView is the JSON form of one audit entry.
@@ -185,20 +186,20 @@ type auditView struct {
 }
 
 func newAuditList(p *outbox.AuditPage) listView[auditView] {
-	items := make([]auditView, 0, len(p.Entries))
-	for _, e := range p.Entries {
-		items = append(items, auditView{
-			ID:             e.ID,
-			Action:         e.Action,
-			Tenant:         e.Tenant,
-			JobID:          e.JobKey,
-			NewJobID:       optString(e.NewJobKey),
-			Operator:       optString(e.Operator),
-			Reason:         optString(e.Reason),
-			OldPayloadHash: optString(e.OldPayloadHash),
-			NewPayloadHash: optString(e.NewPayloadHash),
-			At:             formatTime(e.At),
-		})
+	return newList(p.Entries, p.NextCursor, newAuditView)
+}
+
+func newAuditView(e *outbox.AuditEntry) auditView {
+	return auditView{
+		ID:             e.ID,
+		Action:         e.Action,
+		Tenant:         e.Tenant,
+		JobID:          e.JobKey,
+		NewJobID:       optString(e.NewJobKey),
+		Operator:       optString(e.Operator),
+		Reason:         optString(e.Reason),
+		OldPayloadHash: optString(e.OldPayloadHash),
+		NewPayloadHash: optString(e.NewPayloadHash),
+		At:             formatTime(e.At),
 	}
-	return listView[auditView]{Items: items, NextCursor: optString(p.NextCursor)}
 }

@@ -151,9 +151,6 @@ func NewRedisClient(url string) (*redis.Client, error) {
 // Shards returns the number of shards.
 func (s *Store) Shards() int { return s.shards }
 
-// Retention returns the effective retention policy.
-func (s *Store) Retention() Retention { return s.ret }
-
 // Redis returns the store's connection.
 func (s *Store) Redis() redis.UniversalClient { return s.rdb }
 
