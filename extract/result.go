@@ -1,0 +1,109 @@
+package extract
+
+// Document types a Classification names. A document that is not DocInvoice
+// is rejected with ReasonNotAnInvoice; the other names say what it looked
+// like, for the signals and the evaluation, never for a decision.
+const (
+	DocInvoice       = "invoice"
+	DocReceipt       = "receipt"
+	DocPurchaseOrder = "purchase_order"
+	DocQuote         = "quote"
+	DocStatement     = "statement"
+	DocCreditNote    = "credit_note"
+	DocOther         = "other"
+	// DocDeferred: the classifier leaves the decision to the extract stage
+	// (the model extractor classifies and extracts in one call).
+	DocDeferred = "deferred"
+)
+
+// Classification is the output of Classify.
+type Classification struct {
+	DocumentType string `json:"documentType"`
+	// Signals are short, content-free names of what decided it
+	// ("title", "invoice_number_label", "total_label", …).
+	Signals []string `json:"signals,omitempty"`
+}
+
+// Extraction is the output of Extract: the fields as found, normalised but
+// not yet judged. Amounts are canonical decimal strings (an optional '-',
+// digits, an optional '.' and digits: "1234.56", "-10.00", "912"), whatever
+// the document's own number format; dates are YYYY-MM-DD; the currency is
+// an ISO 4217 code. An empty string means "not found".
+type Extraction struct {
+	DocumentType  string          `json:"documentType"`
+	InvoiceNumber string          `json:"invoiceNumber,omitempty"`
+	Vendor        string          `json:"vendor,omitempty"`
+	IssueDate     string          `json:"issueDate,omitempty"`
+	Currency      string          `json:"currency,omitempty"`
+	LineItems     []ExtractedLine `json:"lineItems,omitempty"`
+	Subtotal      string          `json:"subtotal,omitempty"`
+	// Charges are amounts between the subtotal and the total other than
+	// tax: shipping, a discount (negative), a fee, rounding.
+	Charges []Charge `json:"charges,omitempty"`
+	// Tax is the sum of every tax line (VAT, GST, sales tax, …).
+	Tax   string `json:"tax,omitempty"`
+	Total string `json:"total,omitempty"`
+	// Problems are reason codes the extractor already knows apply (a date
+	// it cannot read unambiguously, an amount it cannot parse). Validate
+	// rejects with the first of them.
+	Problems []string `json:"problems,omitempty"`
+	// Source says who extracted the fields.
+	Source Source `json:"source"`
+}
+
+// ExtractedLine is one line item as found. Amount is the line's stated
+// amount when the document states one.
+type ExtractedLine struct {
+	Description string `json:"description,omitempty"`
+	Quantity    string `json:"quantity,omitempty"`
+	UnitPrice   string `json:"unitPrice,omitempty"`
+	Amount      string `json:"amount,omitempty"`
+}
+
+// Charge is an amount between subtotal and total that is not tax.
+type Charge struct {
+	Kind   string `json:"kind"` // ChargeShipping, ChargeDiscount, ChargeFee, ChargeRounding
+	Amount string `json:"amount"`
+}
+
+// Charge kinds.
+const (
+	ChargeShipping = "shipping"
+	ChargeDiscount = "discount"
+	ChargeFee      = "fee"
+	ChargeRounding = "rounding"
+)
+
+// Source names the extractor of a result and, for a model, its cost.
+type Source struct {
+	Extractor        string `json:"extractor"` // "rules" or "llm"
+	Model            string `json:"model,omitempty"`
+	PromptTokens     int64  `json:"promptTokens,omitempty"`
+	CompletionTokens int64  `json:"completionTokens,omitempty"`
+}
+
+// Invoice is the output of Validate: a document that is an invoice and adds
+// up. Amounts are decimal strings with exactly the currency's minor-unit
+// digits ("912.40", "20420", "396.250"); money is never a float.
+type Invoice struct {
+	DocumentType  string     `json:"documentType"` // DocInvoice
+	InvoiceNumber string     `json:"invoiceNumber"`
+	Vendor        string     `json:"vendor"`
+	IssueDate     string     `json:"issueDate"`
+	Currency      string     `json:"currency"`
+	LineItems     []LineItem `json:"lineItems"`
+	Subtotal      string     `json:"subtotal"`
+	Charges       []Charge   `json:"charges,omitempty"`
+	Tax           string     `json:"tax"`
+	Total         string     `json:"total"`
+	Source        Source     `json:"source"`
+}
+
+// LineItem is one validated line. Quantity is a decimal string ("3",
+// "9.5"); UnitPrice and Amount are in the currency's precision.
+type LineItem struct {
+	Description string `json:"description"`
+	Quantity    string `json:"quantity"`
+	UnitPrice   string `json:"unitPrice"`
+	Amount      string `json:"amount"`
+}
