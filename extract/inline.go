@@ -49,7 +49,7 @@ func descriptionAbove(d *document, i int) string {
 		if l.blank() {
 			continue
 		}
-		if l.used || len(scanNumbers(stripNumbering(l.text), false)) > 0 {
+		if l.used || hasMoney(stripNumbering(l.text)) {
 			return ""
 		}
 		if _, ok := matchLabel(firstCellText(l)); ok {
@@ -59,6 +59,16 @@ func descriptionAbove(d *document, i int) string {
 		return stripNumbering(l.text)
 	}
 	return ""
+}
+
+// hasMoney reports a number written as money (decimals or a currency).
+func hasMoney(s string) bool {
+	for _, t := range scanNumbers(s, false) {
+		if looksLikeMoney(t) {
+			return true
+		}
+	}
+	return false
 }
 
 func firstCellText(l *line) string {

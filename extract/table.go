@@ -129,16 +129,10 @@ func rowByPosition(cells []rowCell, cols []column) tableRow {
 }
 
 // describes reports whether a text cell sits nearest a description (or
-// unknown) column rather than a code, unit or date column.
+// unknown) column rather than an item number, code, unit or date column.
 func describes(c cell, cols []column) bool {
-	var text []column
-	for _, col := range cols {
-		if !col.role.numeric() {
-			text = append(text, col)
-		}
-	}
-	k := nearestColumn(c, text)
-	return k < 0 || text[k].role == colDesc || text[k].role == colOther
+	k := nearestColumn(c, cols)
+	return k < 0 || cols[k].role == colDesc || cols[k].role == colOther || cols[k].role.numeric() && cols[k].role != colIndex
 }
 
 func numericColumns(cols []column) []column {
