@@ -69,7 +69,11 @@ func run() error {
 	defer asynqRedis.Close()
 	// The worker's parts tag their own component on this base logger.
 	logger := slog.New(slog.NewJSONHandler(os.Stdout, &slog.HandlerOptions{Level: cfg.LogLevel}))
-	w, err := worker.New(worker.ConfigFrom(cfg, store, asynqRedis, faults, logger))
+	wcfg, err := worker.ConfigFrom(cfg, store, asynqRedis, faults, logger)
+	if err != nil {
+		return configError{fmt.Errorf("invalid configuration:\n%w", err)}
+	}
+	w, err := worker.New(wcfg)
 	if err != nil {
 		return err
 	}
