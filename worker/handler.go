@@ -425,7 +425,7 @@ func (a *attempt) hold(ctx context.Context, cause error) error {
 	if a.h.setupLog.allow() {
 		a.h.logger.Error("model endpoint refuses this deployment's settings (RELAYOPS_LLM_API_KEY, RELAYOPS_LLM_MODEL, RELAYOPS_LLM_BASE_URL): jobs wait, uncounted, until they are fixed or their deadline passes", attrs...)
 	}
-	a.log.Info("attempt released: model settings refused", attrs...)
+	a.log.Debug("attempt released: model settings refused", attrs...) // the ERROR line above speaks for all
 	err := a.h.store.Release(context.WithoutCancel(ctx), a.key, a.claim.Fence, ret.Code)
 	switch {
 	case errors.Is(err, outbox.ErrStaleFence):
