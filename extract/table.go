@@ -103,6 +103,9 @@ func rowByPosition(cells []rowCell, cols []column) tableRow {
 	numCols := numericColumns(cols)
 	var nums []rowCell
 	for _, c := range cells {
+		if c.num && !c.missing && underTextColumn(c, cols) {
+			c.num = false // an article number, or a number in the description
+		}
 		switch {
 		case c.num && !(c.missing && c.text == ""):
 			nums = append(nums, c)
@@ -126,6 +129,16 @@ func rowByPosition(cells []rowCell, cols []column) tableRow {
 		next += k + 1
 	}
 	return r
+}
+
+// underTextColumn reports a plain number (no currency, no decimals) that
+// sits under a code, description or date column.
+func underTextColumn(c rowCell, cols []column) bool {
+	k := nearestColumn(c.cell, cols)
+	if k < 0 || cols[k].role.numeric() || c.tok.cur != "" || strings.ContainsAny(c.tok.raw, ".,") {
+		return false
+	}
+	return min(c.end, cols[k].end)-max(c.start, cols[k].start) > 0
 }
 
 // describes reports whether a text cell sits nearest a description (or

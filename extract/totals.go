@@ -82,8 +82,8 @@ func pickAmount(toks []numTok, text string, spread bool) numTok {
 		}
 	}
 	for i, t := range toks[:len(toks)-1] {
-		before := strings.ToLower(strings.TrimSpace(text[:t.start]))
-		if !strings.HasSuffix(before, " on") && !strings.HasSuffix(before, " of") {
+		before := " " + strings.ToLower(strings.TrimSpace(text[:t.start]))
+		if !strings.HasSuffix(before, " on") {
 			return toks[i]
 		}
 	}
