@@ -29,6 +29,7 @@ var docKeywords = []struct {
 	{"memo", DocOther}, {"memorandum", DocOther}, {"meeting notes", DocOther}, {"minutes", DocOther},
 	{"delivery note", DocOther}, {"packing slip", DocOther}, {"packing list", DocOther},
 	{"remittance", DocOther}, {"reminder", DocOther}, {"overdue", DocOther}, {"order confirmation", DocOther},
+	{"notice", DocOther}, {"dunning", DocOther}, {"mahnung", DocOther},
 	{"timesheet", DocOther}, {"agenda", DocOther}, {"newsletter", DocOther},
 	{"invoice", DocInvoice}, {"rechnung", DocInvoice}, {"facture", DocInvoice}, {"factura", DocInvoice},
 	{"fattura", DocInvoice},
@@ -147,6 +148,7 @@ func titleCandidates(d *document, l *line) []string {
 // is at most eight words and is not a field ("Quote ref: Q-12" on an
 // invoice is a reference, not a title).
 func titleType(text string) string {
+	text = unspaceLetters(text)
 	if len(strings.Fields(text)) > 8 || !titleShaped(text) {
 		return ""
 	}
@@ -161,6 +163,20 @@ func titleType(text string) string {
 		}
 	}
 	return best
+}
+
+// unspaceLetters joins a letter-spaced word: "I N V O I C E" → "INVOICE".
+func unspaceLetters(text string) string {
+	f := strings.Fields(text)
+	if len(f) < 4 {
+		return text
+	}
+	for _, w := range f {
+		if utf8.RuneCountInString(w) != 1 {
+			return text
+		}
+	}
+	return strings.Join(f, "")
 }
 
 // titleShaped: a title starts with a capital letter and is not a sentence

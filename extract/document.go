@@ -150,8 +150,8 @@ func stripHeading(s string) (string, bool) {
 		return s, false
 	}
 	h := strings.TrimLeft(t, "#")
-	if len(t)-len(h) > 6 || (h != "" && h[0] != ' ') {
-		return s, false // "#4471" is a number, not a heading
+	if len(t)-len(h) > 6 || (h != "" && h[0] != ' ') || strings.Contains(strings.TrimSpace(h), "  ") {
+		return s, false // "#4471" is a number, "#   Qty   Description" a table header
 	}
 	return strings.TrimSpace(h), true
 }

@@ -76,7 +76,9 @@ var labels = buildLabels(map[labelKind]string{
 	lkTax: `tax|vat|sales tax|gst|hst|pst|qst|total tax|total vat|tax amount|vat amount|mwst|ust|
 		umsatzsteuer|mehrwertsteuer|tva|iva|consumption tax|vat total|gst amount|gst total|
 		tax total|total gst|plus vat|plus gst|plus tax|add vat|vat due|state tax|city tax|
-		local tax|county tax|tax sales|mwst betrag|zzgl mwst|zzgl ust|vat at|gst at`,
+		local tax|county tax|tax sales|mwst betrag|zzgl mwst|zzgl ust|vat at|gst at|moms|mva|alv|btw|
+		ppn|kdv|dph|afa|pvm|ddv|fpa|igv|itbis|total moms|total mva|plus moms|plus mva|
+		sales and use tax|use tax|excise|excise tax|service tax|cgst|sgst|igst|utgst`,
 	lkTaxIncluded: `incl vat|including vat|vat included|includes vat|of which vat|inc vat|
 		incl gst|including gst|gst included|includes gst|inc gst|incl tax|including tax|
 		tax included|includes tax|thereof vat|inkl mwst|enthaltene mwst|darin enthaltene mwst|
