@@ -86,6 +86,9 @@ func numberRun(s string, start, end int, spaceGroups bool) (numTok, bool) {
 		end--
 	}
 	run := s[start:end]
+	if i := strings.IndexByte(run, '/'); i > 0 && isAllLetters(run[i+1:]) {
+		run, end = run[:i], start+i // "45/hr": a price per unit
+	}
 	if run == "" || run[0] < '0' || run[0] > '9' || strings.ContainsAny(run, "/-_") {
 		return numTok{}, false
 	}

@@ -180,13 +180,19 @@ func unspaceLetters(text string) string {
 }
 
 // titleShaped: a title starts with a capital letter and is not a sentence
-// ("corrected invoice?", "We attach the invoice.").
+// ("corrected invoice?", "We attach the invoice."; "… from Acme Co." is a
+// title).
 func titleShaped(text string) bool {
 	r, _ := utf8.DecodeRuneInString(text)
-	if !unicode.IsUpper(r) {
+	if !(unicode.IsUpper(r) || unicode.IsLetter(r) && !unicode.IsLower(r)) || strings.ContainsAny(text[len(text)-1:], "?!,;") {
 		return false
 	}
-	return !strings.ContainsAny(text[len(text)-1:], ".?!,;")
+	if !strings.HasSuffix(text, ".") {
+		return true
+	}
+	f := strings.Fields(text)
+	last := strings.TrimSuffix(f[len(f)-1], ".")
+	return last == "" || len(last) <= 4 || !unicode.IsLower(rune(last[0]))
 }
 
 // containsWord reports phrase in s (which has a space either end) as whole
@@ -234,13 +240,14 @@ func findMarker(d *document) string {
 func findClassLabels(d *document) []string {
 	var number, total bool
 	for i := range d.lines {
+		_, headerRow := pureLabels(&d.lines[i])
 		for _, c := range d.lines[i].cells {
 			m, ok := matchLabel(c.text)
 			if !ok {
 				continue
 			}
 			switch {
-			case m.kind == lkInvoiceNo && (m.colon || hasDigit(labelValue(c.text, m))):
+			case m.kind == lkInvoiceNo && (m.colon || headerRow || hasDigit(labelValue(c.text, m))):
 				number = true
 			case m.kind == lkTotal || m.kind == lkAmountDue:
 				total = true

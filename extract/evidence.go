@@ -16,8 +16,9 @@ type evidence struct {
 	// labelled is the value of a "Currency:" label.
 	labelled string
 	dates    dateEvidence
-	// text is the document in lower case, for the dollar's country.
-	text strings.Builder
+	// text is the document in lower case, for the dollar's country; raw
+	// as written, for the country of an invoice without a currency.
+	text, raw strings.Builder
 }
 
 // commonCodes are the currency codes counted when they stand alone ("All
@@ -47,6 +48,8 @@ func (e *evidence) line(l *line) {
 	}
 	e.text.WriteString(strings.ToLower(l.text))
 	e.text.WriteByte('\n')
+	e.raw.WriteString(l.text)
+	e.raw.WriteByte('\n')
 	dates := findDates(l.text)
 	for _, dt := range dates {
 		e.dates.addDate(dt)
@@ -126,7 +129,8 @@ func firstWord(s string) string {
 }
 
 // currency returns the document's currency: the labelled one, else the
-// one seen most (a bare "$" resolved by the document's country).
+// one seen most (a bare "$" resolved by the document's country), else the
+// currency of the country the document names.
 func (e *evidence) currency() string {
 	if e.labelled != "" {
 		return e.labelled
@@ -140,7 +144,7 @@ func (e *evidence) currency() string {
 		return ci > cj || ci == cj && codes[i] < codes[j]
 	})
 	if len(codes) == 0 {
-		return ""
+		return e.countryCurrency()
 	}
 	switch codes[0] {
 	case "$":
@@ -219,4 +223,50 @@ func (e *evidence) dateOrder(currency string, f numberFormat) dateOrder {
 		ev.strongDMY++
 	}
 	return ev.decide()
+}
+
+// countryCurrencies name the currency of a country written in the
+// document (a country name, a web or mail domain, a US state and ZIP), for
+// an invoice that writes its amounts without any currency: an invoice from
+// Germany is in euros.
+var countryCurrencies = []countryHint{
+	hint("EUR", `germany|deutschland|france|netherlands|nederland|the netherlands|italy|italia|spain|españa|austria|österreich|belgium|belgique|ireland|finland|suomi|portugal|greece|luxembourg|slovakia|slovenia|estonia|latvia|lithuania|malta|cyprus|croatia`,
+		`de|fr|nl|it|es|at|be|ie|fi|pt|gr|lu|sk|si|ee|lv|lt|mt|cy|hr|eu`),
+	hint("GBP", `united kingdom|england|scotland|wales|northern ireland|great britain`, `co\.uk|uk`),
+	hint("CHF", `switzerland|schweiz|suisse|svizzera|liechtenstein`, `ch|li`),
+	hint("SEK", `sweden|sverige`, `se`),
+	hint("NOK", `norway|norge`, `no`),
+	hint("DKK", `denmark|danmark`, `dk`),
+	hint("PLN", `poland|polska`, `pl`),
+	hint("CZK", `czech republic|czechia`, `cz`),
+	hint("JPY", `japan`, `jp`),
+	hint("AUD", `australia`, `au`),
+	hint("CAD", `canada`, `ca`),
+	hint("NZD", `new zealand`, `nz`),
+	hint("SGD", `singapore`, `sg`),
+	hint("HKD", `hong kong`, `hk`),
+	hint("INR", `india`, `in`),
+	hint("BHD", `bahrain`, `bh`),
+	hint("KWD", `kuwait`, `kw`),
+	hint("OMR", `oman`, `om`),
+	hint("AED", `united arab emirates|uae|dubai|abu dhabi`, `ae`),
+	hint("SAR", `saudi arabia`, `sa`),
+	hint("ZAR", `south africa`, `za`),
+	hint("USD", `usa|united states|sales tax|`+usStates, `us`),
+}
+
+// usStates is a US state and ZIP code, as an alternative of a hint.
+const usStates = `(?-i:(?:AL|AK|AZ|AR|CA|CO|CT|DE|FL|GA|HI|ID|IL|IN|IA|KS|KY|LA|ME|MD|MA|MI|MN|MS|MO|MT|NE|NV|NH|NJ|NM|NY|NC|ND|OH|OK|OR|PA|RI|SC|SD|TN|TX|UT|VT|VA|WA|WV|WI|WY|DC),?\s+\d{5})`
+
+// countryCurrency returns the currency of the country named first in the
+// document, or "".
+func (e *evidence) countryCurrency() string {
+	text := e.raw.String()
+	best, at := "", len(text)+1
+	for _, h := range countryCurrencies {
+		if loc := h.re.FindStringIndex(text); loc != nil && loc[0] < at {
+			best, at = h.code, loc[0]
+		}
+	}
+	return best
 }

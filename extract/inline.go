@@ -286,6 +286,13 @@ func cleanDesc(s string) string {
 		}
 		words = words[1:]
 	}
+	for len(words) > 0 {
+		w := strings.ToLower(strings.Trim(words[len(words)-1], "(),:"))
+		if !isMulSign(w) && w != "" && w != "@" && w != "at" {
+			break
+		}
+		words = words[:len(words)-1]
+	}
 	return strings.Trim(strings.Join(words, " "), " ,:;-–—=(@")
 }
 
@@ -301,10 +308,25 @@ func amountAfter(s string, toks []numTok, p int) int {
 		}
 	}
 	last := len(toks) - 1
-	if strings.HasPrefix(strings.TrimSpace(s[toks[p].end:toks[last].start]), "/") {
+	between := strings.TrimSpace(s[toks[p].end:toks[last].start])
+	if strings.HasPrefix(between, "/") { // "$120/hour 360" reads past the unit
+		between = strings.TrimSpace(strings.TrimLeft(between[1:], "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"))
+	}
+	if hasLetter(between) && !onlyWords(between, "each", "per", "ea", "hour", "hr", "day", "unit", "item") {
 		return -1
 	}
 	return last
+}
+
+// onlyWords reports text whose words are all among allowed.
+func onlyWords(text string, allowed ...string) bool {
+	for _, w := range strings.Fields(strings.ToLower(text)) {
+		w = strings.Trim(w, "()[],:;=-–—")
+		if w != "" && hasLetter(w) && !containsStr(allowed, w) {
+			return false
+		}
+	}
+	return true
 }
 
 // buildInline makes the item of quantity toks[q] and price toks[p].
@@ -424,6 +446,9 @@ func findListItems(d *document, f numberFormat, it *items) {
 				break
 			}
 			continue
+		}
+		if l.role == roleItem {
+			continue // an inline item among the list
 		}
 		if !listLine(l, f) {
 			break

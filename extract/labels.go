@@ -72,7 +72,7 @@ var labels = buildLabels(map[labelKind]string{
 		total ex gst|total excl gst|total excl tax|total excluding tax|net value|nettobetrag|
 		zwischensumme|summe netto|netto|goods total|items total|taxable amount|total ht|
 		subtotal excl vat|subtotal before tax|total net amount|net invoice amount|
-		subtotal net|lines total|total excl`,
+		subtotal net|lines total|total excl|taxable value|assessable value|net invoice value`,
 	lkTax: `tax|vat|sales tax|gst|hst|pst|qst|total tax|total vat|tax amount|vat amount|mwst|ust|
 		umsatzsteuer|mehrwertsteuer|tva|iva|consumption tax|vat total|gst amount|gst total|
 		tax total|total gst|plus vat|plus gst|plus tax|add vat|vat due|state tax|city tax|
@@ -89,7 +89,7 @@ var labels = buildLabels(map[labelKind]string{
 		amount payable|total to pay|gesamtbetrag|gesamt|summe|rechnungsbetrag|total ttc|
 		importe total|total value|invoice amount|invoice value|total invoice amount|
 		total amount payable|total sum|total cost|total price|total charges|total fees|
-		total brutto|bruttobetrag|montant total|total a payer|totale`,
+		total brutto|bruttobetrag|montant total|total a payer|totale|total invoice value|invoice total value`,
 	lkAmountDue: `total due|amount due|balance due|balance|amount owing|please pay|
 		pay this amount|total amount due|amount to pay|outstanding|balance outstanding|
 		now due|due now|amount due now|total now due|zu zahlen|zahlbetrag|net payable|
@@ -137,7 +137,29 @@ func buildLabels(src map[labelKind]string) map[string]labelKind {
 			m[p] = kind
 		}
 	}
+	addTaxIDs(m)
 	return m
+}
+
+// taxIDWords name a tax whose registration number a document states
+// ("GST/HST No. 629434529 RT0001", "VAT Reg: GB 123"): with one of
+// idSuffixes the label is a reference, not an amount.
+var (
+	taxIDWords = strings.Fields("vat gst hst pst qst tps tvq mwst ust moms mva btw tva iva alv gst hst")
+	idSuffixes = []string{"no", "reg", "reg no", "id", "id no", "registration", "registration no", "number"}
+)
+
+func addTaxIDs(m map[string]labelKind) {
+	for _, w := range taxIDWords {
+		for _, w2 := range append([]string{""}, taxIDWords...) {
+			base := strings.TrimSpace(w + " " + w2)
+			for _, s := range idSuffixes {
+				if _, ok := m[base+" "+s]; !ok {
+					m[base+" "+s] = lkOtherRef
+				}
+			}
+		}
+	}
 }
 
 // maxLabelWords bounds a label phrase.
@@ -160,7 +182,7 @@ func matchLabel(s string) (labelMatch, bool) {
 	var buf [maxLabelWords * 16]byte
 	phrase := buf[:0]
 	best, found := labelMatch{}, false
-	pos, words := 0, 0
+	pos, words := skipForeign(s), 0
 	for words < maxLabelWords {
 		w, start, end := nextWord(s, pos)
 		if w == "" || stopsLabel(s[pos:start]) {
@@ -188,6 +210,32 @@ func matchLabel(s string) (labelMatch, bool) {
 		best.colon = colonFollows(s[best.end:])
 	}
 	return best, found
+}
+
+// skipForeign returns where the Latin text of a bilingual label starts:
+// after up to three leading words in another script ("請求番号 Invoice
+// No.", "小計 Subtotal").
+func skipForeign(s string) int {
+	pos := 0
+	for k := 0; k < 3; k++ {
+		w, _, end := nextWord(s, pos)
+		if w == "" || !nonLatin(w) {
+			return pos
+		}
+		pos = end
+	}
+	return pos
+}
+
+// nonLatin reports a word with no ASCII letter or digit, only letters of
+// another script.
+func nonLatin(w string) bool {
+	for _, r := range w {
+		if r < utf8.RuneSelf || !unicode.IsLetter(r) || unicode.In(r, unicode.Latin) {
+			return false
+		}
+	}
+	return true
 }
 
 // rateEnd returns the end of a percentage that starts at i ("20%",
@@ -230,13 +278,26 @@ func nextWord(s string, pos int) (w string, start, end int) {
 	}
 	for i < len(s) {
 		r, n := utf8.DecodeRuneInString(s[i:])
-		if !isWordRune(r) {
+		if !isWordRune(r) || i-start >= 3 && camelBreak(s, i) {
 			break
 		}
 		i += n
 	}
 	return s[start:i], start, i
 }
+
+// camelBreak reports a word boundary inside an identifier at i:
+// "InvoiceNo", "NetAmount", "VATRate" (not "MwSt", not "GmbH").
+func camelBreak(s string, i int) bool {
+	if i+1 >= len(s) || !isUpperByte(s[i]) || !isLowerByte(s[i+1]) {
+		return false
+	}
+	p := s[i-1]
+	return isLowerByte(p) || isUpperByte(p) && isUpperByte(s[i-2])
+}
+
+func isUpperByte(c byte) bool { return c >= 'A' && c <= 'Z' }
+func isLowerByte(c byte) bool { return c >= 'a' && c <= 'z' }
 
 func isWordRune(r rune) bool {
 	return unicode.IsLetter(r) || unicode.IsDigit(r) || r == '°' || r == 'º'
@@ -310,6 +371,12 @@ func colonFollows(s string) bool {
 // labelValue returns what follows a label in its cell: the text after the
 // label with leading separators (":", "#", "=", "No.") removed.
 func labelValue(s string, m labelMatch) string {
-	v := strings.TrimLeft(s[m.end:], " .:#=)]–—")
+	rest := s[m.end:]
+	if t := strings.TrimLeft(rest, " "); strings.HasPrefix(t, "/") {
+		if i := strings.IndexByte(t, ':'); i > 0 && !hasDigit(t[:i]) {
+			rest = t[i:] // "Invoice No. / No de facture : LD-2026-0218"
+		}
+	}
+	v := strings.TrimLeft(rest, " .:#=)]–—")
 	return strings.TrimSpace(v)
 }

@@ -288,14 +288,16 @@ func saysIncluded(raw string) bool {
 	return false
 }
 
-// sumTax adds distinct tax amounts, or takes the one that is the sum.
+// sumTax adds the tax rows (a row repeating the same label and amount,
+// as a header row does, counts once), or takes the one that is the sum.
 func sumTax(rows []amountRow) string {
-	var vals []string
+	var vals, seen []string
 	for _, r := range rows {
 		if totalTaxPhrases[r.phrase] {
 			return r.amount
 		}
-		if !containsStr(vals, r.amount) {
+		if key := r.phrase + "=" + r.amount; !containsStr(seen, key) {
+			seen = append(seen, key)
 			vals = append(vals, r.amount)
 		}
 	}
