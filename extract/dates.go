@@ -197,15 +197,19 @@ func (e *dateEvidence) addDate(d dateTok) {
 }
 
 // decide returns the order the evidence supports: the document's own
-// unambiguous dates first, then its conventions, then how it writes dates
-// in words; a level that contradicts itself gives way to the next; unknown
-// when nothing decides.
+// unambiguous dates first, then its conventions (a clear majority), then
+// how it writes dates in words; a level that contradicts itself gives way
+// to the next; unknown when nothing decides.
 func (e dateEvidence) decide() dateOrder {
-	for _, p := range [][2]int{{e.dmy, e.mdy}, {e.strongDMY, e.strongUS}, {e.weakDMY, e.weakUS}} {
+	for i, p := range [][2]int{{e.dmy, e.mdy}, {e.strongDMY, e.strongUS}, {e.weakDMY, e.weakUS}} {
 		switch {
 		case p[0] > 0 && p[1] == 0:
 			return orderDMY
 		case p[1] > 0 && p[0] == 0:
+			return orderMDY
+		case i == 1 && p[0] >= 2*p[1]+1:
+			return orderDMY // conventions may disagree once ("VAT" on a US invoice)
+		case i == 1 && p[1] >= 2*p[0]+1:
 			return orderMDY
 		}
 	}

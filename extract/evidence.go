@@ -82,7 +82,7 @@ func (e *evidence) conventions(l *line) {
 		if ok && m.kind == lkCurrency && e.labelled == "" {
 			e.labelled = currencyValue(labelValue(c.text, m))
 		}
-		if ok && (m.kind == lkTax || m.kind == lkTaxIncluded) {
+		if ok && (m.kind == lkTax || m.kind == lkTaxIncluded) && pureRemainder(c.text[m.end:]) {
 			if strings.Contains(m.phrase, "sales tax") || strings.Contains(m.phrase, "state tax") {
 				e.dates.strongUS++
 			} else if strings.Contains(m.phrase, "vat") || strings.Contains(m.phrase, "gst") ||
@@ -164,6 +164,7 @@ type countryHint struct {
 }
 
 func hint(code, words, domains string) countryHint {
+	words = strings.ReplaceAll(words, " ", `\s+`) // a phrase may wrap: "Sales\nTax"
 	return countryHint{code: code, re: regexp.MustCompile(`(?i)\b(?:` + words + `)\b|\.(?:` + domains + `)\b`)}
 }
 

@@ -232,8 +232,9 @@ func pureLabels(l *line) ([]cellLabel, bool) {
 func onlyRates(s string) bool {
 	words := strings.FieldsFunc(s, func(r rune) bool { return strings.ContainsRune(" :()[]@", r) })
 	for i := 0; i < len(words); i++ {
-		w := words[i]
+		w := strings.Trim(words[i], ".")
 		switch {
+		case w == "":
 		case rateEnd(w, 0) == len(w), w == "%", isCurrencyWord(w):
 		case (w == "on" || w == "of") && i+1 < len(words) && hasDigit(words[i+1]):
 			i++

@@ -71,6 +71,9 @@ func findItems(d *document, f numberFormat) items {
 		findInlineItems(d, f, &it)
 		findListItems(d, f, &it)
 	}
+	if len(it.lines) == 0 {
+		findProseItems(d, f, &it)
+	}
 	return it
 }
 

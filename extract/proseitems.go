@@ -1,0 +1,153 @@
+package extract
+
+import (
+	"regexp"
+	"strings"
+)
+
+// enumerationRe introduces the items of a sentence: "This covers the
+// customs clearance at ¥19,990, … and 30 x warehousing at ¥610 each
+// (¥18,300)."
+var enumerationRe = regexp.MustCompile(`(?i)\b(?:covers|covering|includes|including|comprises|comprising|consists\s+of|is\s+for|are\s+for|as\s+follows)\b:?`)
+
+// findProseItems reads the items enumerated in a sentence of a prose
+// paragraph, when nothing else gave items. Each item is priced with "at":
+// "the hull inspection at €623.00" (one), "4 x antifouling paint at €39.00
+// each (€156.00)", "21.75 hours of diver hours at €93.80 per hour
+// (€2,040.15)". A sentence is read whole or not at all.
+func findProseItems(d *document, f numberFormat, it *items) {
+	for _, p := range paragraphs(d) {
+		if !p.prose {
+			continue
+		}
+		if lines, ok := proseItems(p.text, f); ok {
+			for _, x := range lines {
+				it.add(x, p.first)
+			}
+			return
+		}
+	}
+}
+
+// proseItem is an item being read: where its text starts and its price.
+type proseItem struct {
+	segStart int
+	price    numTok
+	at       int // where " at" starts
+}
+
+func proseItems(text string, f numberFormat) ([]ExtractedLine, bool) {
+	toks := moneyTokens(text, f)
+	prices := pricedAt(text, toks, f)
+	if len(prices) == 0 {
+		return nil, false
+	}
+	m := enumerationRe.FindAllStringIndex(text[:prices[0].at], -1)
+	if m == nil {
+		return nil, false
+	}
+	start := m[len(m)-1][1]
+	var out []ExtractedLine
+	for _, pr := range prices {
+		seg := text[start:pr.at]
+		if hasMoneyTok(toks, start, pr.at, f) {
+			return nil, false // an amount the grammar does not explain
+		}
+		x, ok := proseQuantity(seg, f)
+		if !ok {
+			return nil, false
+		}
+		var end int
+		x.UnitPrice, x.Amount, end = priceAndAmount(text, pr.price, toks, f)
+		if x.UnitPrice == "" {
+			return nil, false
+		}
+		out = append(out, x)
+		start = end
+	}
+	return out, true
+}
+
+// pricedAt returns the money tokens written right after "at".
+func pricedAt(text string, toks []numTok, f numberFormat) []proseItem {
+	var out []proseItem
+	for _, t := range toks {
+		before := strings.TrimRight(text[:t.start], " ")
+		if strings.HasSuffix(strings.ToLower(before), " at") && moneyShaped(t, f) {
+			out = append(out, proseItem{price: t, at: len(before) - 3})
+		}
+	}
+	return out
+}
+
+func hasMoneyTok(toks []numTok, from, to int, f numberFormat) bool {
+	for _, t := range toks {
+		if t.start >= from && t.end <= to && moneyShaped(t, f) {
+			return true
+		}
+	}
+	return false
+}
+
+// proseQuantity reads an item's text before "at": "the hull inspection"
+// (one), "30 x warehousing", "21.75 hours of diver hours".
+func proseQuantity(seg string, f numberFormat) (ExtractedLine, bool) {
+	s := strings.TrimSpace(seg)
+	for _, p := range []string{",", "and ", "the ", "a ", "an "} {
+		s = strings.TrimSpace(strings.TrimPrefix(s, p))
+	}
+	words := strings.Fields(s)
+	if len(words) == 0 {
+		return ExtractedLine{}, false
+	}
+	toks := scanNumbers(words[0], false)
+	if len(toks) != 1 || toks[0].start != 0 || toks[0].end != len(words[0]) || toks[0].unit != "" && toks[0].unit != "x" {
+		return ExtractedLine{Description: s, Quantity: "1"}, true
+	}
+	rest := words[1:]
+	switch {
+	case len(rest) > 1 && isMulSign(rest[0]):
+		rest = rest[1:]
+	case len(rest) > 2 && unitWords[strings.ToLower(rest[0])] && rest[1] == "of":
+		rest = rest[2:]
+	case toks[0].unit == "x":
+	default:
+		return ExtractedLine{Description: s, Quantity: "1"}, true
+	}
+	q, bad := canonicalTok(toks[0], f)
+	if bad {
+		return ExtractedLine{}, false
+	}
+	return ExtractedLine{Description: strings.Join(rest, " "), Quantity: q}, true
+}
+
+// priceAndAmount reads the price token and what follows it: "each" or
+// "per hour", then an optional "(amount)". It returns where the item ends.
+func priceAndAmount(text string, price numTok, toks []numTok, f numberFormat) (string, string, int) {
+	p, bad := canonicalTok(price, f)
+	if bad {
+		return "", "", 0
+	}
+	end := price.end
+	rest := text[end:]
+	trimmed := strings.TrimLeft(rest, " ")
+	for _, w := range []string{"each", "per "} {
+		if strings.HasPrefix(strings.ToLower(trimmed), w) {
+			adv := len(w)
+			if w == "per " {
+				adv += len(firstWord(trimmed[len(w):]))
+			}
+			end += len(rest) - len(trimmed) + adv
+			break
+		}
+	}
+	for _, t := range toks {
+		if t.start >= end && t.neg && strings.TrimSpace(text[end:t.start]) == "" {
+			a, bad := canonicalTok(numTok{raw: t.raw}, f) // "(¥18,300)": brackets, not a sign
+			if !bad {
+				return p, a, t.end
+			}
+		}
+	}
+	return p, "", end
+}
