@@ -116,12 +116,21 @@ func findTitle(d *document) (string, []string) {
 			break
 		}
 		for _, text := range titleCandidates(d, l) {
-			if t := titleType(text); t != "" {
+			if t := candidateType(d, l, text); t != "" {
 				return t, []string{"title_" + t}
 			}
 		}
 	}
 	return "", nil
+}
+
+// candidateType is titleType of a title candidate; an e-mail subject may
+// hold a colon ("Acme Ltd: invoice 4471").
+func candidateType(d *document, l *line, text string) string {
+	if _, ok := mailHeader(l.text, "subject"); ok && d.mail {
+		return titleType(strings.ReplaceAll(text, ":", " "))
+	}
+	return titleType(text)
 }
 
 // titleCandidates are the texts of l that may be a title.
@@ -152,8 +161,14 @@ func titleType(text string) string {
 	if len(strings.Fields(text)) > 8 || !titleShaped(text) {
 		return ""
 	}
-	if m, ok := matchLabel(text); ok && m.colon && m.kind != lkInvoiceNo {
-		return ""
+	if i := strings.IndexByte(text, ':'); i >= 0 {
+		// a field is not a title, unless it is the invoice number's own
+		// label ("Invoice No: 4471"): "Invoice Registration No.: T85…" is
+		// another field; "Reminder: overdue invoice" is no field
+		m, ok := matchLabel(text)
+		if ok && (m.kind != lkInvoiceNo || strings.Trim(text[m.end:i], " .#") != "") {
+			return ""
+		}
 	}
 	lower := " " + strings.ToLower(text) + " "
 	best, bestAt := "", len(lower)

@@ -64,7 +64,7 @@ func titleTexts(d *document) []string {
 			break
 		}
 		for _, t := range titleCandidates(d, l) {
-			if titleType(t) == DocInvoice {
+			if candidateType(d, l, t) == DocInvoice {
 				out = append(out, t)
 			}
 		}

@@ -99,10 +99,13 @@ func readTable(d *document, hi int, cols []column, f numberFormat, it *items) in
 			}
 			continue
 		case endsTable(l):
-			if k, _, pure := amountLabelOf(l); pure && k.isCharge() {
+			k, _, pure := amountLabelOf(l)
+			if !pure || !k.isCharge() {
+				return j - 1
+			}
+			if r := parseRow(l, cols, f); r.nums < 2 {
 				continue // a charge row inside the table: the totals scan reads it
 			}
-			return j - 1
 		}
 		row := parseRow(l, cols, f)
 		if !st.take(d, j, row, cols, f, it) {

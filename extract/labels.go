@@ -109,7 +109,7 @@ var labels = buildLabels(map[labelKind]string{
 		credit card fee|environmental fee|admin fee|administration fee|booking fee|
 		fuel surcharge|handling|packaging|packing|insurance|service charge|tip|gratuity`,
 	lkRounding: `rounding|rounding adjustment|round off|rounding difference|rundung`,
-	lkOtherRef: `vat no|vat reg no|vat registration no|vat registration|vat reg|vat id|vat id no|
+	lkOtherRef: `invoice registration no|qualified invoice no|vat no|vat reg no|vat registration no|vat registration|vat reg|vat id|vat id no|
 		tax id|tax no|tax reg no|tax registration no|gst no|gst reg no|gst registration no|
 		gst registration|gstin|abn|acn|ein|tin|uid|ust id|ust idnr|ustid|steuernummer|
 		siret|siren|company no|company registration no|registration no|reg no|crn|

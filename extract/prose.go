@@ -208,6 +208,10 @@ func proseValue(rest string, f numberFormat) (numTok, bool) {
 func proseGap(gap string) bool {
 	words := strings.FieldsFunc(gap, func(r rune) bool { return strings.ContainsRune(" :()[]@=,", r) })
 	for i, w := range words {
+		w = strings.Trim(w, ".")
+		if w == "" {
+			continue
+		}
 		lw := strings.ToLower(w)
 		rateNext := i+1 < len(words) && rateEnd(words[i+1], 0) > 0
 		if !proseFillers[lw] && !isCurrencyWord(w) && rateEnd(w, 0) != len(w) && w != "%" && !(lw == "at" && rateNext) {

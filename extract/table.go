@@ -165,8 +165,9 @@ func residueWord(c rowCell) string {
 // sits under a code, description or date column.
 func underTextColumn(c rowCell, cols []column) bool {
 	k := nearestColumn(c.cell, cols)
-	if k < 0 || cols[k].role.numeric() || c.tok.cur != "" || strings.ContainsAny(c.tok.raw, ".,") {
-		return false
+	if k < 0 || cols[k].role.numeric() || c.tok.cur != "" || strings.ContainsAny(c.tok.raw, ".,") ||
+		c.tok.unit != "" || residueWord(c) != "" {
+		return false // money, or a quantity with its unit ("1 pcs" under "Description / Qty")
 	}
 	return min(c.end, cols[k].end)-max(c.start, cols[k].start) > 0
 }
