@@ -128,7 +128,7 @@ func findTitle(d *document) (string, []string) {
 // hold a colon ("Acme Ltd: invoice 4471").
 func candidateType(d *document, l *line, text string) string {
 	if _, ok := mailHeader(l.text, "subject"); ok && d.mail {
-		return titleType(strings.ReplaceAll(text, ":", " "))
+		return titleTypeWords(strings.ReplaceAll(text, ":", " "), 16)
 	}
 	return titleType(text)
 }
@@ -157,8 +157,15 @@ func titleCandidates(d *document, l *line) []string {
 // is at most eight words and is not a field ("Quote ref: Q-12" on an
 // invoice is a reference, not a title).
 func titleType(text string) string {
+	return titleTypeWords(text, 8)
+}
+
+// titleTypeWords is titleType for a title of at most maxWords words (an
+// e-mail subject may name the sender: "Invoice #HL-5119 from Red Gum Marine
+// Services Pty. Ltd.").
+func titleTypeWords(text string, maxWords int) string {
 	text = unspaceLetters(text)
-	if len(strings.Fields(text)) > 8 || !titleShaped(text) {
+	if len(strings.Fields(text)) > maxWords || !titleShaped(text) {
 		return ""
 	}
 	if i := strings.IndexByte(text, ':'); i >= 0 {

@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"regexp"
 	"sort"
 	"strings"
 )
@@ -108,7 +109,7 @@ func proseRows(ps []paragraph, f numberFormat, labelled []amountRow) []amountRow
 // charge must be introduced as one ("plus freight of", "less discount"),
 // so that an item ("the berth fee at €52.09") is not read as a charge.
 func paragraphRows(p paragraph, f numberFormat, have map[labelKind]bool) []amountRow {
-	var rows []amountRow
+	rows := summingRows(p, f, have)
 	s := p.text
 	for pos := 0; pos < len(s); pos++ {
 		if !wordStart(s, pos) || !labelInitials[lowerByte(s[pos])] {
@@ -133,6 +134,35 @@ func paragraphRows(p paragraph, f numberFormat, have map[labelKind]bool) []amoun
 		v, bad := canonicalTok(tok, f)
 		rows = append(rows, amountRow{kind: m.kind, phrase: m.phrase, raw: s[start : start+m.end],
 			amount: v, bad: bad, line: p.lineAt(start)})
+	}
+	return rows
+}
+
+// summingRe finds a sentence that sums the items without naming the
+// amount: "That comes to 396,750, plus Tax 10% of 39,675".
+var summingRe = regexp.MustCompile(`(?i)\b(?:that|this|which|it)\s+(?:comes|amounts|adds\s+up)\s+to\b`)
+
+// summingRows reads "That comes to X": the subtotal when tax or a charge
+// follows in the sentence ("plus", "less"), else the total.
+func summingRows(p paragraph, f numberFormat, have map[labelKind]bool) []amountRow {
+	var rows []amountRow
+	for _, m := range summingRe.FindAllStringIndex(p.text, -1) {
+		tok, ok := proseValue(p.text[m[1]:], f)
+		if !ok {
+			continue
+		}
+		kind, sentence := lkTotal, p.text[m[1]:]
+		if end := strings.Index(sentence, ". "); end >= 0 {
+			sentence = sentence[:end]
+		}
+		if strings.Contains(sentence, "plus") || strings.Contains(sentence, "less") {
+			kind = lkSubtotal
+		}
+		if have[amountClass(kind)] {
+			continue
+		}
+		v, bad := canonicalTok(tok, f)
+		rows = append(rows, amountRow{kind: kind, phrase: "sum", amount: v, bad: bad, line: p.lineAt(m[0])})
 	}
 	return rows
 }

@@ -50,7 +50,7 @@ func proseItems(text string, f numberFormat) ([]ExtractedLine, bool) {
 	var out []ExtractedLine
 	for _, pr := range prices {
 		seg := text[start:pr.at]
-		if hasMoneyTok(toks, start, pr.at, f) {
+		if hasMoneyTok(text, toks, start, pr.at) {
 			return nil, false // an amount the grammar does not explain
 		}
 		x, ok := proseQuantity(seg, f)
@@ -68,21 +68,28 @@ func proseItems(text string, f numberFormat) ([]ExtractedLine, bool) {
 	return out, true
 }
 
-// pricedAt returns the money tokens written right after "at".
+// pricedAt returns the numbers written right after "at" (not a time or a
+// count: "at 3 hours").
 func pricedAt(text string, toks []numTok, f numberFormat) []proseItem {
 	var out []proseItem
 	for _, t := range toks {
-		before := strings.TrimRight(text[:t.start], " ")
-		if strings.HasSuffix(strings.ToLower(before), " at") && moneyShaped(t, f) {
-			out = append(out, proseItem{price: t, at: len(before) - 3})
+		if isPricedAt(text, t) && !countWords[strings.ToLower(firstWord(text[t.end:]))] && !t.neg {
+			out = append(out, proseItem{price: t, at: len(strings.TrimRight(text[:t.start], " ")) - 3})
 		}
 	}
 	return out
 }
 
-func hasMoneyTok(toks []numTok, from, to int, f numberFormat) bool {
+func isPricedAt(text string, t numTok) bool {
+	return strings.HasSuffix(strings.ToLower(strings.TrimRight(text[:t.start], " ")), " at")
+}
+
+// hasMoneyTok reports an amount between from and to: one with a
+// currency, in brackets, or priced with "at" (a quantity, even "29,75",
+// is none of these).
+func hasMoneyTok(text string, toks []numTok, from, to int) bool {
 	for _, t := range toks {
-		if t.start >= from && t.end <= to && moneyShaped(t, f) {
+		if t.start >= from && t.end <= to && (t.cur != "" || t.neg || isPricedAt(text, t)) {
 			return true
 		}
 	}
