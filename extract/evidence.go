@@ -16,9 +16,13 @@ type evidence struct {
 	// labelled is the value of a "Currency:" label.
 	labelled string
 	dates    dateEvidence
-	// text is the document in lower case, for the dollar's country; raw
-	// as written, for the country of an invoice without a currency.
-	text, raw strings.Builder
+	// raw is the document as read, for the country of a shared symbol or
+	// of an invoice without a currency; lowerText its lower-case form,
+	// made when needed.
+	raw       strings.Builder
+	lowerText string
+	// usAt is where a US state and ZIP code first occurs in raw, or -1.
+	usAt int
 }
 
 // commonCodes are the currency codes counted when they stand alone ("All
@@ -27,15 +31,27 @@ type evidence struct {
 var commonCodes = strings.Fields(`EUR USD GBP CHF JPY CNY AUD CAD NZD SEK NOK DKK PLN CZK HUF INR SGD
 	HKD ZAR BHD KWD OMR JOD TND AED SAR QAR BRL MXN TRY ILS KRW RON BGN ISK THB MYR IDR`)
 
+// codeWords returns the words of exactly three capital letters.
+func codeWords(s string) []string {
+	var out []string
+	for i := 0; i+3 <= len(s); i++ {
+		if isUpperByte(s[i]) && isUpperByte(s[i+1]) && isUpperByte(s[i+2]) &&
+			(i == 0 || !isASCIIAlnum(s[i-1])) && (i+3 == len(s) || !isASCIIAlnum(s[i+3])) {
+			out = append(out, s[i:i+3])
+			i += 2
+		}
+	}
+	return out
+}
+
 var (
-	codeWordRe = regexp.MustCompile(`\b[A-Z]{3}\b`)
 	// usStateZipRe finds a US state abbreviation and ZIP code.
 	usStateZipRe = regexp.MustCompile(`\b(?:AL|AK|AZ|AR|CA|CO|CT|DE|FL|GA|HI|ID|IL|IN|IA|KS|KY|LA|ME|MD|MA|MI|MN|MS|MO|MT|NE|NV|NH|NJ|NM|NY|NC|ND|OH|OK|OR|PA|RI|SC|SD|TN|TX|UT|VT|VA|WA|WV|WI|WY|DC),?\s+\d{5}(?:-\d{4})?\b`)
 )
 
 // gatherEvidence reads every line of d once.
 func gatherEvidence(d *document) *evidence {
-	e := &evidence{currencies: map[string]int{}}
+	e := &evidence{currencies: map[string]int{}, usAt: -1}
 	for i := range d.lines {
 		e.line(&d.lines[i])
 	}
@@ -46,8 +62,9 @@ func (e *evidence) line(l *line) {
 	if l.blank() {
 		return
 	}
-	e.text.WriteString(strings.ToLower(l.text))
-	e.text.WriteByte('\n')
+	if e.usAt < 0 && hasDigitRun(l.text, 5) && usStateZipRe.MatchString(l.text) {
+		e.usAt = e.raw.Len()
+	}
 	e.raw.WriteString(l.text)
 	e.raw.WriteByte('\n')
 	dates := findDates(l.text)
@@ -66,7 +83,7 @@ func (e *evidence) line(l *line) {
 			e.currencies[t.cur] += weight
 		}
 	}
-	for _, code := range codeWordRe.FindAllString(l.text, -1) {
+	for _, code := range codeWords(l.text) {
 		if containsStr(commonCodes, code) {
 			e.currencies[code]++
 		}
@@ -91,9 +108,24 @@ func (e *evidence) conventions(l *line) {
 			}
 		}
 	}
-	if usStateZipRe.MatchString(l.text) {
+	if hasDigitRun(l.text, 5) && usStateZipRe.MatchString(l.text) {
 		e.dates.strongUS++
 	}
+}
+
+// hasDigitRun reports n digits in a row.
+func hasDigitRun(s string, n int) bool {
+	run := 0
+	for i := 0; i < len(s); i++ {
+		if isDigit(s[i]) {
+			if run++; run >= n {
+				return true
+			}
+		} else {
+			run = 0
+		}
+	}
+	return false
 }
 
 // currencyNames maps what a "Currency:" label may say besides a code.
@@ -155,17 +187,51 @@ func (e *evidence) currency() string {
 	return codes[0]
 }
 
-// countryHint tells which currency a shared symbol ("$", "kr") is: the
-// code written somewhere in the document, a country or a tax (as words),
-// or a web or mail domain.
+// countryHint tells which currency a shared symbol ("$", "kr") is, or a
+// document without any: a country or a tax named in words, or a web or
+// mail domain.
 type countryHint struct {
-	code string
-	re   *regexp.Regexp
+	code    string
+	words   []string
+	domains []string
 }
 
 func hint(code, words, domains string) countryHint {
-	words = strings.ReplaceAll(words, " ", `\s+`) // a phrase may wrap: "Sales\nTax"
-	return countryHint{code: code, re: regexp.MustCompile(`(?i)\b(?:` + words + `)\b|\.(?:` + domains + `)\b`)}
+	return countryHint{code: code, words: strings.Split(words, "|"), domains: strings.Split(domains, "|")}
+}
+
+// firstIn returns where the hint first occurs in lower (the document in
+// lower case, one space between words), or -1.
+func (h countryHint) firstIn(lower string) int {
+	at := -1
+	for _, w := range h.words {
+		if i := wordIndex(lower, w); i >= 0 && (at < 0 || i < at) {
+			at = i
+		}
+	}
+	for _, d := range h.domains {
+		if i := domainIndex(lower, d); i >= 0 && (at < 0 || i < at) {
+			at = i
+		}
+	}
+	return at
+}
+
+// domainIndex returns where ".<domain>" ends a host name in lower, or -1.
+func domainIndex(lower, domain string) int {
+	needle := "." + domain
+	for i := 0; ; {
+		j := strings.Index(lower[i:], needle)
+		if j < 0 {
+			return -1
+		}
+		j += i
+		end := j + len(needle)
+		if j > 0 && isASCIIAlnum(lower[j-1]) && (end == len(lower) || !isASCIIAlnum(lower[end]) && lower[end] != '.') {
+			return j
+		}
+		i = j + 1
+	}
 }
 
 var (
@@ -192,13 +258,28 @@ func (e *evidence) byCountry(list []countryHint, def string) string {
 			return h.code
 		}
 	}
-	text := e.text.String()
+	lower := e.lower()
 	for _, h := range list {
-		if h.re.MatchString(text) {
+		if h.firstIn(lower) >= 0 {
 			return h.code
 		}
 	}
 	return def
+}
+
+// lower returns the document in lower case, words one space apart (a
+// phrase may wrap: "Sales\nTax"), a space either end.
+func (e *evidence) lower() string {
+	if e.lowerText == "" {
+		var b strings.Builder
+		b.WriteByte(' ')
+		for _, f := range strings.Fields(strings.ToLower(e.raw.String())) {
+			b.WriteString(f)
+			b.WriteByte(' ')
+		}
+		e.lowerText = b.String()
+	}
+	return e.lowerText
 }
 
 // format returns the document's number format for a currency.
@@ -253,21 +334,21 @@ var countryCurrencies = []countryHint{
 	hint("AED", `united arab emirates|uae|dubai|abu dhabi`, `ae`),
 	hint("SAR", `saudi arabia`, `sa`),
 	hint("ZAR", `south africa`, `za`),
-	hint("USD", `usa|united states|sales tax|`+usStates, `us`),
+	hint("USD", `usa|united states|sales tax`, `us`),
 }
 
-// usStates is a US state and ZIP code, as an alternative of a hint.
-const usStates = `(?-i:(?:AL|AK|AZ|AR|CA|CO|CT|DE|FL|GA|HI|ID|IL|IN|IA|KS|KY|LA|ME|MD|MA|MI|MN|MS|MO|MT|NE|NV|NH|NJ|NM|NY|NC|ND|OH|OK|OR|PA|RI|SC|SD|TN|TX|UT|VT|VA|WA|WV|WI|WY|DC),?\s+\d{5})`
-
 // countryCurrency returns the currency of the country named first in the
-// document, or "".
+// document (a US state and ZIP code names the US), or "".
 func (e *evidence) countryCurrency() string {
-	text := e.raw.String()
-	best, at := "", len(text)+1
+	lower := e.lower()
+	best, at := "", len(lower)+1
 	for _, h := range countryCurrencies {
-		if loc := h.re.FindStringIndex(text); loc != nil && loc[0] < at {
-			best, at = h.code, loc[0]
+		if i := h.firstIn(lower); i >= 0 && i < at {
+			best, at = h.code, i
 		}
+	}
+	if e.usAt >= 0 && best == "" {
+		return "USD"
 	}
 	return best
 }

@@ -162,6 +162,19 @@ func addTaxIDs(m map[string]labelKind) {
 	}
 }
 
+// labelPrefixes holds every label and every run of its first words: the
+// matcher stops as soon as no label starts with what it has read.
+var labelPrefixes = func() map[string]bool {
+	m := map[string]bool{}
+	for p := range labels {
+		words := strings.Split(p, " ")
+		for i := 1; i <= len(words); i++ {
+			m[strings.Join(words[:i], " ")] = true
+		}
+	}
+	return m
+}()
+
 // maxLabelWords bounds a label phrase.
 const maxLabelWords = 6
 
@@ -182,7 +195,10 @@ func matchLabel(s string) (labelMatch, bool) {
 	var buf [maxLabelWords * 16]byte
 	phrase := buf[:0]
 	best, found := labelMatch{}, false
-	pos, words := skipForeign(s), 0
+	pos, words := 0, 0
+	if s != "" && s[0] >= utf8.RuneSelf {
+		pos = skipForeign(s)
+	}
 	for words < maxLabelWords {
 		w, start, end := nextWord(s, pos)
 		if w == "" || stopsLabel(s[pos:start]) {
@@ -201,6 +217,9 @@ func matchLabel(s string) (labelMatch, bool) {
 		phrase = appendNormWord(phrase, w)
 		words++
 		pos = end
+		if !labelPrefixes[string(phrase)] {
+			break // no label starts so
+		}
 		if k, ok := labels[string(phrase)]; ok {
 			best, found = labelMatch{kind: k, end: end}, true
 			best.phrase = string(phrase)
@@ -327,6 +346,19 @@ var numberWords = map[string]bool{
 // appendNormWord appends w lower-cased, "number" words as "no", "&" as
 // "and", with diacritics of common letters folded.
 func appendNormWord(dst []byte, w string) []byte {
+	if isASCII(w) {
+		start := len(dst)
+		for i := 0; i < len(w); i++ {
+			dst = append(dst, lowerByte(w[i]))
+		}
+		switch word := dst[start:]; {
+		case numberWords[string(word)]:
+			return append(dst[:start], "no"...)
+		case string(word) == "&":
+			return append(dst[:start], "and"...)
+		}
+		return dst
+	}
 	lw := strings.ToLower(w)
 	switch {
 	case numberWords[lw]:
@@ -338,6 +370,15 @@ func appendNormWord(dst []byte, w string) []byte {
 		dst = utf8.AppendRune(dst, foldDiacritic(r))
 	}
 	return dst
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 func foldDiacritic(r rune) rune {

@@ -146,6 +146,9 @@ var summingRe = regexp.MustCompile(`(?i)\b(?:that|this|which|it)\s+(?:comes|amou
 // follows in the sentence ("plus", "less"), else the total.
 func summingRows(p paragraph, f numberFormat, have map[labelKind]bool) []amountRow {
 	var rows []amountRow
+	if !strings.Contains(p.text, " to ") {
+		return nil
+	}
 	for _, m := range summingRe.FindAllStringIndex(p.text, -1) {
 		tok, ok := proseValue(p.text[m[1]:], f)
 		if !ok {
