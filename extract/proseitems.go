@@ -29,11 +29,10 @@ func findProseItems(d *document, f numberFormat, it *items) {
 	}
 }
 
-// proseItem is an item being read: where its text starts and its price.
+// proseItem is a price found in a sentence of items.
 type proseItem struct {
-	segStart int
-	price    numTok
-	at       int // where " at" starts
+	price numTok
+	at    int // where " at" starts
 }
 
 func proseItems(text string, f numberFormat) ([]ExtractedLine, bool) {
