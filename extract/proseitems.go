@@ -10,16 +10,13 @@ import (
 // (¥18,300)."
 var enumerationRe = regexp.MustCompile(`(?i)\b(?:covers|covering|includes|including|comprises|comprising|consists\s+of|is\s+for|are\s+for|as\s+follows)\b:?`)
 
-// findProseItems reads the items enumerated in a sentence of a prose
-// paragraph, when nothing else gave items. Each item is priced with "at":
+// findProseItems reads the items enumerated in a sentence, when nothing
+// else gave items. Each item is priced with "at":
 // "the hull inspection at €623.00" (one), "4 x antifouling paint at €39.00
 // each (€156.00)", "21.75 hours of diver hours at €93.80 per hour
 // (€2,040.15)". A sentence is read whole or not at all.
 func findProseItems(d *document, f numberFormat, it *items) {
 	for _, p := range paragraphs(d) {
-		if !p.prose {
-			continue
-		}
 		if lines, ok := proseItems(p.text, f); ok {
 			for _, x := range lines {
 				it.add(x, p.first)
@@ -79,16 +76,22 @@ func pricedAt(text string, toks []numTok, f numberFormat) []proseItem {
 	return out
 }
 
+// afterEach: "each (A)", "per hour (A)".
+func afterEach(text string, t numTok) bool {
+	f := strings.Fields(strings.ToLower(text[max(0, t.start-16):t.start]))
+	return len(f) > 0 && (f[len(f)-1] == "each" || len(f) > 1 && f[len(f)-2] == "per")
+}
+
 func isPricedAt(text string, t numTok) bool {
 	return strings.HasSuffix(strings.ToLower(strings.TrimRight(text[:t.start], " ")), " at")
 }
 
 // hasMoneyTok reports an amount between from and to: one with a
-// currency, in brackets, or priced with "at" (a quantity, even "29,75",
-// is none of these).
+// currency, priced with "at", or in brackets after "each" (a quantity,
+// even "29,75", is none of these, nor "a5 flyers (1,000)").
 func hasMoneyTok(text string, toks []numTok, from, to int) bool {
 	for _, t := range toks {
-		if t.start >= from && t.end <= to && (t.cur != "" || t.neg || isPricedAt(text, t)) {
+		if t.start >= from && t.end <= to && (t.cur != "" || t.neg && afterEach(text, t) || isPricedAt(text, t)) {
 			return true
 		}
 	}
