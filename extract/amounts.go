@@ -86,6 +86,9 @@ func numberRun(s string, start, end int, spaceGroups bool) (numTok, bool) {
 		end--
 	}
 	run := s[start:end]
+	if i := strings.IndexByte(run, '/'); i > 0 && isAllLetters(run[i+1:]) {
+		run, end = run[:i], start+i // "45/hr": a price per unit
+	}
 	if run == "" || run[0] < '0' || run[0] > '9' || strings.ContainsAny(run, "/-_") {
 		return numTok{}, false
 	}
@@ -304,7 +307,7 @@ func validGroups(raw string, sep byte) bool {
 // ("1.234,56" → "1234.56") under the document's format. It fails on a
 // number no consistent format explains ("12.34.56", "1,23").
 func (f numberFormat) canonical(raw string, neg bool) (string, bool) {
-	raw = strings.NewReplacer(" ", "", "'", "", "’", "").Replace(raw)
+	raw = dropGroupMarks(raw)
 	whole, frac, ok := f.split(raw)
 	if !ok {
 		return "", false
@@ -321,6 +324,20 @@ func (f numberFormat) canonical(raw string, neg bool) (string, bool) {
 		s = "-" + s
 	}
 	return s, len(s) <= maxDecimalDigits
+}
+
+// dropGroupMarks removes spaces and apostrophes that group digits.
+func dropGroupMarks(raw string) string {
+	if !strings.ContainsAny(raw, " '’") {
+		return raw
+	}
+	b := make([]byte, 0, len(raw))
+	for _, r := range raw {
+		if r != ' ' && r != '\'' && r != '’' {
+			b = utf8.AppendRune(b, r)
+		}
+	}
+	return string(b)
 }
 
 // split returns the integer digits and the decimals of raw.

@@ -29,6 +29,7 @@ var docKeywords = []struct {
 	{"memo", DocOther}, {"memorandum", DocOther}, {"meeting notes", DocOther}, {"minutes", DocOther},
 	{"delivery note", DocOther}, {"packing slip", DocOther}, {"packing list", DocOther},
 	{"remittance", DocOther}, {"reminder", DocOther}, {"overdue", DocOther}, {"order confirmation", DocOther},
+	{"notice", DocOther}, {"dunning", DocOther}, {"mahnung", DocOther},
 	{"timesheet", DocOther}, {"agenda", DocOther}, {"newsletter", DocOther},
 	{"invoice", DocInvoice}, {"rechnung", DocInvoice}, {"facture", DocInvoice}, {"factura", DocInvoice},
 	{"fattura", DocInvoice},
@@ -115,12 +116,21 @@ func findTitle(d *document) (string, []string) {
 			break
 		}
 		for _, text := range titleCandidates(d, l) {
-			if t := titleType(text); t != "" {
+			if t := candidateType(d, l, text); t != "" {
 				return t, []string{"title_" + t}
 			}
 		}
 	}
 	return "", nil
+}
+
+// candidateType is titleType of a title candidate; an e-mail subject may
+// hold a colon ("Acme Ltd: invoice 4471").
+func candidateType(d *document, l *line, text string) string {
+	if _, ok := mailHeader(l.text, "subject"); ok && d.mail {
+		return titleTypeWords(strings.ReplaceAll(text, ":", " "), 16)
+	}
+	return titleType(text)
 }
 
 // titleCandidates are the texts of l that may be a title.
@@ -147,11 +157,25 @@ func titleCandidates(d *document, l *line) []string {
 // is at most eight words and is not a field ("Quote ref: Q-12" on an
 // invoice is a reference, not a title).
 func titleType(text string) string {
-	if len(strings.Fields(text)) > 8 || !titleShaped(text) {
+	return titleTypeWords(text, 8)
+}
+
+// titleTypeWords is titleType for a title of at most maxWords words (an
+// e-mail subject may name the sender: "Invoice #HL-5119 from Red Gum Marine
+// Services Pty. Ltd.").
+func titleTypeWords(text string, maxWords int) string {
+	text = unspaceLetters(text)
+	if len(strings.Fields(text)) > maxWords || !titleShaped(text) {
 		return ""
 	}
-	if m, ok := matchLabel(text); ok && m.colon && m.kind != lkInvoiceNo {
-		return ""
+	if i := strings.IndexByte(text, ':'); i >= 0 {
+		// a field is not a title, unless it is the invoice number's own
+		// label ("Invoice No: 4471"): "Invoice Registration No.: T85…" is
+		// another field; "Reminder: overdue invoice" is no field
+		m, ok := matchLabel(text)
+		if ok && (m.kind != lkInvoiceNo || strings.Trim(text[m.end:i], " .#") != "") {
+			return ""
+		}
 	}
 	lower := " " + strings.ToLower(text) + " "
 	best, bestAt := "", len(lower)
@@ -163,14 +187,34 @@ func titleType(text string) string {
 	return best
 }
 
+// unspaceLetters joins a letter-spaced word: "I N V O I C E" → "INVOICE".
+func unspaceLetters(text string) string {
+	f := strings.Fields(text)
+	if len(f) < 4 {
+		return text
+	}
+	for _, w := range f {
+		if utf8.RuneCountInString(w) != 1 {
+			return text
+		}
+	}
+	return strings.Join(f, "")
+}
+
 // titleShaped: a title starts with a capital letter and is not a sentence
-// ("corrected invoice?", "We attach the invoice.").
+// ("corrected invoice?", "We attach the invoice."; "… from Acme Co." is a
+// title).
 func titleShaped(text string) bool {
 	r, _ := utf8.DecodeRuneInString(text)
-	if !unicode.IsUpper(r) {
+	if !(unicode.IsUpper(r) || unicode.IsLetter(r) && !unicode.IsLower(r)) || strings.ContainsAny(text[len(text)-1:], "?!,;") {
 		return false
 	}
-	return !strings.ContainsAny(text[len(text)-1:], ".?!,;")
+	if !strings.HasSuffix(text, ".") {
+		return true
+	}
+	f := strings.Fields(text)
+	last := strings.TrimSuffix(f[len(f)-1], ".")
+	return last == "" || len(last) <= 4 || !unicode.IsLower(rune(last[0]))
 }
 
 // containsWord reports phrase in s (which has a space either end) as whole
@@ -218,13 +262,14 @@ func findMarker(d *document) string {
 func findClassLabels(d *document) []string {
 	var number, total bool
 	for i := range d.lines {
+		_, headerRow := pureLabels(&d.lines[i])
 		for _, c := range d.lines[i].cells {
 			m, ok := matchLabel(c.text)
 			if !ok {
 				continue
 			}
 			switch {
-			case m.kind == lkInvoiceNo && (m.colon || hasDigit(labelValue(c.text, m))):
+			case m.kind == lkInvoiceNo && (m.colon || headerRow || hasDigit(labelValue(c.text, m))):
 				number = true
 			case m.kind == lkTotal || m.kind == lkAmountDue:
 				total = true

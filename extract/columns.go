@@ -127,6 +127,11 @@ func cellColumns(c cell, pipe bool) ([]column, bool) {
 	var out []column
 	for i := 0; i < len(words); {
 		n, role := longestColumn(words[i:])
+		if n == 0 && len(words) == 1 && len(words[0].norm) <= 8 {
+			// one unknown short column ("SAC", "HSN"): headerComplete
+			// allows one
+			return []column{{role: colOther, phrase: words[0].norm, start: c.start, end: c.end}}, true
+		}
 		if n == 0 {
 			return nil, false
 		}
@@ -177,7 +182,7 @@ func headerWords(c cell) []headerWord {
 		}
 		depth += strings.Count(text[pos:start], "(") - strings.Count(text[pos:start], ")")
 		pos = end
-		if depth > 0 || isCurrencyCode(w) || isNoteWord(strings.ToLower(w)) {
+		if depth > 0 || isCurrencyWord(w) || isNoteWord(strings.ToLower(w)) || nonLatin(w) {
 			continue
 		}
 		norm := string(appendNormWord(nil, w))
@@ -209,7 +214,8 @@ func runeCount(s string) int {
 func headerComplete(cols []column) bool {
 	var desc, money bool
 	known := 0
-	if len(cols)-countRole(cols, colOther) < len(cols)-1 {
+	unknown := countRole(cols, colOther)
+	if unknown > 1 || unknown == 1 && len(cols) < 4 {
 		return false
 	}
 	for _, c := range cols {

@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"regexp"
 	"strings"
 	"unicode/utf8"
 )
@@ -34,8 +35,10 @@ type line struct {
 	// cells are the runs of text separated by two or more spaces, a tab or
 	// a '|'.
 	cells []cell
-	// pipe: a "| … |" table row; rule: a separator such as "-----" or
-	// "|---|:--:|".
+	// sep is the cell separator of a delimited row ('|' or ';'), else 0.
+	sep rune
+	// pipe: a delimited row ("| … |" or "a;b;c"); rule: a separator such
+	// as "-----" or "|---|:--:|".
 	pipe, rule bool
 	// heading: a markdown heading ("# …").
 	heading bool
@@ -83,7 +86,7 @@ func parseDocument(content string) *document {
 	if d.mail {
 		d.mailEnd = len(d.lines)
 		for i := range d.lines {
-			if d.lines[i].blank() {
+			if d.lines[i].blank() && i > 0 && !d.lines[i-1].blank() {
 				d.mailEnd = i
 				break
 			}
@@ -100,15 +103,41 @@ func parseLine(raw string) line {
 	text := expandTabs(raw)
 	var l line
 	text, l.heading = stripHeading(text)
-	text = stripMarkdown(text)
+	text = stripLeaders(stripMarkdown(text))
 	text, l.bullet = stripBullet(text)
 	l.text = strings.TrimRight(text, " ")
 	l.rule = isRule(l.text)
-	l.pipe = !l.rule && strings.Count(l.text, "|") >= 2
+	l.sep = cellSeparator(l.text)
+	l.pipe = !l.rule && l.sep != 0
 	if !l.rule {
-		l.cells = splitCells(l.text, l.pipe)
+		l.cells = splitCells(l.text, l.sep)
 	}
 	return l
+}
+
+// cellSeparator returns '|' for a pipe row, ';' for a semicolon-delimited
+// export row, else 0.
+func cellSeparator(s string) rune {
+	switch {
+	case strings.Count(s, "|") >= 2:
+		return '|'
+	case strings.Count(s, ";") >= 2 && !strings.Contains(s, "  "):
+		return ';'
+	}
+	return 0
+}
+
+// leaderRe matches dot leaders ("Labour ......... £270.00").
+var leaderRe = regexp.MustCompile(`\.{3,}|…+`)
+
+// stripLeaders turns dot leaders into spaces, keeping columns.
+func stripLeaders(s string) string {
+	if !strings.Contains(s, "...") && !strings.Contains(s, "…") {
+		return s
+	}
+	return leaderRe.ReplaceAllStringFunc(s, func(m string) string {
+		return strings.Repeat(" ", utf8.RuneCountInString(m)+1)
+	})
 }
 
 // expandTabs turns tabs into spaces up to the next multiple of 8, at least
@@ -150,8 +179,8 @@ func stripHeading(s string) (string, bool) {
 		return s, false
 	}
 	h := strings.TrimLeft(t, "#")
-	if len(t)-len(h) > 6 || (h != "" && h[0] != ' ') {
-		return s, false // "#4471" is a number, not a heading
+	if len(t)-len(h) > 6 || (h != "" && h[0] != ' ') || strings.Contains(strings.TrimSpace(h), "  ") {
+		return s, false // "#4471" is a number, "#   Qty   Description" a table header
 	}
 	return strings.TrimSpace(h), true
 }
@@ -194,12 +223,13 @@ func isRule(s string) bool {
 	return n >= 3
 }
 
-// splitCells cuts a line into cells at '|' (pipe rows, empty cells kept
-// so that cells keep their column) or at runs of two or more spaces.
-func splitCells(s string, pipe bool) []cell {
+// splitCells cuts a line into cells at its separator ('|' or ';', empty
+// cells kept so that cells keep their column) or at runs of two or more
+// spaces.
+func splitCells(s string, sep rune) []cell {
 	var cells []cell
-	if pipe {
-		cells = splitPipes(s)
+	if sep != 0 {
+		cells = splitPipes(s, sep)
 	} else {
 		cells = splitSpaces(s)
 	}
@@ -209,11 +239,11 @@ func splitCells(s string, pipe bool) []cell {
 	return cells
 }
 
-func splitPipes(s string) []cell {
+func splitPipes(s string, sep rune) []cell {
 	var cells []cell
 	col, startCol, startByte := 0, 0, 0
 	for i, r := range s {
-		if r == '|' {
+		if r == sep {
 			cells = append(cells, trimmedCell(s[startByte:i], startCol))
 			startCol, startByte = col+1, i+1
 		}
@@ -268,20 +298,32 @@ func splitSpaces(s string) []cell {
 // mailHeaders are the header names that make a document an e-mail.
 var mailHeaders = []string{"from:", "to:", "subject:", "date:", "sent:", "cc:"}
 
-// detectMail reports whether the first lines carry at least two e-mail
-// headers, one of them Subject or From.
+// detectMail reports whether the document opens with a block of at least
+// two e-mail headers, one of them Subject or From.
 func detectMail(lines []line) bool {
 	n, key := 0, false
-	for i := 0; i < len(lines) && i < 12; i++ {
+	for i := range lines {
 		t := strings.ToLower(strings.TrimSpace(lines[i].text))
-		for _, h := range mailHeaders {
-			if strings.HasPrefix(t, h) {
-				n++
-				key = key || h == "from:" || h == "subject:"
-			}
+		if t == "" && n == 0 {
+			continue
 		}
+		h := mailHeaderName(t)
+		if h == "" {
+			break
+		}
+		n++
+		key = key || h == "from:" || h == "subject:"
 	}
 	return n >= 2 && key
+}
+
+func mailHeaderName(lower string) string {
+	for _, h := range mailHeaders {
+		if strings.HasPrefix(lower, h) {
+			return h
+		}
+	}
+	return ""
 }
 
 // nextNonBlank returns the index of the first non-blank line after i, or -1.

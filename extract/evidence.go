@@ -16,8 +16,13 @@ type evidence struct {
 	// labelled is the value of a "Currency:" label.
 	labelled string
 	dates    dateEvidence
-	// text is the document in lower case, for the dollar's country.
-	text strings.Builder
+	// raw is the document as read, for the country of a shared symbol or
+	// of an invoice without a currency; lowerText its lower-case form,
+	// made when needed.
+	raw       strings.Builder
+	lowerText string
+	// usAt is where a US state and ZIP code first occurs in raw, or -1.
+	usAt int
 }
 
 // commonCodes are the currency codes counted when they stand alone ("All
@@ -26,15 +31,27 @@ type evidence struct {
 var commonCodes = strings.Fields(`EUR USD GBP CHF JPY CNY AUD CAD NZD SEK NOK DKK PLN CZK HUF INR SGD
 	HKD ZAR BHD KWD OMR JOD TND AED SAR QAR BRL MXN TRY ILS KRW RON BGN ISK THB MYR IDR`)
 
+// codeWords returns the words of exactly three capital letters.
+func codeWords(s string) []string {
+	var out []string
+	for i := 0; i+3 <= len(s); i++ {
+		if isUpperByte(s[i]) && isUpperByte(s[i+1]) && isUpperByte(s[i+2]) &&
+			(i == 0 || !isASCIIAlnum(s[i-1])) && (i+3 == len(s) || !isASCIIAlnum(s[i+3])) {
+			out = append(out, s[i:i+3])
+			i += 2
+		}
+	}
+	return out
+}
+
 var (
-	codeWordRe = regexp.MustCompile(`\b[A-Z]{3}\b`)
 	// usStateZipRe finds a US state abbreviation and ZIP code.
 	usStateZipRe = regexp.MustCompile(`\b(?:AL|AK|AZ|AR|CA|CO|CT|DE|FL|GA|HI|ID|IL|IN|IA|KS|KY|LA|ME|MD|MA|MI|MN|MS|MO|MT|NE|NV|NH|NJ|NM|NY|NC|ND|OH|OK|OR|PA|RI|SC|SD|TN|TX|UT|VT|VA|WA|WV|WI|WY|DC),?\s+\d{5}(?:-\d{4})?\b`)
 )
 
 // gatherEvidence reads every line of d once.
 func gatherEvidence(d *document) *evidence {
-	e := &evidence{currencies: map[string]int{}}
+	e := &evidence{currencies: map[string]int{}, usAt: -1}
 	for i := range d.lines {
 		e.line(&d.lines[i])
 	}
@@ -45,8 +62,11 @@ func (e *evidence) line(l *line) {
 	if l.blank() {
 		return
 	}
-	e.text.WriteString(strings.ToLower(l.text))
-	e.text.WriteByte('\n')
+	if e.usAt < 0 && hasDigitRun(l.text, 5) && usStateZipRe.MatchString(l.text) {
+		e.usAt = e.raw.Len()
+	}
+	e.raw.WriteString(l.text)
+	e.raw.WriteByte('\n')
 	dates := findDates(l.text)
 	for _, dt := range dates {
 		e.dates.addDate(dt)
@@ -63,7 +83,7 @@ func (e *evidence) line(l *line) {
 			e.currencies[t.cur] += weight
 		}
 	}
-	for _, code := range codeWordRe.FindAllString(l.text, -1) {
+	for _, code := range codeWords(l.text) {
 		if containsStr(commonCodes, code) {
 			e.currencies[code]++
 		}
@@ -79,7 +99,7 @@ func (e *evidence) conventions(l *line) {
 		if ok && m.kind == lkCurrency && e.labelled == "" {
 			e.labelled = currencyValue(labelValue(c.text, m))
 		}
-		if ok && (m.kind == lkTax || m.kind == lkTaxIncluded) {
+		if ok && (m.kind == lkTax || m.kind == lkTaxIncluded) && pureRemainder(c.text[m.end:]) {
 			if strings.Contains(m.phrase, "sales tax") || strings.Contains(m.phrase, "state tax") {
 				e.dates.strongUS++
 			} else if strings.Contains(m.phrase, "vat") || strings.Contains(m.phrase, "gst") ||
@@ -88,9 +108,24 @@ func (e *evidence) conventions(l *line) {
 			}
 		}
 	}
-	if usStateZipRe.MatchString(l.text) {
+	if hasDigitRun(l.text, 5) && usStateZipRe.MatchString(l.text) {
 		e.dates.strongUS++
 	}
+}
+
+// hasDigitRun reports n digits in a row.
+func hasDigitRun(s string, n int) bool {
+	run := 0
+	for i := 0; i < len(s); i++ {
+		if isDigit(s[i]) {
+			if run++; run >= n {
+				return true
+			}
+		} else {
+			run = 0
+		}
+	}
+	return false
 }
 
 // currencyNames maps what a "Currency:" label may say besides a code.
@@ -126,7 +161,8 @@ func firstWord(s string) string {
 }
 
 // currency returns the document's currency: the labelled one, else the
-// one seen most (a bare "$" resolved by the document's country).
+// one seen most (a bare "$" resolved by the document's country), else the
+// currency of the country the document names.
 func (e *evidence) currency() string {
 	if e.labelled != "" {
 		return e.labelled
@@ -140,34 +176,110 @@ func (e *evidence) currency() string {
 		return ci > cj || ci == cj && codes[i] < codes[j]
 	})
 	if len(codes) == 0 {
-		return ""
+		return e.countryCurrency()
 	}
-	if codes[0] == "$" {
-		return e.dollar()
+	switch codes[0] {
+	case "$":
+		return e.byCountry(dollarCountries, "USD")
+	case "kr":
+		return e.byCountry(kronaCountries, "SEK")
 	}
 	return codes[0]
 }
 
-// dollarCountries tell which dollar a bare "$" is, by a code or a country
-// word in the document.
-var dollarCountries = []struct{ code, words string }{
-	{"AUD", "aud|australia|abn|nsw|qld|vic|a$"},
-	{"NZD", "nzd|new zealand|nzbn"},
-	{"CAD", "cad|canada|gst/hst|hst|ontario|quebec|british columbia"},
-	{"SGD", "sgd|singapore"},
-	{"HKD", "hkd|hong kong"},
+// countryHint tells which currency a shared symbol ("$", "kr") is, or a
+// document without any: a country or a tax named in words, or a web or
+// mail domain.
+type countryHint struct {
+	code    string
+	words   []string
+	domains []string
 }
 
-func (e *evidence) dollar() string {
-	text := " " + e.text.String() + " "
-	for _, c := range dollarCountries {
-		for _, w := range strings.Split(c.words, "|") {
-			if containsWord(text, w) {
-				return c.code
-			}
+func hint(code, words, domains string) countryHint {
+	return countryHint{code: code, words: strings.Split(words, "|"), domains: strings.Split(domains, "|")}
+}
+
+// firstIn returns where the hint first occurs in lower (the document in
+// lower case, one space between words), or -1.
+func (h countryHint) firstIn(lower string) int {
+	at := -1
+	for _, w := range h.words {
+		if i := wordIndex(lower, w); i >= 0 && (at < 0 || i < at) {
+			at = i
 		}
 	}
-	return "USD"
+	for _, d := range h.domains {
+		if i := domainIndex(lower, d); i >= 0 && (at < 0 || i < at) {
+			at = i
+		}
+	}
+	return at
+}
+
+// domainIndex returns where ".<domain>" ends a host name in lower, or -1.
+func domainIndex(lower, domain string) int {
+	needle := "." + domain
+	for i := 0; ; {
+		j := strings.Index(lower[i:], needle)
+		if j < 0 {
+			return -1
+		}
+		j += i
+		end := j + len(needle)
+		if j > 0 && isASCIIAlnum(lower[j-1]) && (end == len(lower) || !isASCIIAlnum(lower[end]) && lower[end] != '.') {
+			return j
+		}
+		i = j + 1
+	}
+}
+
+var (
+	dollarCountries = []countryHint{
+		hint("AUD", `aud|australia|abn|nsw|qld`, `au`),
+		hint("NZD", `nzd|new zealand|nzbn`, `nz`),
+		hint("CAD", `cad|canada|gst/hst|hst|pst|qst|ontario|quebec|québec|british columbia|alberta`, `ca`),
+		hint("SGD", `sgd|singapore`, `sg`),
+		hint("HKD", `hkd|hong kong`, `hk`),
+	}
+	kronaCountries = []countryHint{
+		hint("SEK", `sek|sweden|sverige`, `se`),
+		hint("NOK", `nok|norway|norge|mva`, `no`),
+		hint("DKK", `dkk|denmark|danmark`, `dk`),
+		hint("ISK", `isk|iceland|ísland`, `is`),
+	}
+)
+
+// byCountry returns the first hint's code found in the document, else def.
+// A code written in the document wins over a country.
+func (e *evidence) byCountry(list []countryHint, def string) string {
+	for _, h := range list {
+		if e.currencies[h.code] > 0 {
+			return h.code
+		}
+	}
+	lower := e.lower()
+	for _, h := range list {
+		if h.firstIn(lower) >= 0 {
+			return h.code
+		}
+	}
+	return def
+}
+
+// lower returns the document in lower case, words one space apart (a
+// phrase may wrap: "Sales\nTax"), a space either end.
+func (e *evidence) lower() string {
+	if e.lowerText == "" {
+		var b strings.Builder
+		b.WriteByte(' ')
+		for _, f := range strings.Fields(strings.ToLower(e.raw.String())) {
+			b.WriteString(f)
+			b.WriteByte(' ')
+		}
+		e.lowerText = b.String()
+	}
+	return e.lowerText
 }
 
 // format returns the document's number format for a currency.
@@ -193,4 +305,50 @@ func (e *evidence) dateOrder(currency string, f numberFormat) dateOrder {
 		ev.strongDMY++
 	}
 	return ev.decide()
+}
+
+// countryCurrencies name the currency of a country written in the
+// document (a country name, a web or mail domain, a US state and ZIP), for
+// an invoice that writes its amounts without any currency: an invoice from
+// Germany is in euros.
+var countryCurrencies = []countryHint{
+	hint("EUR", `germany|deutschland|france|netherlands|nederland|the netherlands|italy|italia|spain|españa|austria|österreich|belgium|belgique|ireland|finland|suomi|portugal|greece|luxembourg|slovakia|slovenia|estonia|latvia|lithuania|malta|cyprus|croatia`,
+		`de|fr|nl|it|es|at|be|ie|fi|pt|gr|lu|sk|si|ee|lv|lt|mt|cy|hr|eu`),
+	hint("GBP", `united kingdom|england|scotland|wales|northern ireland|great britain`, `co\.uk|uk`),
+	hint("CHF", `switzerland|schweiz|suisse|svizzera|liechtenstein`, `ch|li`),
+	hint("SEK", `sweden|sverige`, `se`),
+	hint("NOK", `norway|norge`, `no`),
+	hint("DKK", `denmark|danmark`, `dk`),
+	hint("PLN", `poland|polska`, `pl`),
+	hint("CZK", `czech republic|czechia`, `cz`),
+	hint("JPY", `japan`, `jp`),
+	hint("AUD", `australia`, `au`),
+	hint("CAD", `canada`, `ca`),
+	hint("NZD", `new zealand`, `nz`),
+	hint("SGD", `singapore`, `sg`),
+	hint("HKD", `hong kong`, `hk`),
+	hint("INR", `india`, `in`),
+	hint("BHD", `bahrain`, `bh`),
+	hint("KWD", `kuwait`, `kw`),
+	hint("OMR", `oman`, `om`),
+	hint("AED", `united arab emirates|uae|dubai|abu dhabi`, `ae`),
+	hint("SAR", `saudi arabia`, `sa`),
+	hint("ZAR", `south africa`, `za`),
+	hint("USD", `usa|united states|sales tax`, `us`),
+}
+
+// countryCurrency returns the currency of the country named first in the
+// document (a US state and ZIP code names the US), or "".
+func (e *evidence) countryCurrency() string {
+	lower := e.lower()
+	best, at := "", len(lower)+1
+	for _, h := range countryCurrencies {
+		if i := h.firstIn(lower); i >= 0 && i < at {
+			best, at = h.code, i
+		}
+	}
+	if e.usAt >= 0 && best == "" {
+		return "USD"
+	}
+	return best
 }

@@ -218,12 +218,31 @@ func pureLabels(l *line) ([]cellLabel, bool) {
 			continue
 		}
 		m, ok := matchLabel(c.text)
-		if !ok || strings.Trim(dropBrackets(c.text[m.end:]), " :.") != "" {
+		if !ok || !onlyRates(c.text[m.end:]) {
 			return nil, false
 		}
 		out = append(out, cellLabel{labelMatch: m, cell: k})
 	}
 	return out, len(out) >= 2
+}
+
+// onlyRates: what follows a label in a header cell is no value, only a
+// rate, its base, a currency or punctuation: "(25%)", "@ 19%", "(EUR)",
+// "on 261.00".
+func onlyRates(s string) bool {
+	words := strings.FieldsFunc(s, func(r rune) bool { return strings.ContainsRune(" :()[]@", r) })
+	for i := 0; i < len(words); i++ {
+		w := strings.Trim(words[i], ".")
+		switch {
+		case w == "":
+		case rateEnd(w, 0) == len(w), w == "%", isCurrencyWord(w):
+		case (w == "on" || w == "of") && i+1 < len(words) && hasDigit(words[i+1]):
+			i++
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 func countCells(l *line) int {

@@ -64,7 +64,7 @@ func titleTexts(d *document) []string {
 			break
 		}
 		for _, t := range titleCandidates(d, l) {
-			if titleType(t) == DocInvoice {
+			if candidateType(d, l, t) == DocInvoice {
 				out = append(out, t)
 			}
 		}
@@ -162,6 +162,9 @@ func cleanVendor(v string) string {
 			v = v[:i]
 		}
 	}
+	if i := strings.Index(v, ", "); i > 0 && hasDigit(v[i:]) {
+		v = v[:i] // "Visser BV, Industrieweg 135, Eindhoven"
+	}
 	v = strings.Trim(v, " \"'`,;:-–—|")
 	if !vendorLike(v) {
 		return ""
@@ -181,7 +184,7 @@ func vendorLike(s string) bool {
 			digits++
 		}
 	}
-	if letters < 2 || len(s) > 120 || len(strings.Fields(s)) > 8 || strings.HasSuffix(s, ":") {
+	if letters < 2 || len(s) > 120 || len(strings.Fields(s)) > 12 || strings.HasSuffix(s, ":") {
 		return false
 	}
 	if digits > 0 && !hasCompanySuffix(s) || digits > 3 {

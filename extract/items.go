@@ -52,9 +52,9 @@ func cutRunes(s string, n int) string {
 }
 
 // findItems finds the line items of d: tables under a header row first;
-// without one, inline items ("3 x Widget @ 4.00 = 12.00") and numbered
-// items whose numbers sit on the next line; without those, a list of
-// "description  amount" lines right above the totals.
+// without one, inline items ("3 x Widget @ 4.00 = 12.00"), numbered items
+// whose numbers sit on the next line, and "description  amount" lines
+// right above the totals.
 func findItems(d *document, f numberFormat) items {
 	it := items{firstRow: -1, lastRow: -1}
 	for i := 0; i < len(d.lines); i++ {
@@ -69,9 +69,10 @@ func findItems(d *document, f numberFormat) items {
 	}
 	if len(it.lines) == 0 {
 		findInlineItems(d, f, &it)
+		findListItems(d, f, &it)
 	}
 	if len(it.lines) == 0 {
-		findListItems(d, f, &it)
+		findProseItems(d, f, &it)
 	}
 	return it
 }
@@ -98,10 +99,13 @@ func readTable(d *document, hi int, cols []column, f numberFormat, it *items) in
 			}
 			continue
 		case endsTable(l):
-			if k, _, pure := amountLabelOf(l); pure && k.isCharge() {
+			k, _, pure := amountLabelOf(l)
+			if !pure || !k.isCharge() {
+				return j - 1
+			}
+			if r := parseRow(l, cols, f); r.nums < 2 {
 				continue // a charge row inside the table: the totals scan reads it
 			}
-			return j - 1
 		}
 		row := parseRow(l, cols, f)
 		if !st.take(d, j, row, cols, f, it) {
@@ -202,7 +206,7 @@ func amountLabelOf(l *line) (labelKind, int, bool) {
 // pureRemainder: no words left after a label but currency codes and the
 // small words of a rate ("VAT @ 20% on 760.33", "Total (EUR)").
 func pureRemainder(s string) bool {
-	s = dropBrackets(s)
+	s = dropBrackets(dropTranslation(s))
 	for pos := 0; pos < len(s); {
 		w, _, end := nextWord(s, pos)
 		if end <= pos {
@@ -210,7 +214,7 @@ func pureRemainder(s string) bool {
 			continue
 		}
 		pos = end
-		if w == "" || hasDigit(w) || isCurrencyCode(strings.ToUpper(w)) {
+		if w == "" || hasDigit(w) || isCurrencyWord(w) {
 			continue
 		}
 		switch strings.ToLower(w) {
@@ -220,6 +224,21 @@ func pureRemainder(s string) bool {
 		return false
 	}
 	return true
+}
+
+// dropTranslation removes the other language of a bilingual label:
+// "Subtotal / Sous-total 1,097.50" → " 1,097.50".
+func dropTranslation(s string) string {
+	t := strings.TrimLeft(s, " ")
+	if !strings.HasPrefix(t, "/") {
+		return s
+	}
+	t = t[1:]
+	end := strings.IndexFunc(t, func(r rune) bool { return r >= '0' && r <= '9' || r == '(' || r == ':' })
+	if end < 0 {
+		return ""
+	}
+	return " " + t[end:]
 }
 
 // dropBrackets removes bracketed text that holds letters: "(20%)" stays,

@@ -72,11 +72,13 @@ var labels = buildLabels(map[labelKind]string{
 		total ex gst|total excl gst|total excl tax|total excluding tax|net value|nettobetrag|
 		zwischensumme|summe netto|netto|goods total|items total|taxable amount|total ht|
 		subtotal excl vat|subtotal before tax|total net amount|net invoice amount|
-		subtotal net|lines total|total excl`,
+		subtotal net|lines total|total excl|taxable value|assessable value|net invoice value`,
 	lkTax: `tax|vat|sales tax|gst|hst|pst|qst|total tax|total vat|tax amount|vat amount|mwst|ust|
 		umsatzsteuer|mehrwertsteuer|tva|iva|consumption tax|vat total|gst amount|gst total|
 		tax total|total gst|plus vat|plus gst|plus tax|add vat|vat due|state tax|city tax|
-		local tax|county tax|tax sales|mwst betrag|zzgl mwst|zzgl ust|vat at|gst at`,
+		local tax|county tax|tax sales|mwst betrag|zzgl mwst|zzgl ust|vat at|gst at|moms|mva|alv|btw|
+		ppn|kdv|dph|afa|pvm|ddv|fpa|igv|itbis|total moms|total mva|plus moms|plus mva|
+		sales and use tax|use tax|excise|excise tax|service tax|cgst|sgst|igst|utgst`,
 	lkTaxIncluded: `incl vat|including vat|vat included|includes vat|of which vat|inc vat|
 		incl gst|including gst|gst included|includes gst|inc gst|incl tax|including tax|
 		tax included|includes tax|thereof vat|inkl mwst|enthaltene mwst|darin enthaltene mwst|
@@ -87,7 +89,7 @@ var labels = buildLabels(map[labelKind]string{
 		amount payable|total to pay|gesamtbetrag|gesamt|summe|rechnungsbetrag|total ttc|
 		importe total|total value|invoice amount|invoice value|total invoice amount|
 		total amount payable|total sum|total cost|total price|total charges|total fees|
-		total brutto|bruttobetrag|montant total|total a payer|totale`,
+		total brutto|bruttobetrag|montant total|total a payer|totale|total invoice value|invoice total value`,
 	lkAmountDue: `total due|amount due|balance due|balance|amount owing|please pay|
 		pay this amount|total amount due|amount to pay|outstanding|balance outstanding|
 		now due|due now|amount due now|total now due|zu zahlen|zahlbetrag|net payable|
@@ -107,7 +109,7 @@ var labels = buildLabels(map[labelKind]string{
 		credit card fee|environmental fee|admin fee|administration fee|booking fee|
 		fuel surcharge|handling|packaging|packing|insurance|service charge|tip|gratuity`,
 	lkRounding: `rounding|rounding adjustment|round off|rounding difference|rundung`,
-	lkOtherRef: `vat no|vat reg no|vat registration no|vat registration|vat reg|vat id|vat id no|
+	lkOtherRef: `invoice registration no|qualified invoice no|vat no|vat reg no|vat registration no|vat registration|vat reg|vat id|vat id no|
 		tax id|tax no|tax reg no|tax registration no|gst no|gst reg no|gst registration no|
 		gst registration|gstin|abn|acn|ein|tin|uid|ust id|ust idnr|ustid|steuernummer|
 		siret|siren|company no|company registration no|registration no|reg no|crn|
@@ -135,8 +137,43 @@ func buildLabels(src map[labelKind]string) map[string]labelKind {
 			m[p] = kind
 		}
 	}
+	addTaxIDs(m)
 	return m
 }
+
+// taxIDWords name a tax whose registration number a document states
+// ("GST/HST No. 629434529 RT0001", "VAT Reg: GB 123"): with one of
+// idSuffixes the label is a reference, not an amount.
+var (
+	taxIDWords = strings.Fields("vat gst hst pst qst tps tvq mwst ust moms mva btw tva iva alv gst hst")
+	idSuffixes = []string{"no", "reg", "reg no", "id", "id no", "registration", "registration no", "number"}
+)
+
+func addTaxIDs(m map[string]labelKind) {
+	for _, w := range taxIDWords {
+		for _, w2 := range append([]string{""}, taxIDWords...) {
+			base := strings.TrimSpace(w + " " + w2)
+			for _, s := range idSuffixes {
+				if _, ok := m[base+" "+s]; !ok {
+					m[base+" "+s] = lkOtherRef
+				}
+			}
+		}
+	}
+}
+
+// labelPrefixes holds every label and every run of its first words: the
+// matcher stops as soon as no label starts with what it has read.
+var labelPrefixes = func() map[string]bool {
+	m := map[string]bool{}
+	for p := range labels {
+		words := strings.Split(p, " ")
+		for i := 1; i <= len(words); i++ {
+			m[strings.Join(words[:i], " ")] = true
+		}
+	}
+	return m
+}()
 
 // maxLabelWords bounds a label phrase.
 const maxLabelWords = 6
@@ -159,9 +196,19 @@ func matchLabel(s string) (labelMatch, bool) {
 	phrase := buf[:0]
 	best, found := labelMatch{}, false
 	pos, words := 0, 0
+	if s != "" && s[0] >= utf8.RuneSelf {
+		pos = skipForeign(s)
+	}
 	for words < maxLabelWords {
 		w, start, end := nextWord(s, pos)
-		if w == "" || hasDigit(w) || stopsLabel(s[pos:start]) {
+		if w == "" || stopsLabel(s[pos:start]) {
+			break
+		}
+		if hasDigit(w) {
+			if r := rateEnd(s, start); r > 0 && words > 0 {
+				pos = r // "VAT 20%", "Less 5% discount": the rate is not part of the label
+				continue
+			}
 			break
 		}
 		if words > 0 {
@@ -170,6 +217,9 @@ func matchLabel(s string) (labelMatch, bool) {
 		phrase = appendNormWord(phrase, w)
 		words++
 		pos = end
+		if !labelPrefixes[string(phrase)] {
+			break // no label starts so
+		}
 		if k, ok := labels[string(phrase)]; ok {
 			best, found = labelMatch{kind: k, end: end}, true
 			best.phrase = string(phrase)
@@ -179,6 +229,52 @@ func matchLabel(s string) (labelMatch, bool) {
 		best.colon = colonFollows(s[best.end:])
 	}
 	return best, found
+}
+
+// skipForeign returns where the Latin text of a bilingual label starts:
+// after up to three leading words in another script ("請求番号 Invoice
+// No.", "小計 Subtotal").
+func skipForeign(s string) int {
+	pos := 0
+	for k := 0; k < 3; k++ {
+		w, _, end := nextWord(s, pos)
+		if w == "" || !nonLatin(w) {
+			return pos
+		}
+		pos = end
+	}
+	return pos
+}
+
+// nonLatin reports a word with no ASCII letter or digit, only letters of
+// another script.
+func nonLatin(w string) bool {
+	for _, r := range w {
+		if r < utf8.RuneSelf || !unicode.IsLetter(r) || unicode.In(r, unicode.Latin) {
+			return false
+		}
+	}
+	return true
+}
+
+// rateEnd returns the end of a percentage that starts at i ("20%",
+// "8.25 %"), or 0.
+func rateEnd(s string, i int) int {
+	j := i
+	for j < len(s) && (isDigit(s[j]) || (s[j] == '.' || s[j] == ',') && j+1 < len(s) && isDigit(s[j+1])) {
+		j++
+	}
+	if j == i {
+		return 0
+	}
+	k := j
+	if k < len(s) && s[k] == ' ' {
+		k++
+	}
+	if k < len(s) && s[k] == '%' {
+		return k + 1
+	}
+	return 0
 }
 
 // nextWord returns the next word at or after byte pos: a run of letters
@@ -201,13 +297,26 @@ func nextWord(s string, pos int) (w string, start, end int) {
 	}
 	for i < len(s) {
 		r, n := utf8.DecodeRuneInString(s[i:])
-		if !isWordRune(r) {
+		if !isWordRune(r) || i-start >= 3 && camelBreak(s, i) {
 			break
 		}
 		i += n
 	}
 	return s[start:i], start, i
 }
+
+// camelBreak reports a word boundary inside an identifier at i:
+// "InvoiceNo", "NetAmount", "VATRate" (not "MwSt", not "GmbH").
+func camelBreak(s string, i int) bool {
+	if i+1 >= len(s) || !isUpperByte(s[i]) || !isLowerByte(s[i+1]) {
+		return false
+	}
+	p := s[i-1]
+	return isLowerByte(p) || isUpperByte(p) && isUpperByte(s[i-2])
+}
+
+func isUpperByte(c byte) bool { return c >= 'A' && c <= 'Z' }
+func isLowerByte(c byte) bool { return c >= 'a' && c <= 'z' }
 
 func isWordRune(r rune) bool {
 	return unicode.IsLetter(r) || unicode.IsDigit(r) || r == '°' || r == 'º'
@@ -237,6 +346,19 @@ var numberWords = map[string]bool{
 // appendNormWord appends w lower-cased, "number" words as "no", "&" as
 // "and", with diacritics of common letters folded.
 func appendNormWord(dst []byte, w string) []byte {
+	if isASCII(w) {
+		start := len(dst)
+		for i := 0; i < len(w); i++ {
+			dst = append(dst, lowerByte(w[i]))
+		}
+		switch word := dst[start:]; {
+		case numberWords[string(word)]:
+			return append(dst[:start], "no"...)
+		case string(word) == "&":
+			return append(dst[:start], "and"...)
+		}
+		return dst
+	}
 	lw := strings.ToLower(w)
 	switch {
 	case numberWords[lw]:
@@ -248,6 +370,15 @@ func appendNormWord(dst []byte, w string) []byte {
 		dst = utf8.AppendRune(dst, foldDiacritic(r))
 	}
 	return dst
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 func foldDiacritic(r rune) rune {
@@ -281,6 +412,12 @@ func colonFollows(s string) bool {
 // labelValue returns what follows a label in its cell: the text after the
 // label with leading separators (":", "#", "=", "No.") removed.
 func labelValue(s string, m labelMatch) string {
-	v := strings.TrimLeft(s[m.end:], " .:#=)]–—")
+	rest := s[m.end:]
+	if t := strings.TrimLeft(rest, " "); strings.HasPrefix(t, "/") {
+		if i := strings.IndexByte(t, ':'); i > 0 && !hasDigit(t[:i]) {
+			rest = t[i:] // "Invoice No. / No de facture : LD-2026-0218"
+		}
+	}
+	v := strings.TrimLeft(rest, " .:#=)]–—")
 	return strings.TrimSpace(v)
 }

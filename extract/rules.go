@@ -103,24 +103,14 @@ func extractInvoice(content string) Extraction {
 	x.Vendor = resolveVendor(d, hits)
 	var dateProblem string
 	x.IssueDate, dateProblem = resolveIssueDate(d, hits, order)
-	t := resolveTotals(amountRows(hits, f))
-	if t.total == "" && !hasProblemFor(t.problems, "total") {
-		t.total = proseTotal(d, f)
-	}
+	ps := paragraphs(d)
+	rows := amountRows(hits, f, proseLines(ps))
+	t := resolveTotals(mergeRows(rows, proseRows(ps, f, rows)))
 	t.absorbTableCharges(&it)
 	x.LineItems, x.Subtotal, x.Tax, x.Total = it.lines, t.subtotal, t.tax, t.total
 	x.TaxIncluded, x.Charges = t.taxIncluded, t.charges
 	x.Problems = appendProblems(dateProblem, it.problems, t.problems)
 	return x
-}
-
-func hasProblemFor(problems []string, field string) bool {
-	for _, p := range problems {
-		if p == FieldReason(ReasonUnparseableAmount, field) {
-			return true
-		}
-	}
-	return false
 }
 
 func appendProblems(first string, lists ...[]string) []string {

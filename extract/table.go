@@ -103,6 +103,9 @@ func rowByPosition(cells []rowCell, cols []column) tableRow {
 	numCols := numericColumns(cols)
 	var nums []rowCell
 	for _, c := range cells {
+		if c.num && !c.missing && underTextColumn(c, cols) {
+			c.num = false // an article number, or a number in the description
+		}
 		switch {
 		case c.num && !(c.missing && c.text == ""):
 			nums = append(nums, c)
@@ -118,7 +121,7 @@ func rowByPosition(cells []rowCell, cols []column) tableRow {
 	}
 	next := 0
 	for _, c := range nums {
-		k := nearestColumn(c.cell, numCols[next:])
+		k := nearestFitting(c, numCols[next:])
 		if k < 0 {
 			break
 		}
@@ -126,6 +129,47 @@ func rowByPosition(cells []rowCell, cols []column) tableRow {
 		next += k + 1
 	}
 	return r
+}
+
+// nearestFitting returns the nearest column whose kind fits the number: a
+// number with a unit ("6 pcs") is a quantity, one with a currency is money.
+func nearestFitting(c rowCell, cols []column) int {
+	fits := make([]column, len(cols))
+	copy(fits, cols)
+	any := false
+	for i, col := range fits {
+		ok := true
+		switch {
+		case c.tok.unit != "" || c.tok.cur == "" && unitWords[strings.ToLower(residueWord(c))]:
+			ok = col.role == colQty
+		case c.tok.cur != "":
+			ok = col.role != colQty && col.role != colIndex
+		}
+		if !ok {
+			fits[i].start, fits[i].end = -1<<20, -1<<20 // out of reach
+		}
+		any = any || ok
+	}
+	if !any {
+		return nearestColumn(c.cell, cols)
+	}
+	return nearestColumn(c.cell, fits)
+}
+
+// residueWord is the word beside the number of a numeric cell.
+func residueWord(c rowCell) string {
+	return strings.TrimSpace(c.text[:c.tok.start] + c.text[c.tok.end:])
+}
+
+// underTextColumn reports a plain number (no currency, no decimals) that
+// sits under a code, description or date column.
+func underTextColumn(c rowCell, cols []column) bool {
+	k := nearestColumn(c.cell, cols)
+	if k < 0 || cols[k].role.numeric() || c.tok.cur != "" || strings.ContainsAny(c.tok.raw, ".,") ||
+		c.tok.unit != "" || residueWord(c) != "" {
+		return false // money, or a quantity with its unit ("1 pcs" under "Description / Qty")
+	}
+	return min(c.end, cols[k].end)-max(c.start, cols[k].start) > 0
 }
 
 // describes reports whether a text cell sits nearest a description (or
@@ -215,20 +259,39 @@ func peelNumbers(cells []rowCell, cols []column, f numberFormat) []rowCell {
 			out = append(out, c)
 			continue
 		}
-		out = append(out, splitTextCell(c, f)...)
+		out = append(out, splitTextCell(c, cols, f)...)
 	}
 	return out
 }
 
-// splitTextCell cuts leading and trailing single-space separated numbers
-// off a text cell.
-func splitTextCell(c rowCell, f numberFormat) []rowCell {
+// nearNumericColumn reports a cell under or beside a numeric column.
+func nearNumericColumn(c cell, cols []column) bool {
+	for _, col := range cols {
+		if col.role.numeric() && c.start <= col.end+3 && col.start <= c.end+3 {
+			return true
+		}
+	}
+	return false
+}
+
+// splitTextCell cuts off a text cell the single-space separated numbers
+// at its ends that sit under a numeric column ("Widget blue 3"; not the
+// year of "Annual accounts 2025" far left of the quantities).
+func splitTextCell(c rowCell, cols []column, f numberFormat) []rowCell {
 	words := strings.Split(c.text, " ")
+	at := make([]int, len(words)+1)
+	for i, w := range words {
+		at[i+1] = at[i] + runeCount(w) + 1
+	}
+	peel := func(i int) bool {
+		sub := cell{start: c.start + at[i], end: c.start + at[i] + runeCount(words[i])}
+		return isNumberWord(words[i], f) && nearNumericColumn(sub, cols)
+	}
 	lead, tail := 0, len(words)
-	for lead < tail && isNumberWord(words[lead], f) {
+	for lead < tail && peel(lead) {
 		lead++
 	}
-	for tail > lead && isNumberWord(words[tail-1], f) {
+	for tail > lead && peel(tail-1) {
 		tail--
 	}
 	if lead == 0 && tail == len(words) || lead == tail {

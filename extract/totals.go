@@ -42,6 +42,9 @@ func readAmount(cells []string, f numberFormat) (string, bool) {
 			last, lastText = toks, text
 		}
 	}
+	if len(last) == 1 && isBase(lastText, last[0]) {
+		return "", false // "Sales Tax on 261.00" with its amount elsewhere
+	}
 	if len(last) == 0 {
 		return "", digits && !onlyRatesAndDates(cells, f)
 	}
@@ -70,6 +73,12 @@ func leadingWords(text string, t numTok) bool {
 	return !pureRemainder(text[:t.start])
 }
 
+// isBase reports a number that is a tax's base ("on 261.00"), not its
+// amount.
+func isBase(text string, t numTok) bool {
+	return strings.HasSuffix(" "+strings.ToLower(strings.TrimSpace(text[:t.start])), " on")
+}
+
 func pickAmount(toks []numTok, text string, spread bool) numTok {
 	if spread || len(toks) == 1 {
 		return toks[len(toks)-1]
@@ -81,10 +90,9 @@ func pickAmount(toks []numTok, text string, spread bool) numTok {
 			}
 		}
 	}
-	for i, t := range toks[:len(toks)-1] {
-		before := strings.ToLower(strings.TrimSpace(text[:t.start]))
-		if !strings.HasSuffix(before, " on") && !strings.HasSuffix(before, " of") {
-			return toks[i]
+	for _, t := range toks[:len(toks)-1] {
+		if !isBase(text, t) {
+			return t
 		}
 	}
 	return toks[len(toks)-1]
@@ -116,11 +124,12 @@ func hasBrokenNumber(text string) bool {
 
 var brokenNumberRe = regexp.MustCompile(`\d[.,]\d{1,2}[.,]\d`)
 
-// amountRows reads the amount labels among the hits.
-func amountRows(hits []hit, f numberFormat) []amountRow {
+// amountRows reads the amount labels among the hits, but for the lines of
+// prose paragraphs (read by proseRows).
+func amountRows(hits []hit, f numberFormat, prose map[int]bool) []amountRow {
 	var rows []amountRow
 	for _, h := range hits {
-		if !h.kind.isAmount() {
+		if !h.kind.isAmount() || prose[h.line] {
 			continue
 		}
 		v, bad := readAmount(h.cells, f)
@@ -130,6 +139,22 @@ func amountRows(hits []hit, f numberFormat) []amountRow {
 		rows = append(rows, amountRow{kind: h.kind, phrase: h.phrase, raw: h.raw, amount: v, bad: bad, line: h.line})
 	}
 	return rows
+}
+
+// mergeRows merges two lists of rows in document order.
+func mergeRows(a, b []amountRow) []amountRow {
+	out := make([]amountRow, 0, len(a)+len(b))
+	i, j := 0, 0
+	for i < len(a) || j < len(b) {
+		if j >= len(b) || i < len(a) && a[i].line <= b[j].line {
+			out = append(out, a[i])
+			i++
+		} else {
+			out = append(out, b[j])
+			j++
+		}
+	}
+	return out
 }
 
 // totals are the document-level amounts as found.
@@ -263,14 +288,16 @@ func saysIncluded(raw string) bool {
 	return false
 }
 
-// sumTax adds distinct tax amounts, or takes the one that is the sum.
+// sumTax adds the tax rows (a row repeating the same label and amount,
+// as a header row does, counts once), or takes the one that is the sum.
 func sumTax(rows []amountRow) string {
-	var vals []string
+	var vals, seen []string
 	for _, r := range rows {
 		if totalTaxPhrases[r.phrase] {
 			return r.amount
 		}
-		if !containsStr(vals, r.amount) {
+		if key := r.phrase + "=" + r.amount; !containsStr(seen, key) {
+			seen = append(seen, key)
 			vals = append(vals, r.amount)
 		}
 	}
@@ -345,29 +372,6 @@ func sameDecimal(a, b string) bool {
 	da, errA := parseDecimal(a)
 	db, errB := parseDecimal(b)
 	return errA == nil && errB == nil && da.normalized() == db.normalized()
-}
-
-// proseTotalRe finds the words that introduce a total in running text:
-// "the total amount due is €2,450.00", "a balance of $300".
-var proseTotalRe = regexp.MustCompile(`(?i)\b(?:total(?:\s+amount)?(?:\s+due)?|amount\s+(?:due|payable|owing)|balance(?:\s+due)?|grand\s+total|sum)\b(?:\s+(?:is|of|comes\s+to|now|due|payable|amounts\s+to))*[\s:]*`)
-
-// proseTotal reads a total written in a sentence, the first one found.
-func proseTotal(d *document, f numberFormat) string {
-	for i := range d.lines {
-		l := &d.lines[i]
-		if l.used || (d.mail && i < d.mailEnd) {
-			continue
-		}
-		for _, m := range proseTotalRe.FindAllStringIndex(l.text, -1) {
-			toks := amountTokens(l.text[m[1]:], f)
-			if len(toks) > 0 && toks[0].start <= 2 {
-				if v, bad := canonicalTok(toks[0], f); !bad {
-					return v
-				}
-			}
-		}
-	}
-	return ""
 }
 
 // absorbTableCharges moves charge rows that sit above the stated subtotal
