@@ -38,13 +38,13 @@ var CallOutcomes = []string{
 	CallUnreachable, CallBadRequest, CallUnauthorized, CallNotFound, CallCancelled,
 }
 
-// ModelCall describes one call to the endpoint, for metrics.
+// ModelCall describes one call to the endpoint, for metrics. (Its duration
+// is the worker's inference histogram, which times the whole extract stage.)
 type ModelCall struct {
 	Model            string
 	Outcome          string // one of CallOutcomes
 	PromptTokens     int64
 	CompletionTokens int64
-	Duration         time.Duration
 }
 
 // ModelConfig configures a Model.
@@ -203,12 +203,11 @@ func (m *Model) ask(ctx context.Context, msgs []openai.ChatCompletionMessagePara
 	if err != nil {
 		return nil, "", "", err
 	}
-	start := m.cfg.Now()
 	cctx, cancel := context.WithTimeout(ctx, m.cfg.Timeout)
 	defer cancel()
 	var raw *http.Response
 	resp, err := m.chat.New(cctx, m.params(msgs), option.WithResponseInto(&raw))
-	call := ModelCall{Model: m.cfg.Model, Duration: m.cfg.Now().Sub(start)}
+	call := ModelCall{Model: m.cfg.Model}
 	defer func() { m.cfg.Observe(call) }()
 	if err != nil {
 		var me *ModelError
