@@ -8,8 +8,11 @@ STATICCHECK_VERSION ?= v0.8.2
 #   ./outbox:FuzzKey ./api:FuzzSubmit
 FUZZ_TARGETS        ?= ./outbox:FuzzKey ./outbox:FuzzParseKey ./internal/config:FuzzFromEnv ./api:FuzzSubmit
 FUZZTIME            ?= 20s
+# Flags of scripts/eval, e.g. EVAL_FLAGS="-v" to list every failure, or
+# "-extractor rules -seed 7 -n 2000".
+EVAL_FLAGS          ?=
 
-.PHONY: run test bench lint build fuzz
+.PHONY: run test bench lint build fuzz eval
 
 ## run: everything in one process on an in-memory Redis
 run:
@@ -22,6 +25,11 @@ test:
 ## bench: outbox benchmarks (figures only, no assertions)
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./outbox/...
+
+## eval: extraction accuracy on the generated and hand-written corpus; prints
+## the whole table, then fails (exit 1) when a target of issue 9 is missed
+eval:
+	$(GO) run ./scripts/eval $(EVAL_FLAGS)
 
 ## lint: gofmt, go vet, staticcheck
 lint:

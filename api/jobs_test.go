@@ -138,19 +138,22 @@ func TestGetJob_EveryState(t *testing.T) {
 	b.deadLetter(t, dead)
 	cancelled := b.submit(t, tokAcme, "c", 1, "x")
 	b.cancel(t, cancelled)
+	rejected := b.submit(t, tokAcme, "rj", 1, "x")
+	b.reject(t, rejected, "total_mismatch")
 
 	tests := []struct {
-		id, state, errorCode string
-		started, finished    bool
+		id, state, errorCode, errorReason string
+		started, finished                 bool
 	}{
-		{queued, "queued", "", false, false},
-		{running, "running", "", true, false},
-		{succeeded, "succeeded", "", true, true},
-		{dead, "dead_lettered", outbox.CodePermanent, true, true},
-		{cancelled, "cancelled", outbox.CodeDeadlineExceeded, true, true},
+		{queued, "queued", "", "", false, false},
+		{running, "running", "", "", true, false},
+		{succeeded, "succeeded", "", "", true, true},
+		{dead, "dead_lettered", outbox.CodePermanent, "", true, true},
+		{cancelled, "cancelled", outbox.CodeDeadlineExceeded, "", true, true},
+		{rejected, "dead_lettered", outbox.CodePermanent, "total_mismatch", true, true},
 	}
 	for _, tt := range tests {
-		t.Run(tt.state, func(t *testing.T) {
+		t.Run(tt.state+tt.errorReason, func(t *testing.T) {
 			for _, token := range []string{tokAcme, tokAlice} {
 				r := b.do(t, call{method: "GET", path: "/v1/jobs/" + tt.id, token: token})
 				require.Equal(t, http.StatusOK, r.Status, "body: %s", r.Body)
@@ -166,6 +169,11 @@ func TestGetJob_EveryState(t *testing.T) {
 					require.Equal(t, tt.errorCode, v["errorCode"])
 				} else {
 					require.NotContains(t, v, "errorCode")
+				}
+				if tt.errorReason != "" {
+					require.Equal(t, tt.errorReason, v["errorReason"])
+				} else {
+					require.NotContains(t, v, "errorReason")
 				}
 			}
 		})

@@ -153,14 +153,19 @@ func TestDLQ_ListsDeadLetteredJobsWithReasonCodes(t *testing.T) {
 	d1 := b.submit(t, tokAcme, "a", 1, "x")
 	b.deadLetter(t, d1)
 	d2 := b.submit(t, tokGlobex, "b", 1, "x")
-	b.deadLetter(t, d2)
+	b.reject(t, d2, "missing_field:invoiceNumber")
 	b.submit(t, tokAcme, "q", 1, "x")
 
 	v := b.do(t, call{method: "GET", path: "/v1/dlq", token: tokAlice}).json(t)
 	require.ElementsMatch(t, []string{d1, d2}, jobIDs(t, v))
+	reasons := map[string]any{}
 	for _, it := range v["items"].([]any) {
-		require.Equal(t, outbox.CodePermanent, it.(map[string]any)["errorCode"])
+		item := it.(map[string]any)
+		require.Equal(t, outbox.CodePermanent, item["errorCode"])
+		reasons[item["jobId"].(string)] = item["errorReason"]
 	}
+	require.Equal(t, map[string]any{d1: nil, d2: "missing_field:invoiceNumber"}, reasons,
+		"a rejected document's reason says what to correct; other failures have none")
 	v = b.do(t, call{method: "GET", path: "/v1/dlq?tenant=acme", token: tokAlice}).json(t)
 	require.Equal(t, []string{d1}, jobIDs(t, v))
 

@@ -218,6 +218,13 @@ func (b *bundle) deadLetter(t testing.TB, id string) {
 	require.NoError(t, b.store.DeadLetter(context.Background(), k, c.Fence, outbox.CodePermanent))
 }
 
+// reject drives a job to dead_lettered as a rejected document with reason.
+func (b *bundle) reject(t testing.TB, id, reason string) {
+	t.Helper()
+	k, c := b.claim(t, id)
+	require.NoError(t, b.store.Reject(context.Background(), k, c.Fence, reason))
+}
+
 // cancel drives a job to cancelled.
 func (b *bundle) cancel(t testing.TB, id string) {
 	t.Helper()

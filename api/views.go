@@ -53,6 +53,7 @@ type jobView struct {
 	FinishedAt       *string         `json:"finishedAt,omitempty"`
 	DeadlineAt       *string         `json:"deadlineAt,omitempty"` // unknown once only the ledger remains
 	ErrorCode        *string         `json:"errorCode,omitempty"`
+	ErrorReason      *string         `json:"errorReason,omitempty"`
 	Result           json.RawMessage `json:"result,omitempty"`
 	ResultExpired    bool            `json:"resultExpired"`
 	InputExpired     bool            `json:"inputExpired"`
@@ -88,6 +89,7 @@ func newJobView(j *outbox.Job) jobView {
 		FinishedAt:       optTime(j.FinishedAt),
 		DeadlineAt:       optTime(j.DeadlineAt),
 		ErrorCode:        optString(j.ErrorCode),
+		ErrorReason:      optString(j.ErrorReason),
 		ResultExpired:    j.ResultExpired,
 		InputExpired:     j.InputExpired,
 		ReprocessedFrom:  optString(j.ReprocessedFrom),

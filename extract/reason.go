@@ -37,7 +37,7 @@ const (
 )
 
 // Fields are the invoice fields a reason code may name.
-var Fields = []string{"invoiceNumber", "vendor", "issueDate", "currency", "lineItems", "subtotal", "tax", "total"}
+var Fields = []string{"invoiceNumber", "vendor", "issueDate", "currency", "lineItems", "subtotal", "charges", "tax", "total"}
 
 // fieldReasons are the reasons that take a field.
 var fieldReasons = []string{ReasonMissingField, ReasonInvalidField, ReasonUnparseableAmount}

@@ -41,8 +41,12 @@ type Extraction struct {
 	// tax: shipping, a discount (negative), a fee, rounding.
 	Charges []Charge `json:"charges,omitempty"`
 	// Tax is the sum of every tax line (VAT, GST, sales tax, …).
-	Tax   string `json:"tax,omitempty"`
-	Total string `json:"total,omitempty"`
+	Tax string `json:"tax,omitempty"`
+	// TaxIncluded: the document states the tax as already included in the
+	// prices and the total ("incl. VAT", "GST included"), so the total is
+	// subtotal + charges, not subtotal + charges + tax.
+	TaxIncluded bool   `json:"taxIncluded,omitempty"`
+	Total       string `json:"total,omitempty"`
 	// Problems are reason codes the extractor already knows apply (a date
 	// it cannot read unambiguously, an amount it cannot parse). Validate
 	// rejects with the first of them.
@@ -95,12 +99,16 @@ type Invoice struct {
 	Subtotal      string     `json:"subtotal"`
 	Charges       []Charge   `json:"charges,omitempty"`
 	Tax           string     `json:"tax"`
+	TaxIncluded   bool       `json:"taxIncluded,omitempty"`
 	Total         string     `json:"total"`
 	Source        Source     `json:"source"`
 }
 
 // LineItem is one validated line. Quantity is a decimal string ("3",
-// "9.5"); UnitPrice and Amount are in the currency's precision.
+// "9.5"); Amount is in the currency's precision, UnitPrice in at least that
+// precision (a unit price may be finer: "0.125"). A line that states only
+// an amount is one unit at that price; UnitPrice is empty when the document
+// gives a quantity and an amount but no price that divides it exactly.
 type LineItem struct {
 	Description string `json:"description"`
 	Quantity    string `json:"quantity"`

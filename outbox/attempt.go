@@ -126,26 +126,48 @@ func (s *Store) Commit(ctx context.Context, k Key, fence int64, payloadHash stri
 // (StateRetrying) while business attempts remain; the last one dead-letters it
 // with CodeMaxAttemptsExceeded (StateDeadLettered).
 func (s *Store) Fail(ctx context.Context, k Key, fence int64, code string) (State, error) {
-	return s.end(ctx, k, fence, code, "transient")
+	return s.end(ctx, k, fence, code, "transient", "")
 }
 
 // DeadLetter ends the job as dead_lettered with code.
 func (s *Store) DeadLetter(ctx context.Context, k Key, fence int64, code string) error {
-	_, err := s.end(ctx, k, fence, code, "dead")
+	_, err := s.end(ctx, k, fence, code, "dead", "")
+	return err
+}
+
+// Reject dead-letters a job whose document was rejected: its error code is
+// CodePermanent and its ErrorReason is reason, a short content-free code
+// telling the operator what to correct before reprocessing. The caller
+// bounds reason to a fixed set.
+func (s *Store) Reject(ctx context.Context, k Key, fence int64, reason string) error {
+	if reason == "" {
+		return fmt.Errorf("outbox: reject %s: empty reason", k)
+	}
+	_, err := s.end(ctx, k, fence, CodePermanent, "dead", reason)
+	return err
+}
+
+// Release ends the attempt without counting it: the job is retrying with
+// code, and its attempt count is what it was before the claim. It is for
+// failures that are not the job's fault and that no number of attempts can
+// fix (the deployment's model credentials refused): the job waits for the
+// fix instead of exhausting its attempts. Its deadline still applies.
+func (s *Store) Release(ctx context.Context, k Key, fence int64, code string) error {
+	_, err := s.end(ctx, k, fence, code, "release", "")
 	return err
 }
 
 // Cancel ends the job as cancelled with code (terminal, not dead-lettered).
 func (s *Store) Cancel(ctx context.Context, k Key, fence int64, code string) error {
-	_, err := s.end(ctx, k, fence, code, "cancel")
+	_, err := s.end(ctx, k, fence, code, "cancel", "")
 	return err
 }
 
-func (s *Store) end(ctx context.Context, k Key, fence int64, code, mode string) (State, error) {
+func (s *Store) end(ctx context.Context, k Key, fence int64, code, mode, reason string) (State, error) {
 	if err := checkKey(k); err != nil {
 		return "", err
 	}
-	v, err := s.run(ctx, failScript, s.familyKeys(k), s.familyArgs(k, fence, code, mode)...)
+	v, err := s.run(ctx, failScript, s.familyKeys(k), s.familyArgs(k, fence, code, mode, reason)...)
 	if err != nil {
 		return "", fmt.Errorf("outbox: %s %s: %w", mode, k, err)
 	}

@@ -88,6 +88,10 @@ type Job struct {
 	StartedAt       time.Time // first claim
 	FinishedAt      time.Time // terminal transition
 	ErrorCode       string
+	// ErrorReason is a dead-lettered document's rejection reason (a short
+	// code such as total_mismatch, never content), "" for other failures
+	// and once only the ledger entry remains.
+	ErrorReason     string
 	EventID         string // extraction.committed event, once succeeded
 	ReprocessedFrom string // job key this one reprocesses
 	ReprocessedAs   string // job key that reprocesses this one

@@ -271,7 +271,7 @@ func jobFromHash(k Key, h map[string]string) *Job {
 		PayloadHash: h["ph"], MaxAttempts: atoi(h["ma"]), MaxRecoveries: atoi(h["mr"]),
 		DeadlineSeconds: ds, DeadlineAt: msTime(h["dl"]), CreatedAt: msTime(h["ca"]), UpdatedAt: msTime(h["ua"]),
 		EnqueuedAt: msTime(h["eq"]), StartedAt: msTime(h["sa"]), FinishedAt: msTime(h["fa"]),
-		ErrorCode: h["ec"], EventID: h["ev"], ReprocessedFrom: h["rf"], ReprocessedAs: h["ra"],
+		ErrorCode: h["ec"], ErrorReason: h["er"], EventID: h["ev"], ReprocessedFrom: h["rf"], ReprocessedAs: h["ra"],
 	}
 }
 

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/hibiken/asynq"
 
+	"github.com/relayops/relayops/extract"
 	"github.com/relayops/relayops/outbox"
 )
 
@@ -51,13 +53,22 @@ const (
 	CodeInputExpired = "input_expired"
 	// CodeIdempotencyConflict: the job's payload changed under the attempt.
 	CodeIdempotencyConflict = "idempotency_conflict"
+	// CodeModelSetup: the extractor reported extract.ErrSetup without a
+	// model error code of its own (the model extractor's are
+	// extract.CodeModelUnauthorized and extract.CodeModelNotFound).
+	CodeModelSetup = "model_setup_refused"
 )
 
-// Sentinels an Extractor (or anything it calls) wraps to classify its errors.
-// Errors wrapping neither are transient.
+// ReasonOther is the errorReason and metric label of a rejection whose
+// reason is not one of extract.Reasons(): the set stays bounded.
+const ReasonOther = "other"
+
+// Sentinels for the worker's own failures (fault injection, publishing).
+// Extractors use extract's: a *extract.Rejection or extract.ErrPermanent is
+// permanent, extract.ErrTransient or anything else transient, and
+// extract.ErrSetup puts the job back uncounted (see attempt.hold).
 var (
-	// ErrPermanent marks a failure that no retry can fix: a document that is
-	// not an invoice, a missing or ill-formed field.
+	// ErrPermanent marks a failure that no retry can fix.
 	ErrPermanent = errors.New("worker: permanent failure")
 	// ErrTransient marks a failure that a later attempt may not have.
 	ErrTransient = errors.New("worker: transient failure")
@@ -76,6 +87,13 @@ type CodeError struct {
 	// Retry is true for codes Asynq should retry (the job record is
 	// retrying, or nothing could be recorded); false for dead-letter codes.
 	Retry bool
+	// Uncounted marks a retry that is not a failure of the job: the store
+	// was unreachable, or the attempt was released because the model
+	// endpoint refuses the deployment's settings. IsFailure is false for it.
+	Uncounted bool
+	// RetryAfter is the least delay before the retry (an endpoint's
+	// Retry-After, the credentials cool-down); 0 leaves the backoff alone.
+	RetryAfter time.Duration
 }
 
 func (e *CodeError) Error() string { return e.Code }
@@ -95,15 +113,18 @@ func deadLetter(code string) error { return &CodeError{Code: code} }
 func retryLater(code string) error { return &CodeError{Code: code, Retry: true} }
 
 // Classify returns the kind of err. Cancelled: ErrDeadlinePassed. Permanent:
-// ErrPermanent, asynq.SkipRetry (so a dead-letter CodeError stays one) or a
-// recovered panic. Everything else, including an attempt timeout
-// (context.DeadlineExceeded) and unknown errors, is transient: the record's
-// attempt limit bounds the retries.
+// a *extract.Rejection or extract.ErrPermanent (which every rejection
+// wraps), ErrPermanent, asynq.SkipRetry (so a dead-letter CodeError stays
+// one) or a recovered panic. Everything else, including
+// extract.ErrTransient, an attempt timeout (context.DeadlineExceeded) and
+// unknown errors, is transient: the record's attempt limit bounds the
+// retries. (extract.ErrSetup is transient here; the handler releases such
+// an attempt instead of failing it.)
 func Classify(err error) Kind {
 	switch {
 	case errors.Is(err, ErrDeadlinePassed):
 		return KindCancelled
-	case errors.Is(err, ErrPermanent), errors.Is(err, asynq.SkipRetry), isPanic(err):
+	case errors.Is(err, extract.ErrPermanent), errors.Is(err, ErrPermanent), errors.Is(err, asynq.SkipRetry), isPanic(err):
 		return KindPermanent
 	}
 	return KindTransient
@@ -122,10 +143,21 @@ func codeOf(err error, k Kind) string {
 		return ce.Code
 	case k == KindPermanent:
 		return outbox.CodePermanent
+	case modelError(err) != nil:
+		return modelError(err).Code // model_rate_limited, model_timeout, …
 	case errors.Is(err, context.DeadlineExceeded):
 		return CodeAttemptTimeout
 	}
 	return outbox.CodeTransient
+}
+
+// modelError is the *extract.ModelError in err's chain, or nil.
+func modelError(err error) *extract.ModelError {
+	var me *extract.ModelError
+	if errors.As(err, &me) {
+		return me
+	}
+	return nil
 }
 
 // Permanent marks err as permanent (errors.Is(Permanent(err), ErrPermanent)),
@@ -167,12 +199,18 @@ func isPanic(err error) bool {
 	return errors.As(err, &pe)
 }
 
-// Reason returns a short, content-free reason for err when one is known (an
-// extractor's rejection reason), else "". It is safe to log at info level.
+// Reason returns the rejection reason of err: its *extract.Rejection's code
+// when it is one of extract.Reasons(), ReasonOther for a rejection with
+// another code, "" when err is not a rejection. It is bounded and never
+// quotes content: safe for the job record, logs at info level and metric
+// labels.
 func Reason(err error) string {
-	var r interface{ RejectReason() string }
-	if errors.As(err, &r) {
-		return r.RejectReason()
+	var r *extract.Rejection
+	switch {
+	case !errors.As(err, &r):
+		return ""
+	case extract.ValidReason(r.Reason):
+		return r.Reason
 	}
-	return ""
+	return ReasonOther
 }

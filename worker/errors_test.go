@@ -10,6 +10,7 @@ import (
 	"github.com/hibiken/asynq"
 	"github.com/stretchr/testify/require"
 
+	"github.com/relayops/relayops/extract"
 	"github.com/relayops/relayops/outbox"
 )
 
@@ -28,7 +29,10 @@ func TestClassify_EveryErrorHasExactlyOneKindAndARedactedCode(t *testing.T) {
 		{"cancelled context", context.Canceled, KindTransient, outbox.CodeTransient},
 		{"marked permanent", Permanent(errors.New("bad scan")), KindPermanent, outbox.CodePermanent},
 		{"wrapped ErrPermanent", fmt.Errorf("x: %w", ErrPermanent), KindPermanent, outbox.CodePermanent},
-		{"invoice rejection", &RejectError{Reason: RejectTotalMismatch, Field: "total"}, KindPermanent, outbox.CodePermanent},
+		{"rejection", extract.Reject(extract.ReasonTotalMismatch), KindPermanent, outbox.CodePermanent},
+		{"wrapped rejection", fmt.Errorf("stage: %w", extract.Reject(extract.ReasonNotAnInvoice)), KindPermanent, outbox.CodePermanent},
+		{"extract.ErrPermanent", fmt.Errorf("model: %w", extract.ErrPermanent), KindPermanent, outbox.CodePermanent},
+		{"extract.ErrTransient", fmt.Errorf("model: %w", extract.ErrTransient), KindTransient, outbox.CodeTransient},
 		{"transient fault", &FaultError{Point: PointExtract, Action: ActionTransient}, KindTransient, outbox.CodeTransient},
 		{"permanent fault", &FaultError{Point: PointExtract, Action: ActionPermanent}, KindPermanent, outbox.CodePermanent},
 		{"dead-letter code", deadLetter(CodeInputExpired), KindPermanent, CodeInputExpired},
@@ -59,9 +63,19 @@ func TestCodeError_ErrorIsExactlyTheCode(t *testing.T) {
 	require.NotErrorIs(t, retry, asynq.SkipRetry)
 }
 
-func TestIsFailure_OnlyUnreachableStoreIsNotAFailure(t *testing.T) {
+func TestReason_BoundedToTheFixedSet(t *testing.T) {
+	t.Parallel()
+	require.Equal(t, "total_mismatch", Reason(extract.Reject(extract.ReasonTotalMismatch)))
+	require.Equal(t, "missing_field:total", Reason(fmt.Errorf("x: %w", extract.Reject("missing_field:total"))))
+	require.Equal(t, ReasonOther, Reason(extract.Reject("vendor Acme is on a list")), "an unknown code never reaches a label")
+	require.Empty(t, Reason(Permanent(errors.New("bad scan"))), "not a rejection")
+	require.Empty(t, Reason(errors.New("x")))
+}
+
+func TestIsFailure_UncountedRetriesAreNotFailures(t *testing.T) {
 	t.Parallel()
 	require.False(t, IsFailure(retryLater(CodeUnavailable)))
+	require.False(t, IsFailure(&CodeError{Code: extract.CodeModelUnauthorized, Retry: true, Uncounted: true}))
 	require.True(t, IsFailure(retryLater(outbox.CodeTransient)))
 	require.True(t, IsFailure(retryLater(CodeAttemptTimeout)))
 	require.True(t, IsFailure(asynq.ErrLeaseExpired), "a crash counts: MaxRetry budgets recoveries")
@@ -78,6 +92,19 @@ func TestRetryDelay_ExponentialWithJitterCappedAtMax(t *testing.T) {
 		require.LessOrEqual(t, d, 5*time.Minute)
 		require.GreaterOrEqual(t, d, 4*time.Minute)
 		require.LessOrEqual(t, delay(1000, nil, nil), 5*time.Minute, "no overflow for large n")
+	}
+}
+
+func TestRetryDelay_RetryAfterIsAFloorInWholeSecondsCappedAtMax(t *testing.T) {
+	t.Parallel()
+	delay := RetryDelay(time.Second, 5*time.Minute)
+	for range 50 {
+		require.Equal(t, 8*time.Second, delay(0, &CodeError{Code: "model_rate_limited", Retry: true, RetryAfter: 7 * time.Second}, nil),
+			"Asynq truncates to whole seconds: one more than asked, never less")
+		require.Equal(t, 2500*time.Millisecond, delay(0, &CodeError{Code: "model_rate_limited", Retry: true, RetryAfter: 1500 * time.Millisecond}, nil))
+		require.Equal(t, 5*time.Minute, delay(0, &CodeError{Code: "model_rate_limited", Retry: true, RetryAfter: time.Hour}, nil), "capped at max")
+		d := delay(6, &CodeError{Code: "model_rate_limited", Retry: true, RetryAfter: 2 * time.Second}, nil)
+		require.GreaterOrEqual(t, d, 51*time.Second, "a longer backoff wins over a short Retry-After")
 	}
 }
 

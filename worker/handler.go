@@ -13,6 +13,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/hibiken/asynq"
 
+	"github.com/relayops/relayops/extract"
 	"github.com/relayops/relayops/internal/clock"
 	"github.com/relayops/relayops/internal/task"
 	"github.com/relayops/relayops/outbox"
@@ -22,8 +23,8 @@ import (
 type HandlerConfig struct {
 	// Store is the job store. Required.
 	Store *outbox.Store
-	// Extractor runs the stages. Default InvoiceExtractor{}.
-	Extractor Extractor
+	// Extractor runs the stages. Required.
+	Extractor extract.Extractor
 	// Faults injects failures; nil injects none.
 	Faults *Faults
 	// Clock is the source of "now" for deadlines. Default clock.Real{}.
@@ -38,9 +39,6 @@ type HandlerConfig struct {
 }
 
 func (c HandlerConfig) withDefaults() HandlerConfig {
-	if c.Extractor == nil {
-		c.Extractor = InvoiceExtractor{}
-	}
 	if c.Clock == nil {
 		c.Clock = clock.Real{}
 	}
@@ -61,6 +59,9 @@ func (c HandlerConfig) validate() error {
 	if c.Store == nil {
 		errs = append(errs, errors.New("worker: HandlerConfig.Store is required"))
 	}
+	if c.Extractor == nil {
+		errs = append(errs, errors.New("worker: HandlerConfig.Extractor is required"))
+	}
 	if c.AttemptTimeout < 0 {
 		errs = append(errs, errors.New("worker: HandlerConfig.AttemptTimeout must not be negative"))
 	}
@@ -68,8 +69,8 @@ func (c HandlerConfig) validate() error {
 }
 
 // Handler is the Asynq handler of task.TypeExtract: claim the job (fence),
-// run classify → extract → validate with a checkpoint after each stage,
-// commit, ack.
+// run classify → extract → validate, checkpointing the output of each stage
+// the extractor says is expensive (Checkpointed), commit, ack.
 //
 // What it returns is what Asynq records, so it is only ever nil or a
 // *CodeError:
@@ -86,13 +87,14 @@ func (c HandlerConfig) validate() error {
 //   - a retry code: the record is retrying, or nothing could be recorded.
 type Handler struct {
 	store          *outbox.Store
-	extractor      Extractor
+	extractor      extract.Extractor
 	faults         *Faults
 	clock          clock.Clock
 	logger         *slog.Logger
 	metrics        *Metrics
 	attemptTimeout time.Duration
 	newToken       func() string
+	setupLog       *logLimiter // the ERROR line of a refused model setup, rate-limited
 }
 
 // NewHandler checks cfg and returns a Handler.
@@ -104,7 +106,7 @@ func NewHandler(cfg HandlerConfig) (*Handler, error) {
 	return &Handler{
 		store: cfg.Store, extractor: cfg.Extractor, faults: cfg.Faults, clock: cfg.Clock,
 		logger: cfg.Logger, metrics: cfg.Metrics, attemptTimeout: cfg.AttemptTimeout,
-		newToken: uuid.NewString,
+		newToken: uuid.NewString, setupLog: newLogLimiter(cfg.Clock, setupLogEvery),
 	}, nil
 }
 
@@ -259,25 +261,27 @@ func (a *attempt) pipeline(ctx context.Context) ([]byte, error) {
 	}
 	ckpts := a.claim.Checkpoints // the claim read them with the job
 	x := a.h.extractor
-	cls, err := a.stage(ctx, StageClassify, ckpts, func(content string) ([]byte, error) {
+	cls, err := a.stage(ctx, extract.StageClassify, ckpts, func(content string) ([]byte, error) {
 		return x.Classify(ctx, content)
 	})
 	if err != nil {
 		return nil, err
 	}
-	ext, err := a.stage(ctx, StageExtract, ckpts, func(content string) ([]byte, error) {
+	ext, err := a.stage(ctx, extract.StageExtract, ckpts, func(content string) ([]byte, error) {
 		return a.inference(func() ([]byte, error) { return x.Extract(ctx, content, cls) })
 	})
 	if err != nil {
 		return nil, err
 	}
-	return a.stage(ctx, StageValidate, ckpts, func(string) ([]byte, error) {
+	return a.stage(ctx, extract.StageValidate, ckpts, func(string) ([]byte, error) {
 		return x.Validate(ctx, ext)
 	})
 }
 
 // stage returns the checkpointed output of stage name, or runs it (fault
-// point first), checkpoints its output and passes the after_<name> point.
+// point first), checkpoints its output when the extractor says the stage is
+// expensive (a cheap deterministic stage is recomputed after a crash
+// instead), and passes the after_<name> point.
 func (a *attempt) stage(ctx context.Context, name string, ckpts map[string][]byte, run func(content string) ([]byte, error)) ([]byte, error) {
 	if out, ok := ckpts[name]; ok {
 		a.log.Debug("stage resumed from checkpoint", "stage", name)
@@ -287,7 +291,7 @@ func (a *attempt) stage(ctx context.Context, name string, ckpts map[string][]byt
 		return nil, err
 	}
 	var content string
-	if name != StageValidate {
+	if name != extract.StageValidate {
 		var err error
 		if content, err = a.input(); err != nil {
 			return nil, err
@@ -305,7 +309,7 @@ func (a *attempt) stage(ctx context.Context, name string, ckpts map[string][]byt
 	}
 	// validate's output is the result: the commit that follows stores it
 	// atomically and is its checkpoint, one script fewer per job.
-	if name != StageValidate {
+	if name != extract.StageValidate && a.h.extractor.Checkpointed(name) {
 		if err := a.h.store.Checkpoint(context.WithoutCancel(ctx), a.key, a.claim.Fence, name, out); err != nil {
 			if errors.Is(err, outbox.ErrStaleFence) {
 				return nil, errStale
@@ -371,21 +375,80 @@ func (a *attempt) fail(ctx context.Context, cause error) error {
 	if kind == KindTransient && a.pastDeadline() {
 		kind = KindCancelled // a retry could only be cancelled by its claim
 	}
-	code := codeOf(cause, kind)
-	a.log.Info("attempt failed", "kind", kind.String(), "code", code, "reason", Reason(cause))
+	if kind == KindTransient && errors.Is(cause, extract.ErrSetup) {
+		return a.hold(ctx, cause)
+	}
+	code, reason := codeOf(cause, kind), Reason(cause)
+	a.log.Info("attempt failed", append([]any{"kind", kind.String(), "code", code, "reason", reason}, modelAttrs(cause)...)...)
 	a.log.Debug("attempt failed: cause", "error", cause.Error())
 	wctx := context.WithoutCancel(ctx)
-	switch kind {
-	case KindCancelled:
+	switch {
+	case kind == KindCancelled:
 		return a.end(a.h.store.Cancel(wctx, a.key, a.claim.Fence, code), OutcomeCancelled, nil)
-	case KindPermanent:
+	case kind == KindPermanent && reason != "" && code == outbox.CodePermanent:
+		err := a.h.store.Reject(wctx, a.key, a.claim.Fence, reason)
+		if err == nil {
+			a.h.metrics.rejected(reason)
+		}
+		return a.end(err, OutcomeDeadLettered, deadLetter(code))
+	case kind == KindPermanent:
 		return a.end(a.h.store.DeadLetter(wctx, a.key, a.claim.Fence, code), OutcomeDeadLettered, deadLetter(code))
 	}
 	st, err := a.h.store.Fail(wctx, a.key, a.claim.Fence, code)
 	if err == nil && st == outbox.StateDeadLettered {
 		return a.end(nil, OutcomeDeadLettered, deadLetter(outbox.CodeMaxAttemptsExceeded))
 	}
-	return a.end(err, OutcomeRetried, retryLater(code))
+	ret := &CodeError{Code: code, Retry: true}
+	if me := modelError(cause); me != nil {
+		ret.RetryAfter = me.RetryAfter // 429's Retry-After
+	}
+	return a.end(err, OutcomeRetried, ret)
+}
+
+// hold puts the job back when the model endpoint refuses the deployment's
+// settings (extract.ErrSetup: a wrong API key, model or URL). No document is
+// at fault and no attempt can succeed until an operator fixes the settings,
+// so dead-lettering would empty the backlog into the DLQ for one wrong key:
+// instead the attempt is released uncounted (the record's attempt count is
+// taken back; Asynq's IsFailure is false) and retried after the extractor's
+// cool-down, until the settings work or the job's deadline cancels it. The
+// operator learns of it from a rate-limited ERROR line, the
+// relayops_model_settings_refused gauge, the worker's /readyz and the job's
+// errorCode.
+func (a *attempt) hold(ctx context.Context, cause error) error {
+	code := CodeModelSetup
+	ret := &CodeError{Code: code, Retry: true, Uncounted: true}
+	if me := modelError(cause); me != nil {
+		ret.Code, ret.RetryAfter = me.Code, me.RetryAfter
+	}
+	attrs := append([]any{"code", ret.Code}, modelAttrs(cause)...)
+	if a.h.setupLog.allow() {
+		a.h.logger.Error("model endpoint refuses this deployment's settings (RELAYOPS_LLM_API_KEY, RELAYOPS_LLM_MODEL, RELAYOPS_LLM_BASE_URL): jobs wait, uncounted, until they are fixed or their deadline passes", attrs...)
+	}
+	a.log.Debug("attempt released: model settings refused", attrs...) // the ERROR line above speaks for all
+	err := a.h.store.Release(context.WithoutCancel(ctx), a.key, a.claim.Fence, ret.Code)
+	switch {
+	case errors.Is(err, outbox.ErrStaleFence):
+		return a.stale()
+	case err != nil:
+		return a.unavailable("release attempt", err)
+	}
+	a.count(OutcomeHeld)
+	return ret
+}
+
+// modelAttrs are the log attributes of a failed model call in err: codes
+// and the HTTP status, never the endpoint's message.
+func modelAttrs(err error) []any {
+	me := modelError(err)
+	if me == nil {
+		return nil
+	}
+	attrs := []any{"model_code", me.Code, "model_status", me.Status}
+	if me.ProviderCode != "" {
+		attrs = append(attrs, "provider_code", me.ProviderCode)
+	}
+	return attrs
 }
 
 // end finishes fail: a stale write acks, an unreachable store retries

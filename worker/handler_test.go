@@ -14,6 +14,7 @@ import (
 	"github.com/hibiken/asynq"
 	"github.com/stretchr/testify/require"
 
+	"github.com/relayops/relayops/extract"
 	"github.com/relayops/relayops/internal/task"
 	"github.com/relayops/relayops/outbox"
 )
@@ -43,7 +44,7 @@ func TestHandler_ValidInvoice_CommitsOnce(t *testing.T) {
 	require.NotEmpty(t, j.EventID)
 	res, err := b.store.Result(b.ctx, k)
 	require.NoError(t, err)
-	var inv Invoice
+	var inv extract.Invoice
 	require.NoError(t, json.Unmarshal(res, &inv))
 	require.Equal(t, "124.80", inv.Total)
 	for _, s := range Stages {
@@ -94,10 +95,14 @@ func TestHandler_Permanent_DeadLettersOnAttemptOne(t *testing.T) {
 	require.Equal(t, outbox.StateDeadLettered, j.State)
 	require.Equal(t, outbox.CodePermanent, j.ErrorCode)
 	require.Equal(t, 1, j.Attempt)
+	require.Equal(t, extract.ReasonNotAnInvoice, j.ErrorReason, "the record says what to correct")
 	dlq, err := b.store.ListDLQ(b.ctx, outbox.DLQOptions{})
 	require.NoError(t, err)
 	require.Len(t, dlq.Jobs, 1)
-	require.Contains(t, b.logs.String(), `"reason":"not_an_invoice"`, "the rejection reason is logged at info")
+	require.Equal(t, extract.ReasonNotAnInvoice, dlq.Jobs[0].ErrorReason)
+	require.Len(t, b.logLines(t, map[string]string{"msg": "attempt failed", "reason": "not_an_invoice", "code": "permanent_error"}), 1,
+		"the attempt's info line carries the reason")
+	require.Equal(t, 1.0, counterValue(b.metrics, "relayops_jobs_rejected_total", "reason", "not_an_invoice"))
 }
 
 func TestHandler_PickedUpPastDeadline_CancelsAndAcks(t *testing.T) {
@@ -384,7 +389,7 @@ func TestHandler_Redaction_SecretNeverLeavesTheDocument(t *testing.T) {
 	}{
 		{"permanent", Permanent(fmt.Errorf("vendor %q is on a sanctions list", secret)), outbox.CodePermanent, false},
 		{"transient", fmt.Errorf("upstream said: cannot read %s", secret), outbox.CodeTransient, true},
-		{"rejection", &RejectError{Reason: RejectInvalidField, Field: "vendor", Detail: secret}, outbox.CodePermanent, false},
+		{"rejection", fmt.Errorf("vendor %q: %w", secret, extract.Reject("invalid_field:vendor")), outbox.CodePermanent, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()

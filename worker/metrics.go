@@ -13,6 +13,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/relayops/relayops/extract"
 )
 
 // Job outcomes, the values of the outcome label of relayops_worker_jobs_total.
@@ -26,11 +28,12 @@ const (
 	OutcomeStale        = "stale"         // another invocation owns the job (newer fence)
 	OutcomeNotFound     = "not_found"     // the task names no job
 	OutcomeRequeued     = "requeued"      // nothing recorded (store unreachable); Asynq retries
+	OutcomeHeld         = "held"          // model settings refused: attempt released uncounted; Asynq retries
 )
 
 var outcomes = []string{
 	OutcomeSucceeded, OutcomeRetried, OutcomeDeadLettered, OutcomeCancelled,
-	OutcomeDeduped, OutcomeStale, OutcomeNotFound, OutcomeRequeued,
+	OutcomeDeduped, OutcomeStale, OutcomeNotFound, OutcomeRequeued, OutcomeHeld,
 }
 
 // Inference outcomes, the values of the outcome label of
@@ -76,6 +79,12 @@ type Metrics struct {
 	endToEnd        *prometheus.HistogramVec
 	recoveries      *prometheus.CounterVec
 	commitConflicts *prometheus.CounterVec
+	rejections      *prometheus.CounterVec
+	modelCalls      *prometheus.CounterVec
+	modelTokens     *prometheus.CounterVec
+	modelRefused    prometheus.Gauge
+
+	model modelState // the endpoint's view of this deployment's settings
 }
 
 // NewMetrics builds the worker's metrics on a fresh registry. With
@@ -147,13 +156,33 @@ func NewMetrics(tenantLabels bool) *Metrics {
 			Name: "relayops_worker_commit_conflicts_total",
 			Help: "Commits refused because the job's payload hash differs from the one the attempt worked on (idempotency_conflict; the job is dead-lettered).",
 		}, tenantOnly),
+		rejections: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "relayops_jobs_rejected_total",
+			Help: "Jobs dead-lettered because the document was rejected (errorCode permanent_error), by reason: a code of the fixed set (the job's errorReason), other for any other.",
+		}, []string{"reason"}),
+		modelCalls: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "relayops_model_calls_total",
+			Help: "Calls to the model endpoint by model and outcome (ok, invalid_output, rate_limited, unavailable, timeout, unreachable, bad_request, unauthorized, not_found, cancelled). Re-asks after an invalid answer are calls.",
+		}, []string{"model", "outcome"}),
+		modelTokens: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "relayops_model_tokens_total",
+			Help: "Tokens the model endpoint reported, by model and kind (prompt, completion): the cost of the model extractor.",
+		}, []string{"model", "kind"}),
+		modelRefused: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "relayops_model_settings_refused",
+			Help: "1 while the model endpoint's last answer to this worker refused its settings (401/403: API key; 404: model or URL): jobs wait uncounted, /readyz answers 503. 0 otherwise.",
+		}),
 	}
 	m.Registry.MustRegister(
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		collectors.NewGoCollector(),
 		m.jobs, m.stages, m.relayEvents, m.outboxTrimmed, m.publishes, m.reconciled, m.stuckActive, m.faults,
 		m.queueWait, m.inference, m.endToEnd, m.recoveries, m.commitConflicts,
+		m.rejections, m.modelCalls, m.modelTokens, m.modelRefused,
 	)
+	for _, r := range append(extract.Reasons(), ReasonOther) {
+		m.rejections.WithLabelValues(r)
+	}
 	if !tenantLabels {
 		for _, o := range outcomes {
 			m.jobs.WithLabelValues(o)
@@ -215,7 +244,7 @@ func (m *Metrics) Handler() http.Handler {
 	return promhttp.HandlerFor(m.Registry, promhttp.HandlerOpts{Registry: m.Registry})
 }
 
-// metricsServer serves /metrics and /healthz.
+// metricsServer serves /metrics, /healthz and /readyz.
 type metricsServer struct {
 	srv    *http.Server
 	ln     net.Listener
@@ -223,7 +252,10 @@ type metricsServer struct {
 }
 
 // listenMetrics binds addr at once, so a port clash fails start-up rather
-// than a background goroutine. health answers /healthz.
+// than a background goroutine. health (the store) answers /healthz, the
+// liveness a container healthcheck uses; /readyz adds the model endpoint's
+// view of this deployment's settings: a worker whose key is refused is
+// alive but does no work.
 func listenMetrics(addr string, m *Metrics, health func(context.Context) error, logger *slog.Logger) (*metricsServer, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
@@ -238,15 +270,31 @@ func listenMetrics(addr string, m *Metrics, health func(context.Context) error, 
 		if err := health(ctx); err != nil {
 			status, code = "unavailable", http.StatusServiceUnavailable
 		}
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(code)
-		_ = json.NewEncoder(w).Encode(map[string]string{"status": status})
+		writeStatus(w, code, map[string]string{"status": status})
+	})
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+		defer cancel()
+		body, code := map[string]string{"status": "ready", "store": "ok", "model": "ok"}, http.StatusOK
+		if err := health(ctx); err != nil {
+			body["store"], body["status"], code = "unavailable", "unavailable", http.StatusServiceUnavailable
+		}
+		if m.ModelReady() != nil {
+			body["model"], body["status"], code = "settings_refused", "unavailable", http.StatusServiceUnavailable
+		}
+		writeStatus(w, code, body)
 	})
 	return &metricsServer{
 		srv:    &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second},
 		ln:     ln,
 		logger: logger,
 	}, nil
+}
+
+func writeStatus(w http.ResponseWriter, code int, body map[string]string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	_ = json.NewEncoder(w).Encode(body)
 }
 
 // Addr is the bound address (useful with port 0).

@@ -56,26 +56,36 @@ func newAsynqServer(rdb redis.UniversalClient, c serverConfig) *asynq.Server {
 
 // RetryDelay returns Asynq's retry backoff: base·2^n capped at max, less up
 // to 20% jitter so that jobs failing together do not retry together. The
-// first retry (n = 0) waits 0.8–1 × base. (Asynq schedules retries in whole
-// seconds and moves due ones every DelayedTaskCheckInterval.)
-func RetryDelay(base, max time.Duration) asynq.RetryDelayFunc {
-	return func(n int, _ error, _ *asynq.Task) time.Duration {
-		d := max
-		if n >= 0 && n < 62 && base<<n > 0 && base<<n < max {
+// first retry (n = 0) waits 0.8–1 × base. A CodeError's RetryAfter (an
+// endpoint's Retry-After, the credentials cool-down) plus one second is a
+// floor, itself capped at maxDelay: Asynq stores the retry time in whole
+// seconds, truncated, which can make a task due up to a second early (it
+// then moves due ones every DelayedTaskCheckInterval).
+func RetryDelay(base, maxDelay time.Duration) asynq.RetryDelayFunc {
+	return func(n int, err error, _ *asynq.Task) time.Duration {
+		d := maxDelay
+		if n >= 0 && n < 62 && base<<n > 0 && base<<n < maxDelay {
 			d = base << n
 		}
-		return d - rand.N(d/5+1)
+		d -= rand.N(d/5 + 1)
+		var ce *CodeError
+		if errors.As(err, &ce) && ce.RetryAfter > 0 {
+			d = max(d, min(ce.RetryAfter+time.Second, maxDelay))
+		}
+		return d
 	}
 }
 
 // IsFailure tells Asynq whether an error counts as a failed delivery
-// (incrementing the task's retry count and the queue's failure stats). A
-// store that could not be reached recorded nothing, so it does not count:
-// Asynq's retry count then stays within what the record allows
-// (MaxRetry). Everything else does, including a lease lost to a crash.
+// (incrementing the task's retry count and the queue's failure stats). An
+// uncounted retry does not: a store that could not be reached recorded
+// nothing, and an attempt released because the model endpoint refuses the
+// deployment's settings was taken back in the record. Asynq's retry count
+// then stays within what the record allows (MaxRetry). Everything else
+// counts, including a lease lost to a crash.
 func IsFailure(err error) bool {
 	var ce *CodeError
-	return !(errors.As(err, &ce) && ce.Code == CodeUnavailable)
+	return !(errors.As(err, &ce) && (ce.Code == CodeUnavailable || ce.Uncounted))
 }
 
 // asynqLogger adapts slog to asynq.Logger.

@@ -3,8 +3,12 @@ package worker
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -14,6 +18,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 
+	"github.com/relayops/relayops/extract"
 	"github.com/relayops/relayops/internal/clock"
 	"github.com/relayops/relayops/internal/redistest"
 	"github.com/relayops/relayops/internal/task"
@@ -26,22 +31,44 @@ var t0 = time.Now().UTC().Truncate(time.Millisecond)
 
 const testShards = 4
 
-// fakeExtractor wraps InvoiceExtractor, counts calls per stage and lets a
-// test replace any stage.
+// fakeExtractor wraps the rules extractor, counts calls per stage, lets a
+// test replace any stage, and says which stages are checkpointed: by default
+// classify and extract, as for an expensive extractor (a model); cheap()
+// checkpoints none, as the rules extractor.
 type fakeExtractor struct {
 	mu    sync.Mutex
 	calls map[string]int
 	hooks map[string]func(ctx context.Context) ([]byte, error) // stage → replacement
+	ckpt  map[string]bool
 }
 
 func newFakeExtractor() *fakeExtractor {
-	return &fakeExtractor{calls: map[string]int{}, hooks: map[string]func(context.Context) ([]byte, error){}}
+	return &fakeExtractor{
+		calls: map[string]int{}, hooks: map[string]func(context.Context) ([]byte, error){},
+		ckpt: map[string]bool{extract.StageClassify: true, extract.StageExtract: true},
+	}
 }
 
 func (f *fakeExtractor) on(stage string, fn func(ctx context.Context) ([]byte, error)) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.hooks[stage] = fn
+}
+
+// checkpoint sets the stages that are checkpointed (none: a cheap extractor).
+func (f *fakeExtractor) checkpoint(stages ...string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.ckpt = map[string]bool{}
+	for _, s := range stages {
+		f.ckpt[s] = true
+	}
+}
+
+func (f *fakeExtractor) Checkpointed(stage string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.ckpt[stage]
 }
 
 func (f *fakeExtractor) called(stage string) int {
@@ -61,21 +88,38 @@ func (f *fakeExtractor) Classify(ctx context.Context, content string) ([]byte, e
 	if h := f.enter(StageClassify); h != nil {
 		return h(ctx)
 	}
-	return InvoiceExtractor{}.Classify(ctx, content)
+	return extract.Rules{}.Classify(ctx, content)
 }
 
 func (f *fakeExtractor) Extract(ctx context.Context, content string, cls []byte) ([]byte, error) {
 	if h := f.enter(StageExtract); h != nil {
 		return h(ctx)
 	}
-	return InvoiceExtractor{}.Extract(ctx, content, cls)
+	return extract.Rules{}.Extract(ctx, content, cls)
 }
 
 func (f *fakeExtractor) Validate(ctx context.Context, ext []byte) ([]byte, error) {
 	if h := f.enter(StageValidate); h != nil {
 		return h(ctx)
 	}
-	return InvoiceExtractor{}.Validate(ctx, ext)
+	return extract.Rules{}.Validate(ctx, ext)
+}
+
+// Stage names, short for the tests.
+const (
+	StageClassify = extract.StageClassify
+	StageExtract  = extract.StageExtract
+	StageValidate = extract.StageValidate
+)
+
+// Stages lists the stages in order.
+var Stages = extract.Stages
+
+func readSample(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "testdata", "invoices", name))
+	require.NoError(t, err)
+	return string(b)
 }
 
 // bundle is one handler test's world: a miniredis store, a stub clock, a
@@ -96,6 +140,10 @@ type setupOpts struct {
 	faults         string
 	attemptTimeout time.Duration
 	logLevel       slog.Level
+	// extractor replaces the fake extractor (b.x then counts nothing).
+	extractor extract.Extractor
+	// metrics replaces the bundle's fresh metrics.
+	metrics *Metrics
 }
 
 func setup(t *testing.T, opts *setupOpts) *bundle {
@@ -111,11 +159,18 @@ func setup(t *testing.T, opts *setupOpts) *bundle {
 	require.NoError(t, err)
 	b := &bundle{
 		ctx: context.Background(), mini: m, rdb: rdb, store: store, clock: clk,
-		x: newFakeExtractor(), logs: &syncBuffer{}, metrics: NewMetrics(false),
+		x: newFakeExtractor(), logs: &syncBuffer{}, metrics: opts.metrics,
+	}
+	if b.metrics == nil {
+		b.metrics = NewMetrics(false)
 	}
 	logger := slog.New(slog.NewJSONHandler(b.logs, &slog.HandlerOptions{Level: opts.logLevel}))
+	var x extract.Extractor = b.x
+	if opts.extractor != nil {
+		x = opts.extractor
+	}
 	b.handler, err = NewHandler(HandlerConfig{
-		Store: store, Extractor: b.x, Faults: faults, Clock: clk, Logger: logger,
+		Store: store, Extractor: x, Faults: faults, Clock: clk, Logger: logger,
 		Metrics: b.metrics, AttemptTimeout: opts.attemptTimeout,
 	})
 	require.NoError(t, err)
@@ -201,4 +256,28 @@ func counterValue(m *Metrics, name, label, value string) float64 {
 		}
 	}
 	return sum
+}
+
+// logLines returns the handler's JSON log lines whose fields include every
+// pair of match.
+func (b *bundle) logLines(t *testing.T, match map[string]string) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	for _, l := range strings.Split(strings.TrimSpace(b.logs.String()), "\n") {
+		var line map[string]any
+		if json.Unmarshal([]byte(l), &line) != nil {
+			continue
+		}
+		ok := true
+		for k, v := range match {
+			if fmt.Sprint(line[k]) != v {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			out = append(out, line)
+		}
+	}
+	return out
 }

@@ -1,8 +1,9 @@
 // Package worker runs relayops' extraction jobs: the Asynq server and its
-// extract handler (claim → classify → extract → validate, checkpointed →
-// commit), error classification, the default invoice extractor, the outbox
-// relay with its Asynq publisher, the reconciler, fault injection and the
-// worker's metrics. Any number of worker processes share one Redis.
+// extract handler (claim → classify → extract → validate, expensive stages
+// checkpointed → commit) around any extract.Extractor, error
+// classification, the outbox relay with its Asynq publisher, the
+// reconciler, fault injection and the worker's metrics. It knows nothing of
+// invoice fields. Any number of worker processes share one Redis.
 package worker
 
 import (
@@ -19,6 +20,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/relayops/relayops/extract"
 	"github.com/relayops/relayops/internal/clock"
 	"github.com/relayops/relayops/outbox"
 )
@@ -31,8 +33,8 @@ type Config struct {
 	// Redis is Asynq's connection: an ordinary client (Asynq's own scripts
 	// are safe to retry), separate from the store's. Required.
 	Redis redis.UniversalClient
-	// Extractor runs the stages. Default InvoiceExtractor{}.
-	Extractor Extractor
+	// Extractor runs the stages. Default extract.Rules{}.
+	Extractor extract.Extractor
 	// Faults injects failures (tests and chaos only); nil injects none.
 	Faults *Faults
 	// Logger is the base logger; each part adds its component. Default:
@@ -105,7 +107,7 @@ func (c Config) withDefaults() Config {
 		}
 	}
 	if c.Extractor == nil {
-		c.Extractor = InvoiceExtractor{}
+		c.Extractor = extract.Rules{}
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))

@@ -84,8 +84,12 @@ func run(ctx context.Context, o options) error {
 	}
 	asynqRedis := redis.NewClient(&redis.Options{Addr: mini.Addr()})
 	defer asynqRedis.Close()
-	w, err := worker.New(worker.ConfigFrom(cfg, store, asynqRedis, faults,
-		slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))))
+	wcfg, err := worker.ConfigFrom(cfg, store, asynqRedis, faults,
+		slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: cfg.LogLevel})))
+	if err != nil {
+		return fmt.Errorf("invalid configuration:\n%w", err)
+	}
+	w, err := worker.New(wcfg)
 	if err != nil {
 		return err
 	}
@@ -125,6 +129,14 @@ func followWallClock(ctx context.Context, m *miniredis.Miniredis) {
 	}
 }
 
+// extractorLine names RELAYOPS_EXTRACTOR and, when it calls one, the model.
+func extractorLine(cfg *config.Config) string {
+	if !cfg.UsesModel() {
+		return cfg.Extractor + "   (RELAYOPS_EXTRACTOR; no network)"
+	}
+	return cfg.Extractor + "   (model " + cfg.LLM.Model + ", RELAYOPS_LLM_*)"
+}
+
 func banner(w io.Writer, cfg *config.Config, httpAddr, redisAddr string) {
 	base := "http://" + localhost(httpAddr)
 	tenant, op := cfg.TenantTokens[0], cfg.OperatorTokens[0]
@@ -134,12 +146,13 @@ relayops dev: the whole system in one process (API, dashboard, worker, relay)
   dashboard   %[1]s/monitoring/   (sign in as %[2]s with the operator token)
   metrics     %[1]s/metrics   (worker: http://%[4]s/metrics)
   Redis       redis://%[3]s/0   (embedded, in memory)
+  extractor   %[5]s
 
   Data lives only while this process runs. Production runs cmd/api and any number
   of cmd/worker processes on a real Redis (RELAYOPS_REDIS_URL); see README.md.
 
   tokens:
-`, base, op.Name, redisAddr, localhost(cfg.MetricsAddr))
+`, base, op.Name, redisAddr, localhost(cfg.MetricsAddr), extractorLine(cfg))
 	for _, c := range cfg.TenantTokens {
 		fmt.Fprintf(w, "    tenant   %-8s %s\n", c.Name, c.Token)
 	}

@@ -21,9 +21,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/relayops/relayops/extract"
 	"github.com/relayops/relayops/internal/config"
 	"github.com/relayops/relayops/internal/redistest"
-	"github.com/relayops/relayops/worker"
 )
 
 const (
@@ -125,7 +125,7 @@ func TestBanner_ListsURLsTokensAndThreeWorkingCurlLines(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(m[1]), &req))
 	require.Equal(t, "inv-1", req.DocumentID)
 	require.Equal(t, 1, req.OperationVersion)
-	x := worker.InvoiceExtractor{}
+	x := extract.Rules{}
 	ctx := context.Background()
 	class, err := x.Classify(ctx, req.Content)
 	require.NoError(t, err)

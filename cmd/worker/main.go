@@ -1,8 +1,9 @@
 // Command worker runs a relayops worker process: the Asynq extract handler,
-// the outbox relay with the review consumer, the reconciler, and /metrics and
-// /healthz on RELAYOPS_METRICS_ADDR. Configuration comes from the RELAYOPS_*
-// environment (DESIGN.md, Configuration). SIGINT or SIGTERM stops it
-// gracefully; it then exits 0.
+// the outbox relay with the review consumer, the reconciler, and /metrics,
+// /healthz and /readyz on RELAYOPS_METRICS_ADDR. Configuration comes from
+// the RELAYOPS_* environment (README, Configuration); RELAYOPS_EXTRACTOR
+// chooses the extractor (rules, llm or rules,llm, the model from
+// RELAYOPS_LLM_*). SIGINT or SIGTERM stops it gracefully; it then exits 0.
 package main
 
 import (
@@ -69,7 +70,11 @@ func run() error {
 	defer asynqRedis.Close()
 	// The worker's parts tag their own component on this base logger.
 	logger := slog.New(slog.NewJSONHandler(os.Stdout, &slog.HandlerOptions{Level: cfg.LogLevel}))
-	w, err := worker.New(worker.ConfigFrom(cfg, store, asynqRedis, faults, logger))
+	wcfg, err := worker.ConfigFrom(cfg, store, asynqRedis, faults, logger)
+	if err != nil {
+		return configError{fmt.Errorf("invalid configuration:\n%w", err)}
+	}
+	w, err := worker.New(wcfg)
 	if err != nil {
 		return err
 	}

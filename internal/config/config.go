@@ -51,7 +51,62 @@ type Config struct {
 	// MetricsTenantLabels adds a tenant label to metrics
 	// (RELAYOPS_METRICS_TENANT_LABELS, default false).
 	MetricsTenantLabels bool
+	// Extractor is the worker's extractor (RELAYOPS_EXTRACTOR, default
+	// rules): ExtractorRules, ExtractorLLM or ExtractorRulesLLM.
+	Extractor string
+	// LLM is the model endpoint of the llm extractors (RELAYOPS_LLM_*).
+	LLM LLM
 }
+
+// Extractor choices (RELAYOPS_EXTRACTOR).
+const (
+	// ExtractorRules: the rules extractor alone, no network (the default).
+	ExtractorRules = "rules"
+	// ExtractorLLM: every document goes to the model.
+	ExtractorLLM = "llm"
+	// ExtractorRulesLLM: rules first; the model only for documents the
+	// rules reject for a reason other than not_an_invoice.
+	ExtractorRulesLLM = "rules,llm"
+)
+
+// UsesModel reports whether the configured extractor calls the model.
+func (c *Config) UsesModel() bool {
+	return c.Extractor == ExtractorLLM || c.Extractor == ExtractorRulesLLM
+}
+
+// LLM is an OpenAI-compatible Chat Completions endpoint. BaseURL and Model
+// are required when the extractor uses the model.
+type LLM struct {
+	BaseURL   string        // RELAYOPS_LLM_BASE_URL, default none (e.g. http://127.0.0.1:11434/v1)
+	Model     string        // RELAYOPS_LLM_MODEL, default none
+	APIKey    Secret        // RELAYOPS_LLM_API_KEY, default none (local servers need none)
+	Timeout   time.Duration // RELAYOPS_LLM_TIMEOUT, default 60s: one model call (>= 1s)
+	MaxTokens int           // RELAYOPS_LLM_MAX_TOKENS, default 2048 (16..1000000)
+}
+
+// Secret is a value that must never be printed: its String, GoString,
+// LogValue and MarshalJSON methods hide it (an empty Secret prints as "").
+type Secret string
+
+// String returns "***", or "" when the secret is empty.
+func (s Secret) String() string {
+	if s == "" {
+		return ""
+	}
+	return "***"
+}
+
+// GoString hides the secret from %#v.
+func (s Secret) GoString() string { return fmt.Sprintf("config.Secret(%q)", s.String()) }
+
+// LogValue hides the secret from log/slog.
+func (s Secret) LogValue() slog.Value { return slog.StringValue(s.String()) }
+
+// MarshalJSON hides the secret from encoding/json.
+func (s Secret) MarshalJSON() ([]byte, error) { return json.Marshal(s.String()) }
+
+// Reveal returns the secret itself, for the one place that sends it.
+func (s Secret) Reveal() string { return string(s) }
 
 // Credential is one named bearer token. Its String, GoString, LogValue and
 // MarshalJSON methods hide the token, so a Credential can be printed with %v,
@@ -131,6 +186,12 @@ var vars = []Var{
 	{"RELAYOPS_RETENTION_LEDGER", "400d", "TTL of the idempotency ledger (job records); 0 keeps them forever"},
 	{"RELAYOPS_PROMETHEUS_URL", "", "Prometheus base URL for asynqmon's charts (http or https)"},
 	{"RELAYOPS_METRICS_TENANT_LABELS", "false", "add a tenant label to metrics (true or false)"},
+	{"RELAYOPS_EXTRACTOR", "rules", "the worker's extractor: rules, llm, or rules,llm (rules first, the model for what they reject)"},
+	{"RELAYOPS_LLM_BASE_URL", "", "OpenAI-compatible endpoint, e.g. http://127.0.0.1:11434/v1 (required by llm extractors)"},
+	{"RELAYOPS_LLM_MODEL", "", "model name sent to the endpoint (required by llm extractors)"},
+	{"RELAYOPS_LLM_API_KEY", "", "bearer key of the endpoint; never logged (local servers need none)"},
+	{"RELAYOPS_LLM_TIMEOUT", "60s", "time limit of one model call (>= 1s, below RELAYOPS_ATTEMPT_TIMEOUT)"},
+	{"RELAYOPS_LLM_MAX_TOKENS", "2048", "largest answer the model may write, in tokens (16..1000000)"},
 }
 
 // Vars returns every RELAYOPS_ variable that Load reads, with its default and
@@ -176,6 +237,14 @@ func FromEnv(getenv func(string) string) (*Config, error) {
 		},
 		PrometheusURL:       l.httpURL("RELAYOPS_PROMETHEUS_URL"),
 		MetricsTenantLabels: l.boolean("RELAYOPS_METRICS_TENANT_LABELS"),
+		Extractor:           l.extractor("RELAYOPS_EXTRACTOR"),
+		LLM: LLM{
+			BaseURL:   l.httpURL("RELAYOPS_LLM_BASE_URL"),
+			Model:     l.raw("RELAYOPS_LLM_MODEL"),
+			APIKey:    l.apiKey("RELAYOPS_LLM_API_KEY"),
+			Timeout:   l.duration("RELAYOPS_LLM_TIMEOUT", atLeast(time.Second), "a duration of at least 1s"),
+			MaxTokens: l.intRange("RELAYOPS_LLM_MAX_TOKENS", 16, 1_000_000),
+		},
 	}
 	l.crossCheck(c)
 	if err := errors.Join(l.errs...); err != nil {
@@ -207,6 +276,44 @@ func (l *loader) crossCheck(c *Config) {
 			r.Input, r.Result, l.raw("RELAYOPS_RETENTION_LEDGER"))
 	}
 	l.uniqueTokens(c)
+	l.modelNeeds(c)
+}
+
+// modelNeeds checks what an extractor that calls the model requires.
+func (l *loader) modelNeeds(c *Config) {
+	if !c.UsesModel() {
+		return
+	}
+	const why = "is required when RELAYOPS_EXTRACTOR is %q"
+	if c.LLM.BaseURL == "" && !l.failed("RELAYOPS_LLM_BASE_URL") {
+		l.fail("RELAYOPS_LLM_BASE_URL", why, c.Extractor)
+	}
+	if c.LLM.Model == "" {
+		l.fail("RELAYOPS_LLM_MODEL", why, c.Extractor)
+	}
+	if !l.failed("RELAYOPS_LLM_TIMEOUT") && !l.failed("RELAYOPS_ATTEMPT_TIMEOUT") && c.LLM.Timeout >= c.AttemptTimeout {
+		l.fail("RELAYOPS_LLM_TIMEOUT", "must be below RELAYOPS_ATTEMPT_TIMEOUT (%s), got %q", c.AttemptTimeout, l.raw("RELAYOPS_LLM_TIMEOUT"))
+	}
+}
+
+func (l *loader) extractor(name string) string {
+	s := strings.ReplaceAll(l.raw(name), " ", "")
+	switch s {
+	case ExtractorRules, ExtractorLLM, ExtractorRulesLLM:
+		return s
+	}
+	l.fail(name, "must be rules, llm or rules,llm, got %q", s)
+	return ""
+}
+
+// apiKey reads a bearer key. Messages never quote it.
+func (l *loader) apiKey(name string) Secret {
+	s := l.raw(name)
+	if !printableToken(s) && s != "" {
+		l.fail(name, "must be printable ASCII without spaces (value not shown)")
+		return ""
+	}
+	return Secret(s)
 }
 
 // uniqueTokens rejects a token used twice, in one list or across both: the

@@ -43,6 +43,8 @@ func TestFromEnv_NothingSet_UsesDefaults(t *testing.T) {
 		Retention: Retention{
 			Input: 7 * day, Result: 30 * day, Outbox: 24 * time.Hour, Audit: 400 * day, Ledger: 400 * day,
 		},
+		Extractor: ExtractorRules,
+		LLM:       LLM{Timeout: time.Minute, MaxTokens: 2048},
 	}, c)
 }
 

@@ -125,7 +125,8 @@ end
 -- Fields (the key itself names tenant, document and version): st state,
 -- att attempts, rec recoveries, fen fence, tok latest claim token, ph payload
 -- hash, ma/mr limits, ds deadline seconds, dl deadlineAt ms, ca/ua/eq/sa/fa
--- created/updated/enqueued/started/finished ms, ec error code, ev eventId,
+-- created/updated/enqueued/started/finished ms, ec error code, er error
+-- reason (a rejected document's reason code; fail.lua), ev eventId,
 -- rf/ra reprocessed from/as; the review: rv status, rca created ms, rop
 -- operator, rn note, rda decided ms.
 local function create_job(ver, ph, blob, ma, mr, ds, rf)

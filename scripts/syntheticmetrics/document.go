@@ -7,8 +7,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/relayops/relayops/extract"
 	"github.com/relayops/relayops/outbox"
-	"github.com/relayops/relayops/worker"
 )
 
 // document is one synthetic invoice and what the run observes of it.
@@ -38,7 +38,7 @@ func (d *document) extractTook() time.Duration {
 }
 
 // syntheticDocuments builds the run's invoices: valid for the real
-// InvoiceExtractor, each with its own number, vendor and total, under
+// rules extractor, each with its own number, vendor and total, under
 // document IDs prefix-01 … prefix-12.
 func syntheticDocuments(prefix string) []*document {
 	docs := make([]*document, len(inferenceDelays))
@@ -58,19 +58,23 @@ func syntheticDocuments(prefix string) []*document {
 	return docs
 }
 
-// syntheticExtractor is the real InvoiceExtractor whose Extract stage first
+// syntheticExtractor is the real rules extractor whose Extract stage first
 // waits the document's SYNTHETIC inference delay, where a model call would
 // be, and measures the whole stage. Classify and Validate are the real ones.
+// Like a model's, its extract stage is checkpointed.
 type syntheticExtractor struct {
-	worker.InvoiceExtractor
+	extract.Rules
 	delays map[string]*document // by content; filled before the worker starts
 }
+
+// Checkpointed: the extract stage stands for a model call.
+func (x *syntheticExtractor) Checkpointed(stage string) bool { return stage == extract.StageExtract }
 
 func newSyntheticExtractor() *syntheticExtractor {
 	return &syntheticExtractor{delays: map[string]*document{}}
 }
 
-// Extract implements worker.Extractor.
+// Extract implements extract.Extractor.
 func (x *syntheticExtractor) Extract(ctx context.Context, content string, classification []byte) ([]byte, error) {
 	start := time.Now()
 	d := x.delays[content]
@@ -83,7 +87,7 @@ func (x *syntheticExtractor) Extract(ctx context.Context, content string, classi
 		case <-t.C:
 		}
 	}
-	out, err := x.InvoiceExtractor.Extract(ctx, content, classification)
+	out, err := x.Rules.Extract(ctx, content, classification)
 	if d != nil {
 		d.setExtractTook(time.Since(start))
 		d.extracted.Store(err == nil)

@@ -1,6 +1,6 @@
 // Command syntheticmetrics is relayops' reference run of 12 synthetic
 // documents. It runs the real pipeline in this process — the outbox store,
-// the relay, the Asynq extract handler with the real InvoiceExtractor, the
+// the relay, the Asynq extract handler with the real rules extractor, the
 // review consumer — on an in-memory Redis (miniredis), or on the Redis of
 // -redis-url / $REDIS_URL. Two things are SYNTHETIC, fixed constants per
 // document, standing in for what this repository does not have:

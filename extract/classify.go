@@ -1,0 +1,326 @@
+package extract
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// headLines is how far from the top a title is looked for, in non-blank
+// lines.
+const headLines = 25
+
+// docKeywords are the phrases that name a kind of document in a title. The
+// one written first decides: "Receipt for invoice 4471", "Credit note to
+// invoice 4471" and "Pro forma invoice" are not invoices, "Invoice 2026/17
+// – translation of the annual report" is.
+var docKeywords = []struct {
+	phrase  string
+	docType string
+}{
+	{"pro forma", DocQuote}, {"proforma", DocQuote}, {"pro-forma", DocQuote},
+	{"credit note", DocCreditNote}, {"credit memo", DocCreditNote}, {"gutschrift", DocCreditNote},
+	{"avoir", DocCreditNote}, {"refund", DocCreditNote},
+	{"receipt", DocReceipt}, {"quittung", DocReceipt}, {"recibo", DocReceipt},
+	{"purchase order", DocPurchaseOrder}, {"order form", DocPurchaseOrder}, {"bestellung", DocPurchaseOrder},
+	{"quotation", DocQuote}, {"quote", DocQuote}, {"estimate", DocQuote}, {"proposal", DocQuote},
+	{"angebot", DocQuote}, {"devis", DocQuote},
+	{"statement", DocStatement}, {"kontoauszug", DocStatement},
+	{"memo", DocOther}, {"memorandum", DocOther}, {"meeting notes", DocOther}, {"minutes", DocOther},
+	{"delivery note", DocOther}, {"packing slip", DocOther}, {"packing list", DocOther},
+	{"remittance", DocOther}, {"reminder", DocOther}, {"overdue", DocOther}, {"order confirmation", DocOther},
+	{"notice", DocOther}, {"dunning", DocOther}, {"mahnung", DocOther},
+	{"timesheet", DocOther}, {"agenda", DocOther}, {"newsletter", DocOther},
+	{"invoice", DocInvoice}, {"rechnung", DocInvoice}, {"facture", DocInvoice}, {"factura", DocInvoice},
+	{"fattura", DocInvoice},
+}
+
+// markers are phrases anywhere in a document that show it is not an
+// invoice even when it mentions one: a till receipt's change, a
+// statement's balances, a quote's validity.
+var markers = []struct {
+	phrase  string
+	docType string
+}{
+	{"change due", DocReceipt}, {"cash tendered", DocReceipt}, {"amount tendered", DocReceipt},
+	{"tendered", DocReceipt}, {"card ending", DocReceipt}, {"auth code", DocReceipt},
+	{"approval code", DocReceipt}, {"authorization code", DocReceipt}, {"paid in full", DocReceipt},
+	{"customer copy", DocReceipt}, {"merchant copy", DocReceipt}, {"payment received with thanks", DocReceipt},
+	{"thank you for your payment", DocReceipt},
+	{"opening balance", DocStatement}, {"closing balance", DocStatement}, {"balance brought forward", DocStatement},
+	{"balance b/f", DocStatement}, {"statement period", DocStatement}, {"statement date", DocStatement},
+	{"previous balance", DocStatement}, {"account summary", DocStatement},
+	{"quote valid", DocQuote}, {"quotation valid", DocQuote}, {"estimate valid", DocQuote},
+	{"this quote", DocQuote}, {"this quotation", DocQuote}, {"this estimate", DocQuote},
+	{"offer valid", DocQuote}, {"valid until", DocQuote}, {"accept this quote", DocQuote},
+	{"amount credited", DocCreditNote}, {"credited to your account", DocCreditNote},
+	{"credit note no", DocCreditNote}, {"credit note number", DocCreditNote},
+	{"please supply", DocPurchaseOrder}, {"please deliver", DocPurchaseOrder},
+}
+
+// classifyDocument decides what kind of document d is. A document is an
+// invoice when its title says so (the first title in its head, an e-mail
+// subject included) or, without a title, when it has an invoice number
+// label and a total; and no marker of another kind contradicts it. Anything
+// else is named by its title or markers, or DocOther: never guessed.
+func classifyDocument(d *document) Classification {
+	title, signals := findTitle(d)
+	marker := findMarker(d)
+	labels := findClassLabels(d)
+	signals = append(signals, labels...)
+	if marker != "" {
+		signals = append(signals, "marker_"+marker)
+	}
+	docType := DocOther
+	switch {
+	case title != "" && title != DocInvoice:
+		docType = title
+	case title == DocInvoice && !overrides(marker):
+		docType = DocInvoice
+	case title == DocInvoice:
+		docType = marker
+	case marker != "":
+		docType = marker
+	case hasSignal(labels, "invoice_number_label") && hasSignal(labels, "total_label"):
+		docType = DocInvoice
+	}
+	return Classification{DocumentType: docType, Signals: signals}
+}
+
+// overrides reports a marker strong enough to overrule an invoice title:
+// a receipt's till lines, a statement's balances, a credit.
+func overrides(marker string) bool {
+	return marker == DocReceipt || marker == DocStatement || marker == DocCreditNote
+}
+
+func hasSignal(signals []string, s string) bool {
+	for _, v := range signals {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// findTitle returns the document type named by the first title in the
+// head of d: a heading, an e-mail subject, a short line or a cell of a
+// short line that is not a "Label: value" field.
+func findTitle(d *document) (string, []string) {
+	seen := 0
+	for i := range d.lines {
+		l := &d.lines[i]
+		if l.blank() || l.rule {
+			continue
+		}
+		if seen++; seen > headLines {
+			break
+		}
+		for _, text := range titleCandidates(d, l) {
+			if t := candidateType(d, l, text); t != "" {
+				return t, []string{"title_" + t}
+			}
+		}
+	}
+	return "", nil
+}
+
+// candidateType is titleType of a title candidate; an e-mail subject may
+// hold a colon ("Acme Ltd: invoice 4471").
+func candidateType(d *document, l *line, text string) string {
+	if _, ok := mailHeader(l.text, "subject"); ok && d.mail {
+		return titleTypeWords(strings.ReplaceAll(text, ":", " "), 16)
+	}
+	return titleType(text)
+}
+
+// titleCandidates are the texts of l that may be a title.
+func titleCandidates(d *document, l *line) []string {
+	if d.mail {
+		if v, ok := mailHeader(l.text, "subject"); ok {
+			return subjectTitle(v)
+		}
+		if isMailHeaderLine(l.text) {
+			return nil
+		}
+	}
+	if l.heading {
+		return []string{l.text}
+	}
+	out := make([]string, 0, len(l.cells))
+	for _, c := range l.cells {
+		out = append(out, c.text)
+	}
+	return out
+}
+
+// titleType returns the document type a title text names, or "". A title
+// is at most eight words and is not a field ("Quote ref: Q-12" on an
+// invoice is a reference, not a title).
+func titleType(text string) string {
+	return titleTypeWords(text, 8)
+}
+
+// titleTypeWords is titleType for a title of at most maxWords words (an
+// e-mail subject may name the sender: "Invoice #HL-5119 from Red Gum Marine
+// Services Pty. Ltd.").
+func titleTypeWords(text string, maxWords int) string {
+	text = unspaceLetters(text)
+	if len(strings.Fields(text)) > maxWords || !titleShaped(text) {
+		return ""
+	}
+	if i := strings.IndexByte(text, ':'); i >= 0 {
+		// a field is not a title, unless it is the invoice number's own
+		// label ("Invoice No: 4471"): "Invoice Registration No.: T85…" is
+		// another field; "Reminder: overdue invoice" is no field
+		m, ok := matchLabel(text)
+		if ok && (m.kind != lkInvoiceNo || strings.Trim(text[m.end:i], " .#") != "") {
+			return ""
+		}
+	}
+	lower := " " + strings.ToLower(text) + " "
+	best, bestAt := "", len(lower)
+	for _, k := range docKeywords {
+		if at := wordIndex(lower, k.phrase); at >= 0 && at < bestAt {
+			best, bestAt = k.docType, at
+		}
+	}
+	return best
+}
+
+// unspaceLetters joins a letter-spaced word: "I N V O I C E" → "INVOICE".
+func unspaceLetters(text string) string {
+	f := strings.Fields(text)
+	if len(f) < 4 {
+		return text
+	}
+	for _, w := range f {
+		if utf8.RuneCountInString(w) != 1 {
+			return text
+		}
+	}
+	return strings.Join(f, "")
+}
+
+// titleShaped: a title starts with a capital letter and is not a sentence
+// ("corrected invoice?", "We attach the invoice."; "… from Acme Co." is a
+// title).
+func titleShaped(text string) bool {
+	r, _ := utf8.DecodeRuneInString(text)
+	if !(unicode.IsUpper(r) || unicode.IsLetter(r) && !unicode.IsLower(r)) || strings.ContainsAny(text[len(text)-1:], "?!,;") {
+		return false
+	}
+	if !strings.HasSuffix(text, ".") {
+		return true
+	}
+	f := strings.Fields(text)
+	last := strings.TrimSuffix(f[len(f)-1], ".")
+	return last == "" || len(last) <= 4 || !unicode.IsLower(rune(last[0]))
+}
+
+// containsWord reports phrase in s (which has a space either end) as whole
+// words.
+func containsWord(s, phrase string) bool { return wordIndex(s, phrase) >= 0 }
+
+// wordIndex returns where phrase first occurs in s as whole words, or -1.
+func wordIndex(s, phrase string) int {
+	for i := 0; ; {
+		j := strings.Index(s[i:], phrase)
+		if j < 0 {
+			return -1
+		}
+		j += i
+		if j > 0 && !isLetterByte(s[j-1]) && (j+len(phrase) >= len(s) || !isLetterByte(s[j+len(phrase)])) {
+			return j
+		}
+		i = j + 1
+	}
+}
+
+// findMarker returns the type of the first non-invoice marker in d, or a
+// receipt for a "PAID" stamp line.
+func findMarker(d *document) string {
+	for i := range d.lines {
+		t := strings.ToLower(strings.TrimSpace(d.lines[i].text))
+		if t == "" {
+			continue
+		}
+		if t == "paid" || t == "*** paid ***" || t == "status: paid" || t == "payment status: paid" {
+			return DocReceipt
+		}
+		padded := " " + t + " "
+		for _, m := range markers {
+			if containsWord(padded, m.phrase) {
+				return m.docType
+			}
+		}
+	}
+	return ""
+}
+
+// findClassLabels reports an invoice number label with a value and a
+// total label anywhere in d.
+func findClassLabels(d *document) []string {
+	var number, total bool
+	for i := range d.lines {
+		_, headerRow := pureLabels(&d.lines[i])
+		for _, c := range d.lines[i].cells {
+			m, ok := matchLabel(c.text)
+			if !ok {
+				continue
+			}
+			switch {
+			case m.kind == lkInvoiceNo && (m.colon || headerRow || hasDigit(labelValue(c.text, m))):
+				number = true
+			case m.kind == lkTotal || m.kind == lkAmountDue:
+				total = true
+			}
+		}
+	}
+	var out []string
+	if number {
+		out = append(out, "invoice_number_label")
+	}
+	if total {
+		out = append(out, "total_label")
+	}
+	return out
+}
+
+// mailHeader returns the value of an e-mail header line "Name: value".
+func mailHeader(text, name string) (string, bool) {
+	t := strings.TrimSpace(text)
+	if len(t) <= len(name) || !strings.EqualFold(t[:len(name)], name) || t[len(name)] != ':' {
+		return "", false
+	}
+	return strings.TrimSpace(t[len(name)+1:]), true
+}
+
+func isMailHeaderLine(text string) bool {
+	t := strings.ToLower(strings.TrimSpace(text))
+	for _, h := range mailHeaders {
+		if strings.HasPrefix(t, h) {
+			return true
+		}
+	}
+	return false
+}
+
+// subjectTitle returns an e-mail subject as a title candidate. A reply
+// ("Re: Invoice 4471") talks about a document and is not one; a forward
+// ("Fwd: Invoice 4471") carries it.
+func subjectTitle(subject string) []string {
+	s := strings.TrimSpace(subject)
+	for {
+		lower := strings.ToLower(s)
+		switch {
+		case strings.HasPrefix(lower, "re:"), strings.HasPrefix(lower, "aw:"):
+			return nil
+		case strings.HasPrefix(lower, "fwd:"):
+			s = strings.TrimSpace(s[4:])
+		case strings.HasPrefix(lower, "fw:"), strings.HasPrefix(lower, "wg:"), strings.HasPrefix(lower, "tr:"):
+			s = strings.TrimSpace(s[3:])
+		default:
+			return []string{s}
+		}
+	}
+}

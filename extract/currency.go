@@ -1,0 +1,132 @@
+package extract
+
+import "strings"
+
+// currencyMinor holds the active ISO 4217 currency codes used for trade,
+// with their minor-unit digits (funds, metals and test codes are not
+// accepted on an invoice).
+var currencyMinor = func() map[string]int {
+	m := map[string]int{}
+	for _, c := range strings.Fields(`AED AFN ALL AMD ANG AOA ARS AUD AWG AZN BAM BBD BDT BGN BMD BND BOB
+		BRL BSD BTN BWP BYN BZD CAD CDF CHF CNY COP CRC CUP CVE CZK DKK DOP DZD EGP ERN ETB EUR FJD FKP
+		GBP GEL GHS GIP GMD GTQ GYD HKD HNL HTG HUF IDR ILS INR IRR JMD KES KGS KHR KPW KYD KZT LAK LBP
+		LKR LRD LSL MAD MDL MGA MKD MMK MNT MOP MRU MUR MVR MWK MXN MYR MZN NAD NGN NIO NOK NPR NZD PAB
+		PEN PGK PHP PKR PLN QAR RON RSD RUB SAR SBD SCR SDG SEK SGD SHP SLE SOS SRD SSP STN SVC SYP SZL
+		THB TJS TMT TOP TRY TTD TWD TZS UAH USD UYU UZS VES WST XCD YER ZAR ZMW ZWG`) {
+		m[c] = 2
+	}
+	for _, c := range strings.Fields(`BIF CLP DJF GNF ISK JPY KMF KRW PYG RWF UGX VND VUV XAF XOF XPF`) {
+		m[c] = 0
+	}
+	for _, c := range strings.Fields(`BHD IQD JOD KWD LYD OMR TND`) {
+		m[c] = 3
+	}
+	return m
+}()
+
+// MinorUnits returns the number of decimals of an ISO 4217 currency (2 for
+// EUR, 0 for JPY, 3 for BHD) and whether the code is one relayops accepts.
+func MinorUnits(code string) (int, bool) {
+	n, ok := currencyMinor[code]
+	return n, ok
+}
+
+// currencySymbols maps the symbols written beside amounts to their codes,
+// longest first so that "US$" wins over "$". A bare "$" stays "$": the
+// document decides which dollar (resolveDollar).
+var currencySymbols = []struct{ sym, code string }{
+	{"US$", "USD"}, {"AU$", "AUD"}, {"CA$", "CAD"}, {"NZ$", "NZD"}, {"HK$", "HKD"}, {"SG$", "SGD"},
+	{"MX$", "MXN"}, {"JP¥", "JPY"}, {"CN¥", "CNY"}, {"A$", "AUD"}, {"C$", "CAD"}, {"S$", "SGD"},
+	{"R$", "BRL"}, {"Rs.", "INR"}, {"RMB", "CNY"}, {"zł", "PLN"}, {"Kč", "CZK"}, {"Rs", "INR"},
+	{"Ft", "HUF"}, {"€", "EUR"}, {"£", "GBP"}, {"¥", "JPY"}, {"円", "JPY"}, {"₹", "INR"}, {"₩", "KRW"},
+	{"₽", "RUB"}, {"₺", "TRY"}, {"₪", "ILS"}, {"₫", "VND"}, {"₱", "PHP"}, {"$", "$"},
+	{"SFr.", "CHF"}, {"Fr.", "CHF"}, {"Dhs", "AED"}, {"BD", "BHD"}, {"KD", "KWD"}, {"RO", "OMR"},
+	{"JD", "JOD"}, {"QR", "QAR"}, {"SR", "SAR"}, {"DT", "TND"}, {"kr.", "kr"}, {"kr", "kr"}, {"Kr", "kr"},
+}
+
+// isCurrencyWord reports a word that names a currency beside an amount: an
+// ISO code or a symbol written in letters ("kr", "KD").
+func isCurrencyWord(w string) bool {
+	if isCurrencyCode(strings.ToUpper(w)) && len(w) == 3 {
+		return true
+	}
+	for _, c := range currencySymbols {
+		if strings.TrimSuffix(c.sym, ".") == strings.TrimSuffix(w, ".") && isLetterByte(c.sym[0]) {
+			return true
+		}
+	}
+	return false
+}
+
+// currencyBefore finds a currency symbol or code that ends t (the text
+// right before an amount, spaces trimmed) and returns its code and length.
+func currencyBefore(t string) (string, int) {
+	for _, c := range currencySymbols {
+		if strings.HasSuffix(t, c.sym) && boundedBefore(t[:len(t)-len(c.sym)], c.sym) {
+			return c.code, len(c.sym)
+		}
+	}
+	if len(t) >= 3 {
+		code := t[len(t)-3:]
+		if isCurrencyCode(code) && boundedBefore(t[:len(t)-3], code) {
+			return code, 3
+		}
+	}
+	return "", 0
+}
+
+// currencyAfter finds a currency symbol or code at the start of s (the
+// text right after an amount, at most one space before it) and returns its
+// code and the bytes it spans.
+func currencyAfter(s string) (string, int) {
+	skip := 0
+	if strings.HasPrefix(s, " ") {
+		skip = 1
+	} else if strings.HasPrefix(s, "\u00a0") {
+		skip = len("\u00a0")
+	}
+	t := s[skip:]
+	for _, c := range currencySymbols {
+		if strings.HasPrefix(t, c.sym) && boundedAfter(t[len(c.sym):], c.sym) {
+			return c.code, skip + len(c.sym)
+		}
+	}
+	if len(t) >= 3 && isCurrencyCode(t[:3]) && boundedAfter(t[3:], "ABC") {
+		return t[:3], skip + 3
+	}
+	return "", 0
+}
+
+// isCurrencyCode reports an upper-case ISO 4217 code.
+func isCurrencyCode(s string) bool {
+	if len(s) != 3 || !isUpperASCII(s) {
+		return false
+	}
+	_, ok := currencyMinor[s]
+	return ok
+}
+
+func isUpperASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 'A' || s[i] > 'Z' {
+			return false
+		}
+	}
+	return true
+}
+
+// boundedBefore: a symbol made of letters must not be the end of a word.
+func boundedBefore(prefix, sym string) bool {
+	if !isLetterByte(sym[0]) || prefix == "" {
+		return true
+	}
+	return !isLetterByte(prefix[len(prefix)-1])
+}
+
+// boundedAfter: a symbol made of letters must not be the start of a word.
+func boundedAfter(rest, sym string) bool {
+	if !isLetterByte(sym[len(sym)-1]) || rest == "" {
+		return true
+	}
+	return !isLetterByte(rest[0])
+}

@@ -1,0 +1,277 @@
+package extract
+
+import (
+	"regexp"
+	"sort"
+	"strings"
+	"unicode"
+)
+
+// byRank returns the hits of kind, surest first, in document order within
+// a rank.
+func byRank(hits []hit, kind labelKind) []hit {
+	var out []hit
+	for _, h := range hits {
+		if h.kind == kind {
+			out = append(out, h)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].rank < out[j].rank })
+	return out
+}
+
+// proseNumberRe finds "invoice 4471", "invoice no. INV-77", "invoice #50-1187"
+// in running text.
+var proseNumberRe = regexp.MustCompile(`(?i)\binvoice\s*(?:no\.?|number|nr\.?|num\.?|#|ref\.?|id)?\s*[:#]?\s*([A-Za-z0-9][A-Za-z0-9._/-]*[0-9][A-Za-z0-9._/-]*)`)
+
+// resolveInvoiceNumber takes the invoice number from a label, else the
+// title, else the e-mail subject, else running text.
+func resolveInvoiceNumber(d *document, hits []hit) string {
+	for _, h := range byRank(hits, lkInvoiceNo) {
+		if n := invoiceNumberToken(h.value()); n != "" {
+			return n
+		}
+	}
+	for _, text := range titleTexts(d) {
+		if n := numberAfterInvoiceWord(text); n != "" {
+			return n
+		}
+	}
+	for i := range d.lines {
+		if d.lines[i].used {
+			continue
+		}
+		if m := proseNumberRe.FindStringSubmatch(d.lines[i].text); m != nil {
+			if n := invoiceNumberToken(m[1]); n != "" {
+				return n
+			}
+		}
+	}
+	return ""
+}
+
+// titleTexts returns the e-mail subject and the title candidates of the
+// head of d, in order.
+func titleTexts(d *document) []string {
+	var out []string
+	seen := 0
+	for i := range d.lines {
+		l := &d.lines[i]
+		if l.blank() || l.rule {
+			continue
+		}
+		if seen++; seen > headLines {
+			break
+		}
+		for _, t := range titleCandidates(d, l) {
+			if candidateType(d, l, t) == DocInvoice {
+				out = append(out, t)
+			}
+		}
+	}
+	return out
+}
+
+// numberAfterInvoiceWord reads the number after the word "invoice" (or
+// its translations) in a title.
+func numberAfterInvoiceWord(text string) string {
+	lower := strings.ToLower(text)
+	for _, w := range []string{"invoice", "rechnung", "facture", "factura", "fattura"} {
+		i := strings.Index(lower, w)
+		if i < 0 {
+			continue
+		}
+		m, ok := matchLabel(text[i:])
+		if ok && m.kind == lkInvoiceNo {
+			return invoiceNumberToken(labelValue(text[i:], m))
+		}
+	}
+	return ""
+}
+
+// invoiceNumberToken returns the first word of v when it is an invoice
+// number: letters, digits and . _ / -, at least one digit, not a date.
+func invoiceNumberToken(v string) string {
+	words := strings.Fields(v)
+	for len(words) > 0 && numberWords[strings.ToLower(strings.Trim(words[0], ".:#"))] {
+		words = words[1:]
+	}
+	if len(words) == 0 {
+		return ""
+	}
+	w := strings.TrimLeft(words[0], "#:")
+	w = strings.TrimRight(w, ".,;:)]")
+	if !hasDigit(w) || !invoiceNumberRe.MatchString(w) {
+		return ""
+	}
+	if ds := findDates(w); len(ds) == 1 && ds[0].start == 0 && ds[0].end == len(w) {
+		return ""
+	}
+	return w
+}
+
+// companySuffixRe finds the legal form or trade word that marks a company
+// name.
+var companySuffixRe = regexp.MustCompile(`(?i)(?:^|[\s,])(?:ltd|limited|llc|l\.l\.c|inc|incorporated|corp|corporation|co|company|gmbh|ag|kg|ohg|ug|se|sa|s\.a|sas|sarl|s\.r\.l|srl|spa|s\.p\.a|bv|b\.v|nv|n\.v|plc|llp|lp|pty|pte|oy|ab|a/s|aps|kk|k\.k|w\.l\.l|wll|s\.l|e\.k|gbr|group|holdings|partners|associates|studio|consulting|services|solutions|trading|traders|industries|enterprises|labs|systems|supplies|supply|agency|design|media|gmbh & co\. kg)\.?(?:$|[\s,)])`)
+
+func hasCompanySuffix(s string) bool { return companySuffixRe.MatchString(s) }
+
+// weakVendorLabel are the labels that may name a person rather than the
+// company: a bare "From" and the e-mail sender.
+var weakVendorLabel = map[string]bool{"from": true, "mail from": true}
+
+// resolveVendor takes the vendor from a label ("Supplier:", "From:"), the
+// e-mail sender, the unlabelled block at the top, or an e-mail signature.
+func resolveVendor(d *document, hits []hit) string {
+	var weak []string
+	for _, h := range byRank(hits, lkVendor) {
+		v := cleanVendor(h.value())
+		if v == "" {
+			continue
+		}
+		if !weakVendorLabel[h.phrase] {
+			return v
+		}
+		weak = append(weak, v)
+	}
+	for _, v := range weak {
+		if hasCompanySuffix(v) {
+			return v
+		}
+	}
+	if v := topBlockVendor(d); v != "" && (len(weak) == 0 || hasCompanySuffix(v)) {
+		return v
+	}
+	if v := signatureVendor(d, weak); v != "" {
+		return v
+	}
+	if len(weak) > 0 {
+		return weak[0]
+	}
+	return ""
+}
+
+// cleanVendor trims an e-mail address, quotes and trailing punctuation off
+// a vendor value and returns it when it looks like a name.
+func cleanVendor(v string) string {
+	if i := strings.IndexByte(v, '<'); i >= 0 {
+		v = v[:i]
+	}
+	for _, sep := range []string{"  ", " — ", " – ", " | ", " · ", " - "} {
+		if i := strings.Index(v, sep); i > 0 {
+			v = v[:i]
+		}
+	}
+	if i := strings.Index(v, ", "); i > 0 && hasDigit(v[i:]) {
+		v = v[:i] // "Visser BV, Industrieweg 135, Eindhoven"
+	}
+	v = strings.Trim(v, " \"'`,;:-–—|")
+	if !vendorLike(v) {
+		return ""
+	}
+	return v
+}
+
+// vendorLike reports text that may be a company or person name: letters,
+// few digits, not an address, a contact, a date or a sentence.
+func vendorLike(s string) bool {
+	letters, digits := 0, 0
+	for _, r := range s {
+		switch {
+		case unicode.IsLetter(r):
+			letters++
+		case unicode.IsDigit(r):
+			digits++
+		}
+	}
+	if letters < 2 || len(s) > 120 || len(strings.Fields(s)) > 12 || strings.HasSuffix(s, ":") {
+		return false
+	}
+	if digits > 0 && !hasCompanySuffix(s) || digits > 3 {
+		return false
+	}
+	lower := strings.ToLower(s)
+	if strings.ContainsAny(s, "@") || strings.Contains(lower, "www.") || strings.Contains(lower, "http") {
+		return false
+	}
+	padded := " " + lower + " "
+	for _, bad := range []string{"tel", "phone", "fax", "dear", "hello", "hi", "thank", "thanks", "please",
+		"regards", "page", "street", "road", "avenue", "suite", "p.o. box", "po box", "invoice", "total"} {
+		if containsWord(padded, bad) {
+			return false
+		}
+	}
+	return !strings.HasSuffix(s, ",")
+}
+
+// topBlockVendor returns the first name-like cell at the top of d that is
+// not a title, a label, or part of a "Bill to" block; a name with a legal
+// form is preferred among the first lines.
+func topBlockVendor(d *document) string {
+	var first string
+	seen := 0
+	for i := range d.lines {
+		l := &d.lines[i]
+		if l.blank() || l.rule || (d.mail && i < d.mailEnd) {
+			continue
+		}
+		if seen++; seen > 12 || l.used {
+			break
+		}
+		for _, c := range l.cells {
+			if v := topCandidate(c); v != "" {
+				if hasCompanySuffix(v) {
+					return v
+				}
+				if first == "" {
+					first = v
+				}
+			}
+		}
+	}
+	return first
+}
+
+func topCandidate(c cell) string {
+	if c.text == "" || c.customer || titleType(c.text) != "" {
+		return ""
+	}
+	if _, ok := matchLabel(c.text); ok {
+		return ""
+	}
+	if len(findDates(c.text)) > 0 {
+		return ""
+	}
+	return cleanVendor(c.text)
+}
+
+// signatureVendor returns the company in the closing lines of an e-mail,
+// after "Regards" or "Thanks": a name with a legal form, or the line under
+// the sender's own name ("Jonas Weber" then "Weber Translations").
+func signatureVendor(d *document, senders []string) string {
+	for i := range d.lines {
+		t := strings.ToLower(strings.TrimSpace(d.lines[i].text))
+		if !isSignOff(t) {
+			continue
+		}
+		afterSender := false
+		for j := i + 1; j < len(d.lines) && j <= i+4; j++ {
+			v := cleanVendor(strings.TrimSpace(d.lines[j].text))
+			if v != "" && (hasCompanySuffix(v) || afterSender) {
+				return v
+			}
+			afterSender = v != "" && containsStr(senders, v)
+		}
+	}
+	return ""
+}
+
+func isSignOff(t string) bool {
+	for _, p := range []string{"regards", "kind regards", "best regards", "best", "thanks", "thank you",
+		"many thanks", "sincerely", "yours sincerely", "yours faithfully", "cheers", "best wishes", "warm regards"} {
+		if strings.TrimRight(t, ",.!") == p {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,512 @@
+package extract
+
+import (
+	"regexp"
+	"strings"
+)
+
+// numberedRe matches the description line of a numbered item: "1. Design",
+// "2) Hosting", "#3 Support", "Item 4: Travel".
+var numberedRe = regexp.MustCompile(`^\s*(?:\d{1,3}[.)]|\(\d{1,3}\)|#\d{1,3}|(?i:item|pos\.?|line)\s*\d{1,3}[.:)]?)\s+(.*\S)\s*$`)
+
+// findInlineItems reads items written on one line ("3 x Widget @ 4.00 =
+// 12.00", "Widget  3 x 4.00") and numbered items whose numbers are on the
+// line after the description. In an e-mail only list lines count: items
+// in running prose are not read (a wrong line costs the invoice, a missing
+// one only its line count).
+func findInlineItems(d *document, f numberFormat, it *items) {
+	for i := 0; i < len(d.lines); i++ {
+		l := &d.lines[i]
+		if !inlineCandidate(d, i) {
+			continue
+		}
+		if j, x, ok := numberedPair(d, i, f); ok {
+			it.add(x, j)
+			l.used, l.role = true, roleItem
+			d.lines[j].used, d.lines[j].role = true, roleItem
+			i = j
+			continue
+		}
+		x, ok := parseInline(l.text, f)
+		if !ok {
+			continue
+		}
+		if x.Description == "" {
+			x.Description = descriptionAbove(d, i)
+		}
+		it.add(x, i)
+		l.used, l.role = true, roleItem
+	}
+}
+
+// inlineCandidate: a line not yet read that is not a totals row, and in an
+// e-mail a list line.
+func inlineCandidate(d *document, i int) bool {
+	l := &d.lines[i]
+	if l.used || l.blank() || l.rule {
+		return false
+	}
+	if _, _, ok := amountLabelOf(l); ok {
+		return false
+	}
+	return !d.mail || l.bullet || numberedRe.MatchString(l.text)
+}
+
+// numberedPair reads a numbered description line i whose quantity, price
+// and amount are on the next line.
+func numberedPair(d *document, i int, f numberFormat) (int, ExtractedLine, bool) {
+	l := &d.lines[i]
+	if !numberedRe.MatchString(l.text) || hasMoney(stripNumbering(l.text)) {
+		return 0, ExtractedLine{}, false
+	}
+	j := d.nextNonBlank(i)
+	if j < 0 || j > i+2 || !inlineCandidate(d, j) || numberedRe.MatchString(d.lines[j].text) {
+		return 0, ExtractedLine{}, false
+	}
+	x, ok := parseInline(d.lines[j].text, f)
+	if !ok || x.Description != "" {
+		x, ok = parseNumbersLine(d.lines[j].text, f)
+	}
+	if !ok {
+		return 0, ExtractedLine{}, false
+	}
+	x.Description = stripNumbering(l.text)
+	return j, x, true
+}
+
+// descriptionAbove returns the text of the line above i when it is a
+// numbered or plain description line without numbers.
+func descriptionAbove(d *document, i int) string {
+	for j := i - 1; j >= 0 && j >= i-2; j-- {
+		l := &d.lines[j]
+		if l.blank() {
+			continue
+		}
+		if l.used || hasMoney(stripNumbering(l.text)) {
+			return ""
+		}
+		if _, ok := matchLabel(firstCellText(l)); ok {
+			return ""
+		}
+		l.used = true
+		return stripNumbering(l.text)
+	}
+	return ""
+}
+
+// hasMoney reports a number written as money (decimals or a currency).
+func hasMoney(s string) bool {
+	for _, t := range scanNumbers(s, false) {
+		if looksLikeMoney(t) {
+			return true
+		}
+	}
+	return false
+}
+
+func firstCellText(l *line) string {
+	if c := firstCell(l); c != nil {
+		return c.text
+	}
+	return ""
+}
+
+// stripNumbering removes "1.", "2)", "#3", "Item 4:" from the start.
+func stripNumbering(s string) string {
+	if m := numberedRe.FindStringSubmatch(s); m != nil {
+		return m[1]
+	}
+	return strings.TrimSpace(s)
+}
+
+// moneyTokens returns the numbers of s that may be quantities or money:
+// not percentages, not parts of dates.
+func moneyTokens(s string, f numberFormat) []numTok {
+	dates := findDates(s)
+	var out []numTok
+	for _, t := range scanNumbers(s, f.decimal == ',') {
+		if t.pct || overlaps(dates, t.start, t.end) {
+			continue
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// spaceMarkers separates '×', '@' and '=' and a glued "x3" from their
+// neighbours so that the numbers around them read as numbers.
+var spaceMarkers = regexp.MustCompile(`(?i)(^|[\s(])x(\d)|[×@=]`)
+
+func spaceInline(s string) string {
+	if !strings.ContainsAny(s, "×@=xX") {
+		return s
+	}
+	return spaceMarkers.ReplaceAllStringFunc(s, func(m string) string {
+		if len(m) >= 2 && (m[len(m)-1] >= '0' && m[len(m)-1] <= '9') {
+			return m[:len(m)-1] + " " + m[len(m)-1:]
+		}
+		return " " + m + " "
+	})
+}
+
+// parseInline reads an item written on one line. With '@' or "at" the
+// price follows it and the quantity starts the line ("3 x Widget @ 4.00",
+// "40 hours of design at $85/hour") or stands just before it ("Waiting
+// staff (3.25 hours @ $31.95)"); otherwise a quantity and a price are
+// joined by 'x' or '×' ("Widget  3 x 4.00"). The amount is the number after
+// '=' or ':', else the last one after the price.
+func parseInline(text string, f numberFormat) (ExtractedLine, bool) {
+	s := spaceInline(text)
+	toks := moneyTokens(s, f)
+	if len(toks) < 2 {
+		return ExtractedLine{}, false
+	}
+	if x, ok := inlineAt(s, toks, f); ok {
+		return x, true
+	}
+	return inlineTimes(s, toks, f)
+}
+
+var atRe = regexp.MustCompile(`(?i)(?:@|\bat\b)`)
+
+// inlineAt reads the '@' and "at" forms.
+func inlineAt(s string, toks []numTok, f numberFormat) (ExtractedLine, bool) {
+	ats := atRe.FindAllStringIndex(s, -1)
+	if len(ats) == 0 {
+		return ExtractedLine{}, false
+	}
+	at := ats[len(ats)-1]
+	p := firstAfter(toks, at[1])
+	if p < 1 || strings.TrimSpace(s[at[1]:toks[p].start]) != "" {
+		return ExtractedLine{}, false
+	}
+	var q int
+	var desc string
+	switch {
+	case isLineStart(s[:toks[0].start]) && toks[0].cur == "":
+		q, desc = 0, s[toks[0].end:at[0]]
+	default:
+		q = p - 1
+		if !onlyUnit(s[toks[q].end:at[0]]) {
+			return ExtractedLine{}, false
+		}
+		desc = s[:toks[q].start]
+	}
+	return buildInline(s, toks, q, p, cleanDesc(desc), f)
+}
+
+// inlineTimes reads "Q x P": the first pair of numbers joined by a
+// multiplication sign that is not a dimension ("120 x 90 cm").
+func inlineTimes(s string, toks []numTok, f numberFormat) (ExtractedLine, bool) {
+	for i := 0; i+1 < len(toks); i++ {
+		if !multiplies(s[toks[i].end:toks[i+1].start], toks[i]) || isDimension(s, toks[i+1]) {
+			continue
+		}
+		q, p := i, i+1
+		if toks[q].cur != "" && toks[p].cur == "" { // "€4.00 x 3"
+			q, p = p, q
+		}
+		if toks[q].cur != "" || toks[q].neg {
+			continue
+		}
+		desc := s[:toks[min(q, p)].start]
+		if isLineStart(desc) {
+			desc = s[toks[max(q, p)].end:]
+			if a := amountAfter(s, toks, max(q, p)); a >= 0 {
+				desc = s[toks[a].end:]
+			}
+		}
+		return buildInline(s, toks, q, p, cleanDesc(desc), f)
+	}
+	return ExtractedLine{}, false
+}
+
+// multiplies reports a multiplication sign between two numbers, perhaps
+// after a unit word ("40 hrs x 95.00").
+func multiplies(between string, first numTok) bool {
+	words := strings.Fields(between)
+	if len(words) > 0 && unitWords[strings.ToLower(words[0])] && strings.ToLower(words[0]) != "x" {
+		words = words[1:]
+	}
+	switch {
+	case len(words) == 0:
+		return first.unit == "x"
+	case len(words) == 1:
+		return isMulSign(words[0])
+	}
+	return false
+}
+
+func isMulSign(w string) bool { return w == "x" || w == "X" || w == "×" || w == "*" }
+
+// dimensionUnits follow the second number of a size ("120 x 90 cm").
+var dimensionUnits = map[string]bool{"cm": true, "mm": true, "m": true, "in": true, "inch": true, "ft": true, "\"": true, "px": true}
+
+func isDimension(s string, t numTok) bool {
+	if dimensionUnits[t.unit] {
+		return true
+	}
+	rest := strings.TrimLeft(s[t.end:], " ")
+	if strings.HasPrefix(rest, "\"") {
+		return true
+	}
+	w := strings.ToLower(strings.Trim(firstWord(rest), ".,;:)"))
+	return dimensionUnits[w] || isMulSign(w)
+}
+
+func firstAfter(toks []numTok, pos int) int {
+	for i, t := range toks {
+		if t.start >= pos {
+			return i
+		}
+	}
+	return -1
+}
+
+// isLineStart: nothing before but spaces, brackets and list numbering.
+func isLineStart(s string) bool {
+	return strings.Trim(stripNumbering(s), " ([-–—*•·") == "" || numberedRe.MatchString(s+" x")
+}
+
+// onlyUnit: the text between a quantity and '@' is at most a unit word.
+func onlyUnit(s string) bool {
+	w := strings.Fields(s)
+	return len(w) == 0 || len(w) == 1 && unitWords[strings.ToLower(w[0])]
+}
+
+// cleanDesc trims a description of multiplication signs, unit words and
+// punctuation at its ends: "x Widget @" → "Widget", "hours of design" →
+// "design".
+func cleanDesc(s string) string {
+	words := strings.Fields(s)
+	for len(words) > 0 {
+		w := strings.ToLower(strings.Trim(words[0], "(),:"))
+		if !isMulSign(w) && !unitWords[w] && w != "of" && w != "" {
+			break
+		}
+		words = words[1:]
+	}
+	for len(words) > 0 {
+		w := strings.ToLower(strings.Trim(words[len(words)-1], "(),:"))
+		if !isMulSign(w) && w != "" && w != "@" && w != "at" {
+			break
+		}
+		words = words[:len(words)-1]
+	}
+	return strings.Trim(strings.Join(words, " "), " ,:;-–—=(@")
+}
+
+// amountAfter returns the index of the line's amount after the price at
+// p: the first number after '=' or ':', else the last one, or -1.
+func amountAfter(s string, toks []numTok, p int) int {
+	if p+1 >= len(toks) {
+		return -1
+	}
+	if eq := strings.LastIndexAny(s, "=:"); eq > toks[p].end {
+		if k := firstAfter(toks, eq); k > p {
+			return k
+		}
+	}
+	last := len(toks) - 1
+	between := strings.TrimSpace(s[toks[p].end:toks[last].start])
+	if strings.HasPrefix(between, "/") { // "$120/hour 360" reads past the unit
+		between = strings.TrimSpace(strings.TrimLeft(between[1:], "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"))
+	}
+	if hasLetter(between) && !onlyWords(between, "each", "per", "ea", "hour", "hr", "day", "unit", "item") {
+		return -1
+	}
+	return last
+}
+
+// onlyWords reports text whose words are all among allowed.
+func onlyWords(text string, allowed ...string) bool {
+	for _, w := range strings.Fields(strings.ToLower(text)) {
+		w = strings.Trim(w, "()[],:;=-–—")
+		if w != "" && hasLetter(w) && !containsStr(allowed, w) {
+			return false
+		}
+	}
+	return true
+}
+
+// buildInline makes the item of quantity toks[q] and price toks[p].
+func buildInline(s string, toks []numTok, q, p int, desc string, f numberFormat) (ExtractedLine, bool) {
+	qty, badQ := canonicalTok(toks[q], f)
+	price, badP := canonicalTok(toks[p], f)
+	if badQ || badP || toks[q].neg {
+		return ExtractedLine{}, false
+	}
+	x := ExtractedLine{Description: strings.Join(strings.Fields(desc), " "), Quantity: qty, UnitPrice: price}
+	if a := amountAfter(s, toks, max(q, p)); a >= 0 {
+		if v, bad := canonicalTok(toks[a], f); !bad {
+			x.Amount = v
+		}
+	}
+	return x, true
+}
+
+// parseNumbersLine reads the second line of a numbered item: labelled
+// numbers ("Qty: 40  Rate: 95.00  Amount: 3,800.00") or bare numbers
+// ("40  95.00  3,800.00": quantity, unit price, amount).
+func parseNumbersLine(text string, f numberFormat) (ExtractedLine, bool) {
+	toks := moneyTokens(text, f)
+	if len(toks) < 2 || len(toks) > 4 || hasWordsOutside(text, toks) && !labelledNumbers(text, toks) {
+		return ExtractedLine{}, false
+	}
+	var x ExtractedLine
+	if labelledNumbers(text, toks) {
+		return labelledLine(text, toks, f)
+	}
+	vals := make([]string, 0, len(toks))
+	for _, t := range toks {
+		v, bad := canonicalTok(t, f)
+		if bad {
+			return x, false
+		}
+		vals = append(vals, v)
+	}
+	if len(vals) == 2 {
+		return ExtractedLine{Quantity: vals[0], Amount: vals[1]}, true
+	}
+	n := len(vals)
+	return ExtractedLine{Quantity: vals[n-3], UnitPrice: vals[n-2], Amount: vals[n-1]}, true
+}
+
+// hasWordsOutside reports letters outside the numbers (units aside).
+func hasWordsOutside(text string, toks []numTok) bool {
+	prev := 0
+	for _, t := range toks {
+		if hasLetter(text[prev:t.start]) {
+			return true
+		}
+		prev = t.end
+	}
+	return hasLetter(text[prev:])
+}
+
+// labelledNumbers: every number is preceded by a column word.
+func labelledNumbers(text string, toks []numTok) bool {
+	prev := 0
+	for _, t := range toks {
+		if precedingRole(text[prev:t.start]) == colOther {
+			return false
+		}
+		prev = t.end
+	}
+	return true
+}
+
+// precedingRole returns the column role named by the words right before a
+// number ("Unit price:" → price).
+func precedingRole(s string) colRole {
+	words := strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
+		return !(r >= 'a' && r <= 'z') && r != '#'
+	})
+	for n := min(3, len(words)); n > 0; n-- {
+		if role, ok := columnWords[strings.Join(words[len(words)-n:], " ")]; ok {
+			return role
+		}
+	}
+	return colOther
+}
+
+func labelledLine(text string, toks []numTok, f numberFormat) (ExtractedLine, bool) {
+	var x ExtractedLine
+	prev := 0
+	for _, t := range toks {
+		v, bad := canonicalTok(t, f)
+		if bad {
+			return x, false
+		}
+		switch precedingRole(text[prev:t.start]) {
+		case colQty:
+			x.Quantity = v
+		case colPrice:
+			x.UnitPrice = v
+		case colAmount:
+			x.Amount = v
+		}
+		prev = t.end
+	}
+	return x, x.Amount != "" || (x.Quantity != "" && x.UnitPrice != "")
+}
+
+// findListItems reads "description  amount" lines right above the first
+// totals row when nothing else was found.
+func findListItems(d *document, f numberFormat, it *items) {
+	first := firstTotalsRow(d)
+	if first < 0 {
+		return
+	}
+	var found []int
+	for j := first - 1; j >= 0; j-- {
+		l := &d.lines[j]
+		if l.blank() || l.rule {
+			if len(found) > 0 && j > 0 && d.lines[j-1].blank() {
+				break
+			}
+			continue
+		}
+		if l.role == roleItem {
+			continue // an inline item among the list
+		}
+		if !listLine(l, f) {
+			break
+		}
+		found = append(found, j)
+	}
+	for k := len(found) - 1; k >= 0; k-- {
+		l := &d.lines[found[k]]
+		x, _ := listItem(l, f)
+		it.add(x, found[k])
+		l.used, l.role = true, roleItem
+	}
+}
+
+// firstTotalsRow returns the first line with an amount label, or -1.
+func firstTotalsRow(d *document) int {
+	for i := range d.lines {
+		if _, _, ok := amountLabelOf(&d.lines[i]); ok && !d.lines[i].used {
+			return i
+		}
+	}
+	return -1
+}
+
+func listLine(l *line, f numberFormat) bool {
+	if l.used || len(l.cells) < 2 {
+		return false
+	}
+	if m, ok := matchLabel(firstCellText(l)); ok && (m.colon || m.kind != lkOtherRef) {
+		return false
+	}
+	_, ok := listItem(l, f)
+	return ok
+}
+
+// listItem reads a line whose last cell is an amount written as money
+// (decimals or a currency) and whose first cell is text.
+func listItem(l *line, f numberFormat) (ExtractedLine, bool) {
+	last := classifyCell(l.cells[len(l.cells)-1], f)
+	first := classifyCell(l.cells[0], f)
+	if !last.num || last.missing || last.bad || first.num || !looksLikeMoney(last.tok) {
+		return ExtractedLine{}, false
+	}
+	x := ExtractedLine{Description: first.text, Amount: last.canon}
+	if len(l.cells) == 4 {
+		q, p := classifyCell(l.cells[1], f), classifyCell(l.cells[2], f)
+		if q.num && p.num && !q.bad && !p.bad && !q.missing && !p.missing {
+			x.Quantity, x.UnitPrice = q.canon, p.canon
+		}
+	}
+	return x, true
+}
+
+// looksLikeMoney: a currency, or decimals after the last separator.
+func looksLikeMoney(t numTok) bool {
+	if t.cur != "" {
+		return true
+	}
+	i := strings.LastIndexAny(t.raw, ".,")
+	return i >= 0 && len(t.raw)-i-1 == 2
+}

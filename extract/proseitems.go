@@ -1,0 +1,162 @@
+package extract
+
+import (
+	"regexp"
+	"strings"
+)
+
+// enumerationRe introduces the items of a sentence: "This covers the
+// customs clearance at ¥19,990, … and 30 x warehousing at ¥610 each
+// (¥18,300)."
+var enumerationRe = regexp.MustCompile(`(?i)\b(?:covers|covering|includes|including|comprises|comprising|consists\s+of|is\s+for|are\s+for|as\s+follows)\b:?`)
+
+// findProseItems reads the items enumerated in a sentence, when nothing
+// else gave items. Each item is priced with "at":
+// "the hull inspection at €623.00" (one), "4 x antifouling paint at €39.00
+// each (€156.00)", "21.75 hours of diver hours at €93.80 per hour
+// (€2,040.15)". A sentence is read whole or not at all.
+func findProseItems(d *document, f numberFormat, it *items) {
+	for _, p := range paragraphs(d) {
+		if lines, ok := proseItems(p.text, f); ok {
+			for _, x := range lines {
+				it.add(x, p.first)
+			}
+			return
+		}
+	}
+}
+
+// proseItem is a price found in a sentence of items.
+type proseItem struct {
+	price numTok
+	at    int // where " at" starts
+}
+
+func proseItems(text string, f numberFormat) ([]ExtractedLine, bool) {
+	toks := moneyTokens(text, f)
+	prices := pricedAt(text, toks, f)
+	if len(prices) == 0 {
+		return nil, false
+	}
+	m := enumerationRe.FindAllStringIndex(text[:prices[0].at], -1)
+	if m == nil {
+		return nil, false
+	}
+	start := m[len(m)-1][1]
+	var out []ExtractedLine
+	for _, pr := range prices {
+		seg := text[start:pr.at]
+		if hasMoneyTok(text, toks, start, pr.at) {
+			return nil, false // an amount the grammar does not explain
+		}
+		x, ok := proseQuantity(seg, f)
+		if !ok {
+			return nil, false
+		}
+		var end int
+		x.UnitPrice, x.Amount, end = priceAndAmount(text, pr.price, toks, f)
+		if x.UnitPrice == "" {
+			return nil, false
+		}
+		out = append(out, x)
+		start = end
+	}
+	return out, true
+}
+
+// pricedAt returns the numbers written right after "at" (not a time or a
+// count: "at 3 hours").
+func pricedAt(text string, toks []numTok, f numberFormat) []proseItem {
+	var out []proseItem
+	for _, t := range toks {
+		if isPricedAt(text, t) && !countWords[strings.ToLower(firstWord(text[t.end:]))] && !t.neg {
+			out = append(out, proseItem{price: t, at: len(strings.TrimRight(text[:t.start], " ")) - 3})
+		}
+	}
+	return out
+}
+
+// afterEach: "each (A)", "per hour (A)".
+func afterEach(text string, t numTok) bool {
+	f := strings.Fields(strings.ToLower(text[max(0, t.start-16):t.start]))
+	return len(f) > 0 && (f[len(f)-1] == "each" || len(f) > 1 && f[len(f)-2] == "per")
+}
+
+func isPricedAt(text string, t numTok) bool {
+	return strings.HasSuffix(strings.ToLower(strings.TrimRight(text[:t.start], " ")), " at")
+}
+
+// hasMoneyTok reports an amount between from and to: one with a
+// currency, priced with "at", or in brackets after "each" (a quantity,
+// even "29,75", is none of these, nor "a5 flyers (1,000)").
+func hasMoneyTok(text string, toks []numTok, from, to int) bool {
+	for _, t := range toks {
+		if t.start >= from && t.end <= to && (t.cur != "" || t.neg && afterEach(text, t) || isPricedAt(text, t)) {
+			return true
+		}
+	}
+	return false
+}
+
+// proseQuantity reads an item's text before "at": "the hull inspection"
+// (one), "30 x warehousing", "21.75 hours of diver hours".
+func proseQuantity(seg string, f numberFormat) (ExtractedLine, bool) {
+	s := strings.TrimSpace(seg)
+	for _, p := range []string{",", "and ", "the ", "a ", "an "} {
+		s = strings.TrimSpace(strings.TrimPrefix(s, p))
+	}
+	words := strings.Fields(s)
+	if len(words) == 0 {
+		return ExtractedLine{}, false
+	}
+	toks := scanNumbers(words[0], false)
+	if len(toks) != 1 || toks[0].start != 0 || toks[0].end != len(words[0]) || toks[0].unit != "" && toks[0].unit != "x" {
+		return ExtractedLine{Description: s, Quantity: "1"}, true
+	}
+	rest := words[1:]
+	switch {
+	case len(rest) > 1 && isMulSign(rest[0]):
+		rest = rest[1:]
+	case len(rest) > 2 && unitWords[strings.ToLower(rest[0])] && rest[1] == "of":
+		rest = rest[2:]
+	case toks[0].unit == "x":
+	default:
+		return ExtractedLine{Description: s, Quantity: "1"}, true
+	}
+	q, bad := canonicalTok(toks[0], f)
+	if bad {
+		return ExtractedLine{}, false
+	}
+	return ExtractedLine{Description: strings.Join(rest, " "), Quantity: q}, true
+}
+
+// priceAndAmount reads the price token and what follows it: "each" or
+// "per hour", then an optional "(amount)". It returns where the item ends.
+func priceAndAmount(text string, price numTok, toks []numTok, f numberFormat) (string, string, int) {
+	p, bad := canonicalTok(price, f)
+	if bad {
+		return "", "", 0
+	}
+	end := price.end
+	rest := text[end:]
+	trimmed := strings.TrimLeft(rest, " ")
+	for _, w := range []string{"each", "per "} {
+		if strings.HasPrefix(strings.ToLower(trimmed), w) {
+			adv := len(w)
+			if w == "per " {
+				adv += len(firstWord(trimmed[len(w):]))
+			}
+			end += len(rest) - len(trimmed) + adv
+			break
+		}
+	}
+	for _, t := range toks {
+		if t.start >= end && t.neg && strings.TrimSpace(text[end:t.start]) == "" {
+			a, bad := canonicalTok(numTok{raw: t.raw}, f) // "(¥18,300)": brackets, not a sign
+			if !bad {
+				return p, a, t.end
+			}
+		}
+	}
+	return p, "", end
+}

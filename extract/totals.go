@@ -1,0 +1,433 @@
+package extract
+
+import (
+	"regexp"
+	"strings"
+)
+
+// amountRow is an amount label's value in document order.
+type amountRow struct {
+	kind   labelKind
+	phrase string
+	raw    string
+	amount string // canonical; "" when absent or bad
+	bad    bool   // digits in no consistent format
+	line   int
+}
+
+// countWords may follow a number that is a count, not money ("Net 30
+// days", "3 items").
+var countWords = map[string]bool{
+	"days": true, "day": true, "months": true, "month": true, "weeks": true, "week": true,
+	"years": true, "year": true, "items": true, "item": true, "hours": true, "hrs": true,
+	"pcs": true, "units": true, "lines": true, "pages": true,
+}
+
+// readAmount reads the money value of a label's cells. Spread over cells,
+// the value is the last number of the last cell that has one (aligned
+// totals put it rightmost); in one cell it is the number after '=', else
+// the first that is not a rate's base ("VAT 20% on 760.33: 152.07").
+func readAmount(cells []string, f numberFormat) (string, bool) {
+	var last []numTok
+	var lastText string
+	digits := false
+	for _, c := range cells {
+		text := dropBrackets(c)
+		toks := amountTokens(text, f)
+		digits = digits || hasDigit(text)
+		if len(toks) > 0 && leadingWords(text, toks[0]) {
+			return "", false // prose after the label, not its value
+		}
+		if len(toks) > 0 {
+			last, lastText = toks, text
+		}
+	}
+	if len(last) == 1 && isBase(lastText, last[0]) {
+		return "", false // "Sales Tax on 261.00" with its amount elsewhere
+	}
+	if len(last) == 0 {
+		return "", digits && !onlyRatesAndDates(cells, f)
+	}
+	t := pickAmount(last, lastText, len(cells) > 1)
+	v, bad := canonicalTok(t, f)
+	return v, bad
+}
+
+// amountTokens returns the numbers of text that may be money: not rates,
+// not dates, not counts.
+func amountTokens(text string, f numberFormat) []numTok {
+	var out []numTok
+	for _, t := range moneyTokens(text, f) {
+		if countWords[t.unit] || countWords[strings.ToLower(firstWord(text[t.end:]))] {
+			continue
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// leadingWords reports words before a number that are not currency codes
+// or the small words of an amount's phrase: "Please pay to IBAN NL91 0417"
+// holds no amount.
+func leadingWords(text string, t numTok) bool {
+	return !pureRemainder(text[:t.start])
+}
+
+// isBase reports a number that is a tax's base ("on 261.00"), not its
+// amount.
+func isBase(text string, t numTok) bool {
+	return strings.HasSuffix(" "+strings.ToLower(strings.TrimSpace(text[:t.start])), " on")
+}
+
+func pickAmount(toks []numTok, text string, spread bool) numTok {
+	if spread || len(toks) == 1 {
+		return toks[len(toks)-1]
+	}
+	if eq := strings.LastIndexByte(text, '='); eq >= 0 {
+		for _, t := range toks {
+			if t.start > eq {
+				return t
+			}
+		}
+	}
+	for _, t := range toks[:len(toks)-1] {
+		if !isBase(text, t) {
+			return t
+		}
+	}
+	return toks[len(toks)-1]
+}
+
+// onlyRatesAndDates reports cells whose digits are all rates, dates or
+// counts: no amount, but nothing unparseable either.
+func onlyRatesAndDates(cells []string, f numberFormat) bool {
+	for _, c := range cells {
+		text := dropBrackets(c)
+		dates := findDates(text)
+		for _, t := range scanNumbers(text, f.decimal == ',') {
+			if !t.pct && !overlaps(dates, t.start, t.end) && !countWords[t.unit] &&
+				!countWords[strings.ToLower(firstWord(text[t.end:]))] {
+				return false
+			}
+		}
+		if hasBrokenNumber(text) {
+			return false
+		}
+	}
+	return true
+}
+
+// hasBrokenNumber reports digits that no number or date explains: "12.34.56".
+func hasBrokenNumber(text string) bool {
+	return brokenNumberRe.MatchString(text)
+}
+
+var brokenNumberRe = regexp.MustCompile(`\d[.,]\d{1,2}[.,]\d`)
+
+// amountRows reads the amount labels among the hits, but for the lines of
+// prose paragraphs (read by proseRows).
+func amountRows(hits []hit, f numberFormat, prose map[int]bool) []amountRow {
+	var rows []amountRow
+	for _, h := range hits {
+		if !h.kind.isAmount() || prose[h.line] {
+			continue
+		}
+		v, bad := readAmount(h.cells, f)
+		if v == "" && !bad {
+			continue
+		}
+		rows = append(rows, amountRow{kind: h.kind, phrase: h.phrase, raw: h.raw, amount: v, bad: bad, line: h.line})
+	}
+	return rows
+}
+
+// mergeRows merges two lists of rows in document order.
+func mergeRows(a, b []amountRow) []amountRow {
+	out := make([]amountRow, 0, len(a)+len(b))
+	i, j := 0, 0
+	for i < len(a) || j < len(b) {
+		if j >= len(b) || i < len(a) && a[i].line <= b[j].line {
+			out = append(out, a[i])
+			i++
+		} else {
+			out = append(out, b[j])
+			j++
+		}
+	}
+	return out
+}
+
+// totals are the document-level amounts as found.
+type totals struct {
+	subtotal, tax, total string
+	taxIncluded          bool
+	charges              []Charge
+	chargeRows           []amountRow
+	subtotalLine         int
+	problems             []string
+}
+
+// resolveTotals decides the total, subtotal, tax and charges from the
+// amount rows. The total is the last total or amount-due row, except that
+// rows after a payment ("Amount paid", "Deposit") are a balance, not the
+// invoice's total. A total row followed by tax or charges before the final
+// total is the subtotal when none is stated.
+func resolveTotals(rows []amountRow) totals {
+	t := totals{subtotalLine: -1}
+	final := finalTotal(rows)
+	if final >= 0 {
+		t.setAmount(&t.total, rows[final], "total")
+	}
+	t.resolveSubtotal(rows, final)
+	t.resolveTax(rows, final)
+	t.resolveCharges(rows, final)
+	return t
+}
+
+func (t *totals) setAmount(dst *string, r amountRow, field string) {
+	if r.bad {
+		t.problem(FieldReason(ReasonUnparseableAmount, field))
+		return
+	}
+	*dst = r.amount
+}
+
+func (t *totals) problem(p string) {
+	if !containsStr(t.problems, p) {
+		t.problems = append(t.problems, p)
+	}
+}
+
+// finalTotal returns the index of the invoice's total row, or -1.
+func finalTotal(rows []amountRow) int {
+	final := -1
+	for i, r := range rows {
+		switch r.kind {
+		case lkTotal, lkAmountDue:
+			final = i
+		case lkPaid:
+			if final >= 0 {
+				return final
+			}
+		}
+	}
+	return final
+}
+
+func (t *totals) resolveSubtotal(rows []amountRow, final int) {
+	for _, r := range rows {
+		if r.kind == lkSubtotal && (final < 0 || r.line <= rows[final].line) {
+			t.setAmount(&t.subtotal, r, "subtotal")
+			t.subtotalLine = r.line
+			return
+		}
+	}
+	if final < 0 {
+		return
+	}
+	for i, r := range rows[:final] {
+		if (r.kind == lkTotal || r.kind == lkAmountDue) && r.amount != rows[final].amount && adjustedBetween(rows[i+1:final]) {
+			t.setAmount(&t.subtotal, r, "subtotal")
+			t.subtotalLine = r.line
+			return
+		}
+	}
+}
+
+// adjustedBetween reports a tax or charge row among rows.
+func adjustedBetween(rows []amountRow) bool {
+	for _, r := range rows {
+		if r.kind == lkTax || r.kind.isCharge() {
+			return true
+		}
+	}
+	return false
+}
+
+// totalTaxPhrases name a row that sums the tax rows above it.
+var totalTaxPhrases = map[string]bool{
+	"total tax": true, "total vat": true, "vat total": true, "tax total": true, "total gst": true,
+	"gst total": true, "tax amount": true, "vat amount": true, "gst amount": true,
+}
+
+// resolveTax sums the tax rows up to the final total, once each amount; a
+// "Total VAT" row, or a row equal to the sum of the others, is the sum.
+// Without tax added on top, tax stated as included sets taxIncluded.
+func (t *totals) resolveTax(rows []amountRow, final int) {
+	var added, included []amountRow
+	for _, r := range rows {
+		switch {
+		case r.kind == lkTax && (final < 0 || r.line <= rows[final].line) && !saysIncluded(r.raw):
+			added = append(added, r)
+		case r.kind == lkTaxIncluded || r.kind == lkTax && saysIncluded(r.raw):
+			included = append(included, r)
+		}
+	}
+	if len(added) == 0 && len(included) > 0 {
+		added, t.taxIncluded = included, true
+	}
+	if len(added) == 0 {
+		return
+	}
+	for _, r := range added {
+		if r.bad {
+			t.problem(FieldReason(ReasonUnparseableAmount, "tax"))
+			return
+		}
+	}
+	t.tax = sumTax(added)
+}
+
+func saysIncluded(raw string) bool {
+	l := " " + strings.ToLower(raw) + " "
+	for _, w := range []string{"incl", "included", "includes", "including", "inkl", "inc.", "of which", "enthalten"} {
+		if strings.Contains(l, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// sumTax adds the tax rows (a row repeating the same label and amount,
+// as a header row does, counts once), or takes the one that is the sum.
+func sumTax(rows []amountRow) string {
+	var vals, seen []string
+	for _, r := range rows {
+		if totalTaxPhrases[r.phrase] {
+			return r.amount
+		}
+		if key := r.phrase + "=" + r.amount; !containsStr(seen, key) {
+			seen = append(seen, key)
+			vals = append(vals, r.amount)
+		}
+	}
+	if len(vals) == 1 {
+		return vals[0]
+	}
+	last := vals[len(vals)-1]
+	if s, ok := addCanonical(vals[:len(vals)-1]); ok && sameDecimal(s, last) {
+		return last
+	}
+	if s, ok := addCanonical(vals); ok {
+		return s
+	}
+	return vals[0]
+}
+
+// resolveCharges collects shipping, discount, fee and rounding rows up to
+// the final total.
+func (t *totals) resolveCharges(rows []amountRow, final int) {
+	for _, r := range rows {
+		if !r.kind.isCharge() || (final >= 0 && r.line > rows[final].line) {
+			continue
+		}
+		if r.bad {
+			t.problem(FieldReason(ReasonUnparseableAmount, "charges"))
+			continue
+		}
+		t.chargeRows = append(t.chargeRows, r)
+		t.charges = append(t.charges, Charge{Kind: chargeKind(r.kind), Amount: r.amount})
+	}
+}
+
+func chargeKind(k labelKind) string {
+	switch k {
+	case lkShipping:
+		return ChargeShipping
+	case lkDiscount:
+		return ChargeDiscount
+	case lkRounding:
+		return ChargeRounding
+	}
+	return ChargeFee
+}
+
+// addCanonical adds canonical decimals exactly.
+func addCanonical(vals []string) (string, bool) {
+	scale := 0
+	ds := make([]decimal, 0, len(vals))
+	for _, v := range vals {
+		d, err := parseDecimal(v)
+		if err != nil {
+			return "", false
+		}
+		ds = append(ds, d)
+		scale = max(scale, d.scale)
+	}
+	var sum int64
+	for _, d := range ds {
+		n, err := d.toMinor(scale)
+		if err != nil {
+			return "", false
+		}
+		if sum, err = addChecked(sum, n); err != nil {
+			return "", false
+		}
+	}
+	return formatMinor(sum, scale), true
+}
+
+// sameDecimal compares two canonical decimals by value.
+func sameDecimal(a, b string) bool {
+	da, errA := parseDecimal(a)
+	db, errB := parseDecimal(b)
+	return errA == nil && errB == nil && da.normalized() == db.normalized()
+}
+
+// absorbTableCharges moves charge rows that sit above the stated subtotal
+// into the line items when only with them do the lines make the subtotal
+// (a "Shipping" row inside the item table).
+func (t *totals) absorbTableCharges(it *items) {
+	if t.subtotal == "" || len(it.lines) == 0 || len(t.chargeRows) == 0 {
+		return
+	}
+	amounts := make([]string, 0, len(it.lines))
+	for _, l := range it.lines {
+		if l.Amount == "" {
+			return
+		}
+		amounts = append(amounts, l.Amount)
+	}
+	if s, ok := addCanonical(amounts); ok && sameDecimal(s, t.subtotal) {
+		return
+	}
+	var moved []amountRow
+	for _, r := range t.chargeRows {
+		if r.line < t.subtotalLine && r.line > it.firstRow {
+			moved = append(moved, r)
+			amounts = append(amounts, signedCharge(r))
+		}
+	}
+	if s, ok := addCanonical(amounts); !ok || len(moved) == 0 || !sameDecimal(s, t.subtotal) {
+		return
+	}
+	for _, r := range moved {
+		it.lines = append(it.lines, ExtractedLine{Description: labelText(r.raw), Amount: signedCharge(r)})
+	}
+	t.charges = t.charges[:0]
+	for _, r := range t.chargeRows {
+		if !(r.line < t.subtotalLine && r.line > it.firstRow) {
+			t.charges = append(t.charges, Charge{Kind: chargeKind(r.kind), Amount: r.amount})
+		}
+	}
+	if len(t.charges) == 0 {
+		t.charges = nil
+	}
+}
+
+// signedCharge is a charge's amount with a discount made negative.
+func signedCharge(r amountRow) string {
+	if r.kind == lkDiscount && !strings.HasPrefix(r.amount, "-") && strings.Trim(r.amount, "0.") != "" {
+		return "-" + r.amount
+	}
+	return r.amount
+}
+
+// labelText is the label part of a row's cell ("Shipping" of
+// "Shipping 12.00").
+func labelText(raw string) string {
+	if m, ok := matchLabel(raw); ok {
+		return strings.TrimSpace(raw[:m.end])
+	}
+	return raw
+}

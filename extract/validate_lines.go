@@ -1,0 +1,167 @@
+package extract
+
+import "strings"
+
+// validateLines checks every line and returns the validated lines and the
+// sum of their amounts in minor units.
+func validateLines(in []ExtractedLine, minor int) ([]LineItem, int64, error) {
+	if len(in) > maxLineItems {
+		return nil, 0, Reject(FieldReason(ReasonInvalidField, "lineItems"))
+	}
+	out := make([]LineItem, 0, len(in))
+	var sum int64
+	for _, l := range in {
+		li, amount, err := validateLine(l, minor)
+		if err != nil {
+			return nil, 0, err
+		}
+		if sum, err = addChecked(sum, amount); err != nil {
+			return nil, 0, Reject(FieldReason(ReasonInvalidField, "lineItems"))
+		}
+		out = append(out, li)
+	}
+	return out, sum, nil
+}
+
+// lineParts are a line's parsed numbers; a missing one has ok false.
+type lineParts struct {
+	qty, price       decimal
+	hasQty, hasPrice bool
+	amount           int64
+	hasAmount        bool
+}
+
+// validateLine checks one line: a printable description, a positive
+// quantity, and an amount within half a minor unit of quantity × unit
+// price. It fills in what the line implies: the amount of a quantity and a
+// price, the quantity 1 of a line with only an amount.
+func validateLine(l ExtractedLine, minor int) (LineItem, int64, error) {
+	invalid := Reject(FieldReason(ReasonInvalidField, "lineItems"))
+	if len(l.Description) > maxDescriptionBytes || !printable(l.Description) {
+		return LineItem{}, 0, invalid
+	}
+	p, err := parseLineParts(l, minor)
+	if err != nil {
+		return LineItem{}, 0, err
+	}
+	switch {
+	case p.hasQty && p.hasPrice && p.hasAmount:
+		if !mulDecimal(p.qty, p.price).withinHalfMinor(p.amount, minor) {
+			return LineItem{}, 0, Reject(ReasonLineMismatch)
+		}
+	case p.hasQty && p.hasPrice:
+		if p.amount, err = mulDecimal(p.qty, p.price).roundMinor(minor); err != nil {
+			return LineItem{}, 0, invalid
+		}
+	case p.hasAmount:
+		p.fillFromAmount(minor)
+	default:
+		return LineItem{}, 0, invalid
+	}
+	li := LineItem{
+		Description: strings.TrimSpace(l.Description),
+		Amount:      formatMinor(p.amount, minor),
+	}
+	if p.hasQty {
+		li.Quantity = p.qty.normalized().String()
+	}
+	if p.hasPrice {
+		li.UnitPrice = priceString(p.price, minor)
+	}
+	return li, p.amount, nil
+}
+
+func parseLineParts(l ExtractedLine, minor int) (lineParts, error) {
+	var p lineParts
+	var err error
+	if l.Quantity != "" {
+		if p.qty, err = parseQuantity(l.Quantity); err != nil {
+			return p, err
+		}
+		p.hasQty = true
+	}
+	if l.UnitPrice != "" {
+		if p.price, err = parseUnitPrice(l.UnitPrice, minor); err != nil {
+			return p, err
+		}
+		p.hasPrice = true
+	}
+	if l.Amount != "" {
+		if p.amount, err = parseMoney(l.Amount, minor, "lineItems", true); err != nil {
+			return p, err
+		}
+		p.hasAmount = true
+	}
+	return p, nil
+}
+
+// maxQuantityUnits bounds a quantity: a billion units.
+const maxQuantityUnits = 1_000_000_000
+
+func parseQuantity(s string) (decimal, error) {
+	d, err := parseDecimal(s)
+	if err != nil {
+		return decimal{}, Reject(FieldReason(ReasonUnparseableAmount, "lineItems"))
+	}
+	d = d.normalized()
+	if d.units <= 0 || d.scale > maxQuantityScale || d.units/pow10Int(d.scale) >= maxQuantityUnits {
+		return decimal{}, Reject(FieldReason(ReasonInvalidField, "lineItems"))
+	}
+	return d, nil
+}
+
+// parseUnitPrice parses a unit price: it may be finer than the currency
+// (up to maxQuantityScale decimals) and negative (a discount line).
+func parseUnitPrice(s string, minor int) (decimal, error) {
+	d, err := parseDecimal(s)
+	if err != nil {
+		return decimal{}, Reject(FieldReason(ReasonUnparseableAmount, "lineItems"))
+	}
+	d = d.normalized()
+	if d.scale > max(minor, maxQuantityScale) || abs64(d.units)/pow10Int(d.scale) > maxMinorUnits {
+		return decimal{}, Reject(FieldReason(ReasonInvalidField, "lineItems"))
+	}
+	return d, nil
+}
+
+// fillFromAmount completes a line that states an amount: without a
+// quantity and a price it is one unit at the amount; with one of them the
+// other is derived when it divides exactly.
+func (p *lineParts) fillFromAmount(minor int) {
+	amount := decimal{units: p.amount, scale: minor}
+	switch {
+	case !p.hasQty && !p.hasPrice:
+		p.qty, p.price, p.hasQty, p.hasPrice = decimal{units: 1}, amount, true, true
+	case p.hasQty && p.qty.scale == 0 && p.qty.units != 0 && p.amount%p.qty.units == 0:
+		p.price, p.hasPrice = decimal{units: p.amount / p.qty.units, scale: minor}, true
+	case p.hasPrice && p.price.scale <= minor:
+		pm, _ := p.price.toMinor(minor)
+		if pm != 0 && p.amount%pm == 0 && p.amount/pm > 0 {
+			p.qty, p.hasQty = decimal{units: p.amount / pm}, true
+		}
+	}
+}
+
+// priceString writes a unit price with at least the currency's decimals.
+func priceString(d decimal, minor int) string {
+	if d.scale < minor {
+		n, _ := d.toMinor(minor)
+		return formatMinor(n, minor)
+	}
+	return d.String()
+}
+
+func pow10Int(n int) int64 {
+	p := int64(1)
+	for ; n > 0; n-- {
+		p *= 10
+	}
+	return p
+}
+
+func abs64(n int64) int64 {
+	if n < 0 {
+		return -n
+	}
+	return n
+}
