@@ -2,16 +2,18 @@ package extract
 
 import (
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // headLines is how far from the top a title is looked for, in non-blank
 // lines.
 const headLines = 25
 
-// docKeywords are the phrases that name a kind of document in a title, in
-// the order they are tried: a title naming both ("Receipt for invoice
-// 4471", "Credit note to invoice 4471", "Pro forma invoice") is the other
-// kind.
+// docKeywords are the phrases that name a kind of document in a title. The
+// one written first decides: "Receipt for invoice 4471", "Credit note to
+// invoice 4471" and "Pro forma invoice" are not invoices, "Invoice 2026/17
+// – translation of the annual report" is.
 var docKeywords = []struct {
 	phrase  string
 	docType string
@@ -27,7 +29,7 @@ var docKeywords = []struct {
 	{"memo", DocOther}, {"memorandum", DocOther}, {"meeting notes", DocOther}, {"minutes", DocOther},
 	{"delivery note", DocOther}, {"packing slip", DocOther}, {"packing list", DocOther},
 	{"remittance", DocOther}, {"reminder", DocOther}, {"overdue", DocOther}, {"order confirmation", DocOther},
-	{"timesheet", DocOther}, {"agenda", DocOther}, {"newsletter", DocOther}, {"report", DocOther},
+	{"timesheet", DocOther}, {"agenda", DocOther}, {"newsletter", DocOther},
 	{"invoice", DocInvoice}, {"rechnung", DocInvoice}, {"facture", DocInvoice}, {"factura", DocInvoice},
 	{"fattura", DocInvoice},
 }
@@ -125,7 +127,7 @@ func findTitle(d *document) (string, []string) {
 func titleCandidates(d *document, l *line) []string {
 	if d.mail {
 		if v, ok := mailHeader(l.text, "subject"); ok {
-			return []string{stripReplyPrefix(v)}
+			return subjectTitle(v)
 		}
 		if isMailHeaderLine(l.text) {
 			return nil
@@ -145,32 +147,46 @@ func titleCandidates(d *document, l *line) []string {
 // is at most eight words and is not a field ("Quote ref: Q-12" on an
 // invoice is a reference, not a title).
 func titleType(text string) string {
-	if len(strings.Fields(text)) > 8 {
+	if len(strings.Fields(text)) > 8 || !titleShaped(text) {
 		return ""
 	}
 	if m, ok := matchLabel(text); ok && m.colon && m.kind != lkInvoiceNo {
 		return ""
 	}
 	lower := " " + strings.ToLower(text) + " "
+	best, bestAt := "", len(lower)
 	for _, k := range docKeywords {
-		if containsWord(lower, k.phrase) {
-			return k.docType
+		if at := wordIndex(lower, k.phrase); at >= 0 && at < bestAt {
+			best, bestAt = k.docType, at
 		}
 	}
-	return ""
+	return best
+}
+
+// titleShaped: a title starts with a capital letter and is not a sentence
+// ("corrected invoice?", "We attach the invoice.").
+func titleShaped(text string) bool {
+	r, _ := utf8.DecodeRuneInString(text)
+	if !unicode.IsUpper(r) {
+		return false
+	}
+	return !strings.ContainsAny(text[len(text)-1:], ".?!,;")
 }
 
 // containsWord reports phrase in s (which has a space either end) as whole
 // words.
-func containsWord(s, phrase string) bool {
+func containsWord(s, phrase string) bool { return wordIndex(s, phrase) >= 0 }
+
+// wordIndex returns where phrase first occurs in s as whole words, or -1.
+func wordIndex(s, phrase string) int {
 	for i := 0; ; {
 		j := strings.Index(s[i:], phrase)
 		if j < 0 {
-			return false
+			return -1
 		}
 		j += i
 		if j > 0 && !isLetterByte(s[j-1]) && (j+len(phrase) >= len(s) || !isLetterByte(s[j+len(phrase)])) {
-			return true
+			return j
 		}
 		i = j + 1
 	}
@@ -244,19 +260,22 @@ func isMailHeaderLine(text string) bool {
 	return false
 }
 
-// stripReplyPrefix removes "Re:", "Fwd:", "FW:" from a subject.
-func stripReplyPrefix(s string) string {
+// subjectTitle returns an e-mail subject as a title candidate. A reply
+// ("Re: Invoice 4471") talks about a document and is not one; a forward
+// ("Fwd: Invoice 4471") carries it.
+func subjectTitle(subject string) []string {
+	s := strings.TrimSpace(subject)
 	for {
-		t := strings.TrimSpace(s)
-		lower := strings.ToLower(t)
-		cut := false
-		for _, p := range []string{"re:", "fwd:", "fw:", "aw:", "wg:", "tr:"} {
-			if strings.HasPrefix(lower, p) {
-				s, cut = t[len(p):], true
-			}
-		}
-		if !cut {
-			return t
+		lower := strings.ToLower(s)
+		switch {
+		case strings.HasPrefix(lower, "re:"), strings.HasPrefix(lower, "aw:"):
+			return nil
+		case strings.HasPrefix(lower, "fwd:"):
+			s = strings.TrimSpace(s[4:])
+		case strings.HasPrefix(lower, "fw:"), strings.HasPrefix(lower, "wg:"), strings.HasPrefix(lower, "tr:"):
+			s = strings.TrimSpace(s[3:])
+		default:
+			return []string{s}
 		}
 	}
 }

@@ -177,7 +177,7 @@ func headerWords(c cell) []headerWord {
 		}
 		depth += strings.Count(text[pos:start], "(") - strings.Count(text[pos:start], ")")
 		pos = end
-		if depth > 0 || isCurrencyCode(w) || isNoteWord(strings.ToLower(w)) {
+		if depth > 0 || isCurrencyWord(w) || isNoteWord(strings.ToLower(w)) {
 			continue
 		}
 		norm := string(appendNormWord(nil, w))

@@ -40,6 +40,22 @@ var currencySymbols = []struct{ sym, code string }{
 	{"R$", "BRL"}, {"Rs.", "INR"}, {"RMB", "CNY"}, {"zł", "PLN"}, {"Kč", "CZK"}, {"Rs", "INR"},
 	{"Ft", "HUF"}, {"€", "EUR"}, {"£", "GBP"}, {"¥", "JPY"}, {"円", "JPY"}, {"₹", "INR"}, {"₩", "KRW"},
 	{"₽", "RUB"}, {"₺", "TRY"}, {"₪", "ILS"}, {"₫", "VND"}, {"₱", "PHP"}, {"$", "$"},
+	{"SFr.", "CHF"}, {"Fr.", "CHF"}, {"Dhs", "AED"}, {"BD", "BHD"}, {"KD", "KWD"}, {"RO", "OMR"},
+	{"JD", "JOD"}, {"QR", "QAR"}, {"SR", "SAR"}, {"DT", "TND"}, {"kr.", "kr"}, {"kr", "kr"}, {"Kr", "kr"},
+}
+
+// isCurrencyWord reports a word that names a currency beside an amount: an
+// ISO code or a symbol written in letters ("kr", "KD").
+func isCurrencyWord(w string) bool {
+	if isCurrencyCode(strings.ToUpper(w)) && len(w) == 3 {
+		return true
+	}
+	for _, c := range currencySymbols {
+		if strings.TrimSuffix(c.sym, ".") == strings.TrimSuffix(w, ".") && isLetterByte(c.sym[0]) {
+			return true
+		}
+	}
+	return false
 }
 
 // currencyBefore finds a currency symbol or code that ends t (the text

@@ -83,7 +83,7 @@ func parseDocument(content string) *document {
 	if d.mail {
 		d.mailEnd = len(d.lines)
 		for i := range d.lines {
-			if d.lines[i].blank() {
+			if d.lines[i].blank() && i > 0 && !d.lines[i-1].blank() {
 				d.mailEnd = i
 				break
 			}
@@ -268,20 +268,32 @@ func splitSpaces(s string) []cell {
 // mailHeaders are the header names that make a document an e-mail.
 var mailHeaders = []string{"from:", "to:", "subject:", "date:", "sent:", "cc:"}
 
-// detectMail reports whether the first lines carry at least two e-mail
-// headers, one of them Subject or From.
+// detectMail reports whether the document opens with a block of at least
+// two e-mail headers, one of them Subject or From.
 func detectMail(lines []line) bool {
 	n, key := 0, false
-	for i := 0; i < len(lines) && i < 12; i++ {
+	for i := range lines {
 		t := strings.ToLower(strings.TrimSpace(lines[i].text))
-		for _, h := range mailHeaders {
-			if strings.HasPrefix(t, h) {
-				n++
-				key = key || h == "from:" || h == "subject:"
-			}
+		if t == "" && n == 0 {
+			continue
 		}
+		h := mailHeaderName(t)
+		if h == "" {
+			break
+		}
+		n++
+		key = key || h == "from:" || h == "subject:"
 	}
 	return n >= 2 && key
+}
+
+func mailHeaderName(lower string) string {
+	for _, h := range mailHeaders {
+		if strings.HasPrefix(lower, h) {
+			return h
+		}
+	}
+	return ""
 }
 
 // nextNonBlank returns the index of the first non-blank line after i, or -1.

@@ -142,32 +142,58 @@ func (e *evidence) currency() string {
 	if len(codes) == 0 {
 		return ""
 	}
-	if codes[0] == "$" {
-		return e.dollar()
+	switch codes[0] {
+	case "$":
+		return e.byCountry(dollarCountries, "USD")
+	case "kr":
+		return e.byCountry(kronaCountries, "SEK")
 	}
 	return codes[0]
 }
 
-// dollarCountries tell which dollar a bare "$" is, by a code or a country
-// word in the document.
-var dollarCountries = []struct{ code, words string }{
-	{"AUD", "aud|australia|abn|nsw|qld|vic|a$"},
-	{"NZD", "nzd|new zealand|nzbn"},
-	{"CAD", "cad|canada|gst/hst|hst|ontario|quebec|british columbia"},
-	{"SGD", "sgd|singapore"},
-	{"HKD", "hkd|hong kong"},
+// countryHint tells which currency a shared symbol ("$", "kr") is: the
+// code written somewhere in the document, a country or a tax (as words),
+// or a web or mail domain.
+type countryHint struct {
+	code string
+	re   *regexp.Regexp
 }
 
-func (e *evidence) dollar() string {
-	text := " " + e.text.String() + " "
-	for _, c := range dollarCountries {
-		for _, w := range strings.Split(c.words, "|") {
-			if containsWord(text, w) {
-				return c.code
-			}
+func hint(code, words, domains string) countryHint {
+	return countryHint{code: code, re: regexp.MustCompile(`(?i)\b(?:` + words + `)\b|\.(?:` + domains + `)\b`)}
+}
+
+var (
+	dollarCountries = []countryHint{
+		hint("AUD", `aud|australia|abn|nsw|qld`, `au`),
+		hint("NZD", `nzd|new zealand|nzbn`, `nz`),
+		hint("CAD", `cad|canada|gst/hst|hst|pst|qst|ontario|quebec|québec|british columbia|alberta`, `ca`),
+		hint("SGD", `sgd|singapore`, `sg`),
+		hint("HKD", `hkd|hong kong`, `hk`),
+	}
+	kronaCountries = []countryHint{
+		hint("SEK", `sek|sweden|sverige`, `se`),
+		hint("NOK", `nok|norway|norge|mva`, `no`),
+		hint("DKK", `dkk|denmark|danmark`, `dk`),
+		hint("ISK", `isk|iceland|ísland`, `is`),
+	}
+)
+
+// byCountry returns the first hint's code found in the document, else def.
+// A code written in the document wins over a country.
+func (e *evidence) byCountry(list []countryHint, def string) string {
+	for _, h := range list {
+		if e.currencies[h.code] > 0 {
+			return h.code
 		}
 	}
-	return "USD"
+	text := e.text.String()
+	for _, h := range list {
+		if h.re.MatchString(text) {
+			return h.code
+		}
+	}
+	return def
 }
 
 // format returns the document's number format for a currency.

@@ -142,7 +142,7 @@ func resolveVendor(d *document, hits []hit) string {
 	if v := topBlockVendor(d); v != "" && (len(weak) == 0 || hasCompanySuffix(v)) {
 		return v
 	}
-	if v := signatureVendor(d); v != "" && (len(weak) == 0 || hasCompanySuffix(v)) {
+	if v := signatureVendor(d, weak); v != "" {
 		return v
 	}
 	if len(weak) > 0 {
@@ -157,8 +157,10 @@ func cleanVendor(v string) string {
 	if i := strings.IndexByte(v, '<'); i >= 0 {
 		v = v[:i]
 	}
-	if i := strings.Index(v, "  "); i >= 0 {
-		v = v[:i]
+	for _, sep := range []string{"  ", " — ", " – ", " | ", " · ", " - "} {
+		if i := strings.Index(v, sep); i > 0 {
+			v = v[:i]
+		}
 	}
 	v = strings.Trim(v, " \"'`,;:-–—|")
 	if !vendorLike(v) {
@@ -186,13 +188,17 @@ func vendorLike(s string) bool {
 		return false
 	}
 	lower := strings.ToLower(s)
-	for _, bad := range []string{"@", "www.", "http", ".com", "tel", "phone", "fax", "dear ", "hello", "thank",
-		"please", "regards", "page ", "street", "road", "avenue", "suite", "p.o. box", "po box"} {
-		if strings.Contains(lower, bad) {
+	if strings.ContainsAny(s, "@") || strings.Contains(lower, "www.") || strings.Contains(lower, "http") {
+		return false
+	}
+	padded := " " + lower + " "
+	for _, bad := range []string{"tel", "phone", "fax", "dear", "hello", "hi", "thank", "thanks", "please",
+		"regards", "page", "street", "road", "avenue", "suite", "p.o. box", "po box", "invoice", "total"} {
+		if containsWord(padded, bad) {
 			return false
 		}
 	}
-	return !strings.HasPrefix(lower, "hi ") && !strings.HasSuffix(s, ",")
+	return !strings.HasSuffix(s, ",")
 }
 
 // topBlockVendor returns the first name-like cell at the top of d that is
@@ -236,18 +242,22 @@ func topCandidate(c cell) string {
 	return cleanVendor(c.text)
 }
 
-// signatureVendor returns a company name in the closing lines of an
-// e-mail, after "Regards" or "Thanks".
-func signatureVendor(d *document) string {
+// signatureVendor returns the company in the closing lines of an e-mail,
+// after "Regards" or "Thanks": a name with a legal form, or the line under
+// the sender's own name ("Jonas Weber" then "Weber Translations").
+func signatureVendor(d *document, senders []string) string {
 	for i := range d.lines {
 		t := strings.ToLower(strings.TrimSpace(d.lines[i].text))
 		if !isSignOff(t) {
 			continue
 		}
+		afterSender := false
 		for j := i + 1; j < len(d.lines) && j <= i+4; j++ {
-			if v := cleanVendor(strings.TrimSpace(d.lines[j].text)); v != "" && hasCompanySuffix(v) {
+			v := cleanVendor(strings.TrimSpace(d.lines[j].text))
+			if v != "" && (hasCompanySuffix(v) || afterSender) {
 				return v
 			}
+			afterSender = v != "" && containsStr(senders, v)
 		}
 	}
 	return ""

@@ -11,34 +11,67 @@ var numberedRe = regexp.MustCompile(`^\s*(?:\d{1,3}[.)]|\(\d{1,3}\)|#\d{1,3}|(?i
 
 // findInlineItems reads items written on one line ("3 x Widget @ 4.00 =
 // 12.00", "Widget  3 x 4.00") and numbered items whose numbers are on the
-// line after the description.
+// line after the description. In an e-mail only list lines count: items
+// in running prose are not read (a wrong line costs the invoice, a missing
+// one only its line count).
 func findInlineItems(d *document, f numberFormat, it *items) {
-	for i := range d.lines {
+	for i := 0; i < len(d.lines); i++ {
 		l := &d.lines[i]
-		if l.used || l.blank() || l.rule {
+		if !inlineCandidate(d, i) {
 			continue
 		}
-		if _, _, ok := amountLabelOf(l); ok {
+		if j, x, ok := numberedPair(d, i, f); ok {
+			it.add(x, j)
+			l.used, l.role = true, roleItem
+			d.lines[j].used, d.lines[j].role = true, roleItem
+			i = j
 			continue
 		}
 		x, ok := parseInline(l.text, f)
-		numbersOnly := false
-		if !ok {
-			x, ok = parseNumbersLine(l.text, f)
-			numbersOnly = true
-		}
 		if !ok {
 			continue
 		}
 		if x.Description == "" {
 			x.Description = descriptionAbove(d, i)
 		}
-		if numbersOnly && x.Description == "" {
-			continue // bare numbers belong to a description line above
-		}
 		it.add(x, i)
 		l.used, l.role = true, roleItem
 	}
+}
+
+// inlineCandidate: a line not yet read that is not a totals row, and in an
+// e-mail a list line.
+func inlineCandidate(d *document, i int) bool {
+	l := &d.lines[i]
+	if l.used || l.blank() || l.rule {
+		return false
+	}
+	if _, _, ok := amountLabelOf(l); ok {
+		return false
+	}
+	return !d.mail || l.bullet || numberedRe.MatchString(l.text)
+}
+
+// numberedPair reads a numbered description line i whose quantity, price
+// and amount are on the next line.
+func numberedPair(d *document, i int, f numberFormat) (int, ExtractedLine, bool) {
+	l := &d.lines[i]
+	if !numberedRe.MatchString(l.text) || hasMoney(stripNumbering(l.text)) {
+		return 0, ExtractedLine{}, false
+	}
+	j := d.nextNonBlank(i)
+	if j < 0 || j > i+2 || !inlineCandidate(d, j) || numberedRe.MatchString(d.lines[j].text) {
+		return 0, ExtractedLine{}, false
+	}
+	x, ok := parseInline(d.lines[j].text, f)
+	if !ok || x.Description != "" {
+		x, ok = parseNumbersLine(d.lines[j].text, f)
+	}
+	if !ok {
+		return 0, ExtractedLine{}, false
+	}
+	x.Description = stripNumbering(l.text)
+	return j, x, true
 }
 
 // descriptionAbove returns the text of the line above i when it is a
@@ -49,7 +82,7 @@ func descriptionAbove(d *document, i int) string {
 		if l.blank() {
 			continue
 		}
-		if l.used || len(scanNumbers(stripNumbering(l.text), false)) > 0 {
+		if l.used || hasMoney(stripNumbering(l.text)) {
 			return ""
 		}
 		if _, ok := matchLabel(firstCellText(l)); ok {
@@ -59,6 +92,16 @@ func descriptionAbove(d *document, i int) string {
 		return stripNumbering(l.text)
 	}
 	return ""
+}
+
+// hasMoney reports a number written as money (decimals or a currency).
+func hasMoney(s string) bool {
+	for _, t := range scanNumbers(s, false) {
+		if looksLikeMoney(t) {
+			return true
+		}
+	}
+	return false
 }
 
 func firstCellText(l *line) string {
@@ -106,82 +149,177 @@ func spaceInline(s string) string {
 	})
 }
 
-// parseInline reads "Q x P", "Q x DESC @ P", "Q DESC at P", "DESC Q @ P",
-// each optionally followed by "= A" or an amount, the description before
-// or between the numbers.
+// parseInline reads an item written on one line. With '@' or "at" the
+// price follows it and the quantity starts the line ("3 x Widget @ 4.00",
+// "40 hours of design at $85/hour") or stands just before it ("Waiting
+// staff (3.25 hours @ $31.95)"); otherwise a quantity and a price are
+// joined by 'x' or '×' ("Widget  3 x 4.00"). The amount is the number after
+// '=' or ':', else the last one after the price.
 func parseInline(text string, f numberFormat) (ExtractedLine, bool) {
 	s := spaceInline(text)
 	toks := moneyTokens(s, f)
+	if len(toks) < 2 {
+		return ExtractedLine{}, false
+	}
+	if x, ok := inlineAt(s, toks, f); ok {
+		return x, true
+	}
+	return inlineTimes(s, toks, f)
+}
+
+var atRe = regexp.MustCompile(`(?i)(?:@|\bat\b)`)
+
+// inlineAt reads the '@' and "at" forms.
+func inlineAt(s string, toks []numTok, f numberFormat) (ExtractedLine, bool) {
+	ats := atRe.FindAllStringIndex(s, -1)
+	if len(ats) == 0 {
+		return ExtractedLine{}, false
+	}
+	at := ats[len(ats)-1]
+	p := firstAfter(toks, at[1])
+	if p < 1 || strings.TrimSpace(s[at[1]:toks[p].start]) != "" {
+		return ExtractedLine{}, false
+	}
+	var q int
+	var desc string
+	switch {
+	case isLineStart(s[:toks[0].start]) && toks[0].cur == "":
+		q, desc = 0, s[toks[0].end:at[0]]
+	default:
+		q = p - 1
+		if !onlyUnit(s[toks[q].end:at[0]]) {
+			return ExtractedLine{}, false
+		}
+		desc = s[:toks[q].start]
+	}
+	return buildInline(s, toks, q, p, cleanDesc(desc), f)
+}
+
+// inlineTimes reads "Q x P": the first pair of numbers joined by a
+// multiplication sign that is not a dimension ("120 x 90 cm").
+func inlineTimes(s string, toks []numTok, f numberFormat) (ExtractedLine, bool) {
 	for i := 0; i+1 < len(toks); i++ {
-		between := s[toks[i].end:toks[i+1].start]
-		desc, ok := multiplies(between, toks[i])
-		if !ok {
+		if !multiplies(s[toks[i].end:toks[i+1].start], toks[i]) || isDimension(s, toks[i+1]) {
 			continue
 		}
-		qty, price := toks[i], toks[i+1]
-		if qty.cur != "" && price.cur == "" { // "€4.00 x 3"
-			qty, price = price, qty
+		q, p := i, i+1
+		if toks[q].cur != "" && toks[p].cur == "" { // "€4.00 x 3"
+			q, p = p, q
 		}
-		if qty.cur != "" || qty.neg {
+		if toks[q].cur != "" || toks[q].neg {
 			continue
 		}
-		return inlineLine(s, toks, i, desc, qty, price, f)
+		desc := s[:toks[min(q, p)].start]
+		if isLineStart(desc) {
+			desc = s[toks[max(q, p)].end:]
+			if a := amountAfter(s, toks, max(q, p)); a >= 0 {
+				desc = s[toks[a].end:]
+			}
+		}
+		return buildInline(s, toks, q, p, cleanDesc(desc), f)
 	}
 	return ExtractedLine{}, false
 }
 
-// multiplies reports whether the text between two numbers makes the first
-// a quantity and the second a unit price, and returns the description it
-// holds ("x Widget @" → "Widget").
-func multiplies(between string, first numTok) (string, bool) {
-	t := strings.TrimSpace(between)
-	words := strings.Fields(t)
+// multiplies reports a multiplication sign between two numbers, perhaps
+// after a unit word ("40 hrs x 95.00").
+func multiplies(between string, first numTok) bool {
+	words := strings.Fields(between)
 	if len(words) > 0 && unitWords[strings.ToLower(words[0])] && strings.ToLower(words[0]) != "x" {
-		words = words[1:] // "40 hrs x 95.00"
+		words = words[1:]
 	}
 	switch {
 	case len(words) == 0:
-		return "", first.unit == "x"
-	case len(words) == 1 && isMulSign(words[0]):
-		return "", true
-	case isAtSign(words[len(words)-1]):
-		inner := words[:len(words)-1]
-		if len(inner) > 0 && isMulSign(inner[0]) {
-			inner = inner[1:]
-		}
-		return strings.Trim(strings.Join(inner, " "), " ,:-–—"), true
+		return first.unit == "x"
+	case len(words) == 1:
+		return isMulSign(words[0])
 	}
-	return "", false
+	return false
 }
 
 func isMulSign(w string) bool { return w == "x" || w == "X" || w == "×" || w == "*" }
 
-func isAtSign(w string) bool { return w == "@" || strings.EqualFold(w, "at") }
+// dimensionUnits follow the second number of a size ("120 x 90 cm").
+var dimensionUnits = map[string]bool{"cm": true, "mm": true, "m": true, "in": true, "inch": true, "ft": true, "\"": true, "px": true}
 
-// inlineLine builds the item from the quantity and price at toks[i] and
-// toks[i+1]: the amount is the number after '=' or the last one after the
-// price; the description, when not between the numbers, is the text before
-// the quantity.
-func inlineLine(s string, toks []numTok, i int, desc string, qty, price numTok, f numberFormat) (ExtractedLine, bool) {
-	q, badQ := canonicalTok(qty, f)
-	p, badP := canonicalTok(price, f)
-	if badQ || badP {
+func isDimension(s string, t numTok) bool {
+	if dimensionUnits[t.unit] {
+		return true
+	}
+	rest := strings.TrimLeft(s[t.end:], " ")
+	if strings.HasPrefix(rest, "\"") {
+		return true
+	}
+	w := strings.ToLower(strings.Trim(firstWord(rest), ".,;:)"))
+	return dimensionUnits[w] || isMulSign(w)
+}
+
+func firstAfter(toks []numTok, pos int) int {
+	for i, t := range toks {
+		if t.start >= pos {
+			return i
+		}
+	}
+	return -1
+}
+
+// isLineStart: nothing before but spaces, brackets and list numbering.
+func isLineStart(s string) bool {
+	return strings.Trim(stripNumbering(s), " ([-–—*•·") == "" || numberedRe.MatchString(s+" x")
+}
+
+// onlyUnit: the text between a quantity and '@' is at most a unit word.
+func onlyUnit(s string) bool {
+	w := strings.Fields(s)
+	return len(w) == 0 || len(w) == 1 && unitWords[strings.ToLower(w[0])]
+}
+
+// cleanDesc trims a description of multiplication signs, unit words and
+// punctuation at its ends: "x Widget @" → "Widget", "hours of design" →
+// "design".
+func cleanDesc(s string) string {
+	words := strings.Fields(s)
+	for len(words) > 0 {
+		w := strings.ToLower(strings.Trim(words[0], "(),:"))
+		if !isMulSign(w) && !unitWords[w] && w != "of" && w != "" {
+			break
+		}
+		words = words[1:]
+	}
+	return strings.Trim(strings.Join(words, " "), " ,:;-–—=(@")
+}
+
+// amountAfter returns the index of the line's amount after the price at
+// p: the first number after '=' or ':', else the last one, or -1.
+func amountAfter(s string, toks []numTok, p int) int {
+	if p+1 >= len(toks) {
+		return -1
+	}
+	if eq := strings.LastIndexAny(s, "=:"); eq > toks[p].end {
+		if k := firstAfter(toks, eq); k > p {
+			return k
+		}
+	}
+	last := len(toks) - 1
+	if strings.HasPrefix(strings.TrimSpace(s[toks[p].end:toks[last].start]), "/") {
+		return -1
+	}
+	return last
+}
+
+// buildInline makes the item of quantity toks[q] and price toks[p].
+func buildInline(s string, toks []numTok, q, p int, desc string, f numberFormat) (ExtractedLine, bool) {
+	qty, badQ := canonicalTok(toks[q], f)
+	price, badP := canonicalTok(toks[p], f)
+	if badQ || badP || toks[q].neg {
 		return ExtractedLine{}, false
 	}
-	x := ExtractedLine{Quantity: q, UnitPrice: p}
-	if i+2 < len(toks) {
-		a := toks[len(toks)-1]
-		if v, bad := canonicalTok(a, f); !bad && !strings.HasPrefix(strings.TrimSpace(s[toks[i+1].end:a.start]), "/") {
+	x := ExtractedLine{Description: strings.Join(strings.Fields(desc), " "), Quantity: qty, UnitPrice: price}
+	if a := amountAfter(s, toks, max(q, p)); a >= 0 {
+		if v, bad := canonicalTok(toks[a], f); !bad {
 			x.Amount = v
 		}
 	}
-	if desc == "" {
-		desc = strings.Trim(s[:toks[i].start], " ,:-–—(")
-	}
-	if desc == "" && i+2 >= len(toks) {
-		desc = strings.Trim(s[toks[i+1].end:], " ,:-–—)=")
-	}
-	x.Description = strings.Join(strings.Fields(desc), " ")
 	return x, true
 }
 

@@ -210,7 +210,7 @@ func pureRemainder(s string) bool {
 			continue
 		}
 		pos = end
-		if w == "" || hasDigit(w) || isCurrencyCode(strings.ToUpper(w)) {
+		if w == "" || hasDigit(w) || isCurrencyWord(w) {
 			continue
 		}
 		switch strings.ToLower(w) {

@@ -161,7 +161,14 @@ func matchLabel(s string) (labelMatch, bool) {
 	pos, words := 0, 0
 	for words < maxLabelWords {
 		w, start, end := nextWord(s, pos)
-		if w == "" || hasDigit(w) || stopsLabel(s[pos:start]) {
+		if w == "" || stopsLabel(s[pos:start]) {
+			break
+		}
+		if hasDigit(w) {
+			if r := rateEnd(s, start); r > 0 && words > 0 {
+				pos = r // "VAT 20%", "Less 5% discount": the rate is not part of the label
+				continue
+			}
 			break
 		}
 		if words > 0 {
@@ -179,6 +186,26 @@ func matchLabel(s string) (labelMatch, bool) {
 		best.colon = colonFollows(s[best.end:])
 	}
 	return best, found
+}
+
+// rateEnd returns the end of a percentage that starts at i ("20%",
+// "8.25 %"), or 0.
+func rateEnd(s string, i int) int {
+	j := i
+	for j < len(s) && (isDigit(s[j]) || (s[j] == '.' || s[j] == ',') && j+1 < len(s) && isDigit(s[j+1])) {
+		j++
+	}
+	if j == i {
+		return 0
+	}
+	k := j
+	if k < len(s) && s[k] == ' ' {
+		k++
+	}
+	if k < len(s) && s[k] == '%' {
+		return k + 1
+	}
+	return 0
 }
 
 // nextWord returns the next word at or after byte pos: a run of letters

@@ -82,6 +82,23 @@ func TestRules_ValidSamples(t *testing.T) {
 		{"valid-bhd-three-decimals.txt", want{"BH-000123", "Gulf Marine Services W.L.L.", "2024-02-29", "BHD", "362.500", "33.750", "396.250", 2}},
 		{"corrected-total-mismatch.txt", want{"INV-2024-0077", "Fabrikam Catering Ltd", "2024-06-12", "GBP", "407.50", "0.00", "407.50", 2}},
 		{"real-uk-aligned-columns.txt", want{"50-1187", "Harbour & Finch Office Supplies Ltd", "2026-03-03", "GBP", "760.33", "152.07", "912.40", 3}},
+		{"real-eu-continental.txt", want{"RE-2026-00311", "Brandt & Söhne Maschinenbau GmbH", "2026-02-09", "EUR", "3227.00", "613.13", "3840.13", 3}},
+		{"real-fr-space-thousands.txt", want{"FA-2026-0042", "ATELIER LUMIÈRE SARL", "2026-02-09", "EUR", "5586.00", "1117.20", "6703.20", 3}},
+		{"real-us-sales-tax.txt", want{"10482", "PINE RIDGE HARDWARE CO.", "2026-03-04", "USD", "862.00", "71.12", "933.12", 3}},
+		{"real-markdown.txt", want{"INV-2026-014", "Northwind Cloud Services B.V.", "2026-02-28", "EUR", "1827.00", "383.67", "2210.67", 3}},
+		{"real-email-prose.txt", want{"BL-2026-031", "Brightline Studio", "2026-02-27", "USD", "1830.00", "0.00", "1830.00", 3}},
+		{"real-email-total-only.txt", want{"2026/017", "Weber Translations", "2026-03-02", "EUR", "2208.00", "0.00", "2208.00", 0}},
+		{"real-header-row.txt", want{"KL-77120", "KESTREL LOGISTICS LTD", "2026-02-14", "GBP", "240.00", "48.00", "288.00", 3}},
+		{"real-two-column-aligned.txt", want{"BMS-30917", "Bluefin Marine Supplies Pty Ltd", "2026-01-21", "AUD", "1270.00", "127.00", "1397.00", 3}},
+		{"real-numbered-multiline.txt", want{"MSC-2026-09", "Meridian Software Consulting", "2026-03-02", "GBP", "7542.50", "1508.50", "9051.00", 3}},
+		{"real-jpy-consumption-tax.txt", want{"KD-2026-118", "株式会社 Kumo Design", "2026-02-20", "JPY", "162000", "16200", "178200", 3}},
+		{"real-kwd-three-decimals.txt", want{"ANE-5521", "Al Noor Engineering W.L.L.", "2026-02-18", "KWD", "273.125", "0.000", "273.125", 3}},
+		{"real-title-inline-items.txt", want{"4471", "Oakhurst Bakery Supplies Ltd", "2026-02-09", "GBP", "207.20", "0.00", "207.20", 3}},
+		{"real-pipe-shipping-discount.txt", want{"GG-10234", "Greenleaf Garden Co. Pty Ltd", "2026-02-05", "AUD", "691.90", "66.77", "734.48", 3}},
+		{"real-swiss-apostrophe.txt", want{"AT-2026-0208", "Alpenblick Treuhand AG", "2026-03-03", "CHF", "4995.00", "404.60", "5399.60", 3}},
+		{"real-vat-included.txt", want{"2026-0177", "Café Rösterei Hansen e.K.", "2026-02-27", "EUR", "340.40", "29.43", "340.40", 3}},
+		{"real-balance-after-deposit.txt", want{"SEP-0419", "Summit Event Productions LLC", "2026-02-16", "USD", "10250.00", "0.00", "10250.00", 3}},
+		{"real-tab-separated.txt", want{"CPS-8812", "Contoso Print Services Ltd", "2026-01-30", "GBP", "235.00", "47.00", "282.00", 3}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
@@ -111,6 +128,12 @@ func TestRules_InvalidSamplesAreRejectedWithTheirReason(t *testing.T) {
 		{"invalid-missing-currency.txt", "missing_field:currency"},
 		{"invalid-total-mismatch.txt", ReasonTotalMismatch},
 		{"invalid-bad-date.txt", "invalid_field:issueDate"},
+		{"reject-ambiguous-date.txt", ReasonAmbiguousDate},
+		{"reject-line-mismatch.txt", ReasonLineMismatch},
+		{"reject-subtotal-mismatch.txt", ReasonSubtotalMismatch},
+		{"reject-total-mismatch.txt", ReasonTotalMismatch},
+		{"reject-unparseable-total.txt", "unparseable_amount:total"},
+		{"reject-missing-number.txt", "missing_field:invoiceNumber"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
@@ -118,6 +141,35 @@ func TestRules_InvalidSamplesAreRejectedWithTheirReason(t *testing.T) {
 			_, err := run(t, readSample(t, tt.file))
 			require.Error(t, err)
 			require.Equal(t, tt.reason, reasonOf(t, err))
+		})
+	}
+}
+
+func TestRules_NonInvoicesAreRejectedNotGuessed(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ file, docType string }{
+		{"other-till-receipt.txt", DocReceipt},
+		{"other-card-slip.txt", DocReceipt},
+		{"other-purchase-order.txt", DocPurchaseOrder},
+		{"other-quote.txt", DocQuote},
+		{"other-statement.txt", DocStatement},
+		{"other-credit-note.txt", DocCreditNote},
+		{"other-memo.txt", DocOther},
+		{"other-email-question.txt", DocOther},
+		{"other-empty.txt", DocOther},
+		{"invalid-not-an-invoice.txt", DocOther},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			t.Parallel()
+			content := readSample(t, tt.file)
+			cls, err := Rules{}.Classify(context.Background(), content)
+			require.NoError(t, err)
+			var c Classification
+			require.NoError(t, json.Unmarshal(cls, &c))
+			require.Equal(t, tt.docType, c.DocumentType)
+			_, err = run(t, content)
+			require.Equal(t, ReasonNotAnInvoice, reasonOf(t, err))
 		})
 	}
 }

@@ -103,6 +103,9 @@ func rowByPosition(cells []rowCell, cols []column) tableRow {
 	numCols := numericColumns(cols)
 	var nums []rowCell
 	for _, c := range cells {
+		if c.num && !c.missing && underTextColumn(c, cols) {
+			c.num = false // an article number, or a number in the description
+		}
 		switch {
 		case c.num && !(c.missing && c.text == ""):
 			nums = append(nums, c)
@@ -128,17 +131,21 @@ func rowByPosition(cells []rowCell, cols []column) tableRow {
 	return r
 }
 
-// describes reports whether a text cell sits nearest a description (or
-// unknown) column rather than a code, unit or date column.
-func describes(c cell, cols []column) bool {
-	var text []column
-	for _, col := range cols {
-		if !col.role.numeric() {
-			text = append(text, col)
-		}
+// underTextColumn reports a plain number (no currency, no decimals) that
+// sits under a code, description or date column.
+func underTextColumn(c rowCell, cols []column) bool {
+	k := nearestColumn(c.cell, cols)
+	if k < 0 || cols[k].role.numeric() || c.tok.cur != "" || strings.ContainsAny(c.tok.raw, ".,") {
+		return false
 	}
-	k := nearestColumn(c, text)
-	return k < 0 || text[k].role == colDesc || text[k].role == colOther
+	return min(c.end, cols[k].end)-max(c.start, cols[k].start) > 0
+}
+
+// describes reports whether a text cell sits nearest a description (or
+// unknown) column rather than an item number, code, unit or date column.
+func describes(c cell, cols []column) bool {
+	k := nearestColumn(c, cols)
+	return k < 0 || cols[k].role == colDesc || cols[k].role == colOther || cols[k].role.numeric() && cols[k].role != colIndex
 }
 
 func numericColumns(cols []column) []column {

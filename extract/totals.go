@@ -35,6 +35,9 @@ func readAmount(cells []string, f numberFormat) (string, bool) {
 		text := dropBrackets(c)
 		toks := amountTokens(text, f)
 		digits = digits || hasDigit(text)
+		if len(toks) > 0 && leadingWords(text, toks[0]) {
+			return "", false // prose after the label, not its value
+		}
 		if len(toks) > 0 {
 			last, lastText = toks, text
 		}
@@ -60,6 +63,13 @@ func amountTokens(text string, f numberFormat) []numTok {
 	return out
 }
 
+// leadingWords reports words before a number that are not currency codes
+// or the small words of an amount's phrase: "Please pay to IBAN NL91 0417"
+// holds no amount.
+func leadingWords(text string, t numTok) bool {
+	return !pureRemainder(text[:t.start])
+}
+
 func pickAmount(toks []numTok, text string, spread bool) numTok {
 	if spread || len(toks) == 1 {
 		return toks[len(toks)-1]
@@ -72,8 +82,8 @@ func pickAmount(toks []numTok, text string, spread bool) numTok {
 		}
 	}
 	for i, t := range toks[:len(toks)-1] {
-		before := strings.ToLower(strings.TrimSpace(text[:t.start]))
-		if !strings.HasSuffix(before, " on") && !strings.HasSuffix(before, " of") {
+		before := " " + strings.ToLower(strings.TrimSpace(text[:t.start]))
+		if !strings.HasSuffix(before, " on") {
 			return toks[i]
 		}
 	}
