@@ -410,3 +410,53 @@ func requireNoContent(t *testing.T, r *response, secret string) {
 		t.Fatalf("want no document content in the answer, found %q in: %s", secret, r)
 	}
 }
+
+// Redis is SIGKILLed and restarted EMPTY (no append-only file: every key,
+// stream and consumer group is gone, as after a failover to a replica that
+// had none of them) under a running api and worker. The jobs acknowledged
+// before are gone with it. The worker is not ready while Redis is down, and
+// without being restarted it re-creates what it needs: every job submitted
+// afterwards succeeds and is reviewed once.
+func TestE2E_RedisRestartedEmpty_WorkerHealsWithoutRestart(t *testing.T) {
+	t.Parallel()
+	s := setup(t, options{})
+	valid := []string{"valid-basic-eur.txt", "valid-tax-usd.txt", "valid-jpy-no-decimals.txt", "valid-bhd-three-decimals.txt"}
+	lost := s.submitNew(t, tokA, "before-restart", sample(t, valid[0])).JobID
+	s.waitState(t, tokA, lost, stateSucceeded)
+	s.waitReview(t, tokA, lost)
+	s.waitReady(t, s.worker, http.StatusOK)
+
+	s.redis.Kill(t)
+	s.waitReady(t, s.worker, http.StatusServiceUnavailable)
+	s.redis.Restart(t) // the server was down: this starts it again, empty
+	s.waitReady(t, s.api, http.StatusOK)
+
+	s.do(t, http.MethodGet, "/v1/jobs/"+lost, tokA, nil).expectError(t, http.StatusNotFound, "not_found")
+	var after []string
+	for i := range 12 {
+		after = append(after, s.submitNew(t, tokA, fmt.Sprintf("after-%d", i), sample(t, valid[i%len(valid)])).JobID)
+	}
+	for _, id := range after {
+		s.waitState(t, tokA, id, stateSucceeded)
+		s.waitReview(t, tokA, id)
+	}
+	reviewed := map[string]int{}
+	for _, r := range items[review](t, s, tokA, "/v1/reviews") {
+		reviewed[r.JobID]++
+	}
+	for _, id := range after {
+		if reviewed[id] != 1 {
+			t.Errorf("want exactly one review of %s, got %d (all: %v)", id, reviewed[id], reviewed)
+		}
+	}
+	if len(reviewed) != len(after) {
+		t.Errorf("want only the %d jobs submitted after the restart to be reviewed, got %v", len(after), reviewed)
+	}
+	if n := s.metric(t, s.worker, "relayops_worker_stage_runs_total", map[string]string{"stage": "extract"}); n != float64(1+len(after)) {
+		t.Errorf("want the extract stage to have run once per job (%d), got %v", 1+len(after), n)
+	}
+	if n := s.metric(t, s.worker, "relayops_relay_errors_total", map[string]string{"kind": "no_group"}); n < 1 {
+		t.Errorf("want the relay to have counted the vanished consumer group (relayops_relay_errors_total{kind=\"no_group\"} >= 1), got %v", n)
+	}
+	s.waitReady(t, s.worker, http.StatusOK)
+}

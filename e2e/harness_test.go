@@ -333,3 +333,16 @@ func (p *process) tail() string {
 	}
 	return "\n" + strings.Join(lines, "\n")
 }
+
+// waitReady polls p's /readyz until it answers want.
+func (s *system) waitReady(t *testing.T, p *process, want int) {
+	t.Helper()
+	redistest.Eventually(t, jobTimeout, func() bool {
+		resp, err := s.client.Get(p.url("/readyz"))
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == want
+	}, "%s's /readyz to answer %d", p.name, want)
+}

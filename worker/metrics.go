@@ -13,6 +13,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/relayops/relayops/internal/clock"
+	"github.com/relayops/relayops/outbox"
 )
 
 // Job outcomes, the values of the outcome label of relayops_worker_jobs_total.
@@ -66,6 +69,7 @@ type Metrics struct {
 	jobs            *prometheus.CounterVec
 	stages          *prometheus.CounterVec
 	relayEvents     *prometheus.CounterVec
+	relayErrors     *prometheus.CounterVec
 	outboxTrimmed   prometheus.Counter
 	publishes       *prometheus.CounterVec
 	reconciled      *prometheus.CounterVec
@@ -104,6 +108,10 @@ func NewMetrics(tenantLabels bool) *Metrics {
 			Name: "relayops_relay_events_total",
 			Help: "Outbox rows handled by the relay, by event type and outcome.",
 		}, []string{"type", "outcome"}),
+		relayErrors: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "relayops_relay_errors_total",
+			Help: "Errors the relay met, by kind: no_group (an outbox stream or its consumer group vanished, Redis lost its data; re-created at once), redis (reading or acking a stream failed), publish (the Asynq enqueue failed), consume (the review consumer failed), trim.",
+		}, []string{"kind"}),
 		outboxTrimmed: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "relayops_outbox_trimmed_total",
 			Help: "Acked outbox rows past RELAYOPS_RETENTION_OUTBOX removed by this worker's relay (the one retention sweep; everything else expires by TTL).",
@@ -151,9 +159,12 @@ func NewMetrics(tenantLabels bool) *Metrics {
 	m.Registry.MustRegister(
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		collectors.NewGoCollector(),
-		m.jobs, m.stages, m.relayEvents, m.outboxTrimmed, m.publishes, m.reconciled, m.stuckActive, m.faults,
+		m.jobs, m.stages, m.relayEvents, m.relayErrors, m.outboxTrimmed, m.publishes, m.reconciled, m.stuckActive, m.faults,
 		m.queueWait, m.inference, m.endToEnd, m.recoveries, m.commitConflicts,
 	)
+	for _, kind := range outbox.RelayErrorKinds {
+		m.relayErrors.WithLabelValues(kind)
+	}
 	if !tenantLabels {
 		for _, o := range outcomes {
 			m.jobs.WithLabelValues(o)
@@ -215,16 +226,23 @@ func (m *Metrics) Handler() http.Handler {
 	return promhttp.HandlerFor(m.Registry, promhttp.HandlerOpts{Registry: m.Registry})
 }
 
-// metricsServer serves /metrics and /healthz.
+// metricsServer serves /metrics, /healthz and /readyz.
 type metricsServer struct {
 	srv    *http.Server
 	ln     net.Listener
 	logger *slog.Logger
 }
 
+// probes answer /healthz (liveness: the process answers and reaches Redis)
+// and /readyz (the reason the worker cannot do its work, "" when it can).
+type probes struct {
+	health func(context.Context) error
+	ready  func(context.Context) string
+}
+
 // listenMetrics binds addr at once, so a port clash fails start-up rather
-// than a background goroutine. health answers /healthz.
-func listenMetrics(addr string, m *Metrics, health func(context.Context) error, logger *slog.Logger) (*metricsServer, error) {
+// than a background goroutine.
+func listenMetrics(addr string, m *Metrics, p probes, logger *slog.Logger) (*metricsServer, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("worker: metrics listen on %s: %w", addr, err)
@@ -234,19 +252,32 @@ func listenMetrics(addr string, m *Metrics, health func(context.Context) error, 
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 		defer cancel()
-		status, code := "ok", http.StatusOK
-		if err := health(ctx); err != nil {
-			status, code = "unavailable", http.StatusServiceUnavailable
+		if err := p.health(ctx); err != nil {
+			writeProbe(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable"})
+			return
 		}
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(code)
-		_ = json.NewEncoder(w).Encode(map[string]string{"status": status})
+		writeProbe(w, http.StatusOK, map[string]string{"status": "ok"})
+	})
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+		defer cancel()
+		if reason := p.ready(ctx); reason != "" {
+			writeProbe(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable", "reason": reason})
+			return
+		}
+		writeProbe(w, http.StatusOK, map[string]string{"status": "ready"})
 	})
 	return &metricsServer{
 		srv:    &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second},
 		ln:     ln,
 		logger: logger,
 	}, nil
+}
+
+func writeProbe(w http.ResponseWriter, code int, body map[string]string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	_ = json.NewEncoder(w).Encode(body)
 }
 
 // Addr is the bound address (useful with port 0).
@@ -268,3 +299,22 @@ func (s *metricsServer) shutdown() {
 
 // outboxTrim counts outbox rows a relay trimmed.
 func (m *Metrics) outboxTrim(_ int, n int64) { m.outboxTrimmed.Add(float64(n)) }
+
+// relayError counts an error a relay met, by kind (outbox.RelayError*).
+func (m *Metrics) relayError(kind string) { m.relayErrors.WithLabelValues(kind).Inc() }
+
+// watchRelays exports how long ago the least recently progressing relay
+// made progress (the figure /readyz compares with RelayStallTimeout). A
+// Metrics shared by several workers watches the first one's relays.
+func (m *Metrics) watchRelays(relays []*outbox.Relay, clk clock.Clock) {
+	_ = m.Registry.Register(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "relayops_relay_progress_age_seconds",
+		Help: "Seconds since the relay of this worker that progressed least recently last made progress (a delivery, or a clean pass over an empty outbox); /readyz fails past RELAYOPS_RELAY_STALL_TIMEOUT.",
+	}, func() float64 {
+		now, age := clk.Now(), time.Duration(0)
+		for _, r := range relays {
+			age = max(age, now.Sub(r.Progress()))
+		}
+		return age.Seconds()
+	}))
+}

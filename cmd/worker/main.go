@@ -1,6 +1,6 @@
 // Command worker runs a relayops worker process: the Asynq extract handler,
-// the outbox relay with the review consumer, the reconciler, and /metrics and
-// /healthz on RELAYOPS_METRICS_ADDR. Configuration comes from the RELAYOPS_*
+// the outbox relay with the review consumer, the reconciler, and /metrics,
+// /healthz and /readyz on RELAYOPS_METRICS_ADDR. Configuration comes from the RELAYOPS_*
 // environment (DESIGN.md, Configuration). SIGINT or SIGTERM stops it
 // gracefully; it then exits 0.
 package main

@@ -31,6 +31,7 @@ type Config struct {
 	RedisURL          string        // RELAYOPS_REDIS_URL, default redis://127.0.0.1:6379/0
 	HTTPAddr          string        // RELAYOPS_HTTP_ADDR, default :8080
 	MetricsAddr       string        // RELAYOPS_METRICS_ADDR, default :9090
+	RelayStallTimeout time.Duration // RELAYOPS_RELAY_STALL_TIMEOUT, default 1m (>= 1s)
 	TenantTokens      []Credential  // RELAYOPS_TENANT_TOKENS, default none
 	OperatorTokens    []Credential  // RELAYOPS_OPERATOR_TOKENS, default none
 	Shards            int           // RELAYOPS_SHARDS, default 16 (1..16384)
@@ -108,7 +109,8 @@ type Var struct {
 var vars = []Var{
 	{"RELAYOPS_REDIS_URL", "redis://127.0.0.1:6379/0", "Redis connection URL (redis://, rediss:// or unix://)"},
 	{"RELAYOPS_HTTP_ADDR", ":8080", "listen address of the HTTP API"},
-	{"RELAYOPS_METRICS_ADDR", ":9090", "listen address of the worker's /metrics and /healthz"},
+	{"RELAYOPS_METRICS_ADDR", ":9090", "listen address of the worker's /metrics, /healthz and /readyz"},
+	{"RELAYOPS_RELAY_STALL_TIMEOUT", "1m", "a worker whose relay made no progress for this long is not ready (>= 1s)"},
 	{"RELAYOPS_TENANT_TOKENS", "", "tenant bearer tokens as name:token,name:token (none: dev mode prints demo ones)"},
 	{"RELAYOPS_OPERATOR_TOKENS", "", "operator bearer tokens as name:token,name:token"},
 	{"RELAYOPS_SHARDS", "16", "number of Redis shards (1..16384); fixed per deployment, api and worker must match"},
@@ -152,6 +154,7 @@ func FromEnv(getenv func(string) string) (*Config, error) {
 		RedisURL:          l.redisURL("RELAYOPS_REDIS_URL"),
 		HTTPAddr:          l.addr("RELAYOPS_HTTP_ADDR"),
 		MetricsAddr:       l.addr("RELAYOPS_METRICS_ADDR"),
+		RelayStallTimeout: l.duration("RELAYOPS_RELAY_STALL_TIMEOUT", atLeast(time.Second), "a duration of at least 1s"),
 		TenantTokens:      l.credentials("RELAYOPS_TENANT_TOKENS"),
 		OperatorTokens:    l.credentials("RELAYOPS_OPERATOR_TOKENS"),
 		Shards:            l.intRange("RELAYOPS_SHARDS", 1, 16384),
