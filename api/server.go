@@ -48,6 +48,10 @@ type Config struct {
 	// StoreTimeout bounds every store call of a request; past it the request
 	// answers 503. Default 2s.
 	StoreTimeout time.Duration
+	// ClusterMetricsInterval is how long one collection of the cluster-wide
+	// gauges of /metrics is served before a scrape collects again: scrapes
+	// cost Redis at most one collection per interval. Default 10s.
+	ClusterMetricsInterval time.Duration
 	// ReadyTimeout bounds the Redis ping of /readyz. Default 1s.
 	ReadyTimeout time.Duration
 	// ShutdownTimeout bounds the wait for in-flight requests. Default 10s.
@@ -93,6 +97,9 @@ func (c Config) withDefaults() Config {
 	if c.StoreTimeout == 0 {
 		c.StoreTimeout = defaultStoreTimeout
 	}
+	if c.ClusterMetricsInterval == 0 {
+		c.ClusterMetricsInterval = defaultClusterMetricsInterval
+	}
 	if c.ReadyTimeout == 0 {
 		c.ReadyTimeout = defaultReadyTimeout
 	}
@@ -129,21 +136,22 @@ func (c Config) validate() error {
 	if c.ReprocessRate.Count < 1 || c.ReprocessRate.Per <= 0 {
 		errs = append(errs, errors.New("api: Config.ReprocessRate must be a positive count per positive duration"))
 	}
-	if c.StoreTimeout < 0 || c.ReadyTimeout < 0 || c.ShutdownTimeout < 0 {
-		errs = append(errs, errors.New("api: Config timeouts must not be negative"))
+	if c.StoreTimeout < 0 || c.ReadyTimeout < 0 || c.ShutdownTimeout < 0 || c.ClusterMetricsInterval < 0 {
+		errs = append(errs, errors.New("api: Config timeouts and ClusterMetricsInterval must not be negative"))
 	}
 	return errors.Join(errs...)
 }
 
 // Server is the HTTP API. Create it with New.
 type Server struct {
-	cfg     Config
-	log     *slog.Logger
-	store   *outbox.Store
-	auth    *authenticator
-	limiter *reprocessLimiter
-	metrics *metrics
-	echo    *echo.Echo
+	cfg       Config
+	log       *slog.Logger
+	store     *outbox.Store
+	auth      *authenticator
+	limiter   *reprocessLimiter
+	metrics   *metrics
+	collector *clusterCollector
+	echo      *echo.Echo
 }
 
 // New validates cfg and builds the server and its routes.
@@ -156,16 +164,18 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := cfg.Registry.Register(newClusterCollector(cfg.Store, cfg.Inspector, cfg.Clock, cfg.StoreTimeout, cfg.Logger)); err != nil {
+	col := newClusterCollector(cfg.Store, cfg.Inspector, cfg.Clock, cfg.StoreTimeout, cfg.ClusterMetricsInterval, cfg.Logger)
+	if err := cfg.Registry.Register(col); err != nil {
 		return nil, fmt.Errorf("api: register cluster metrics: %w", err)
 	}
 	s := &Server{
-		cfg:     cfg,
-		log:     cfg.Logger,
-		store:   cfg.Store,
-		auth:    newAuthenticator(cfg.Tenants, cfg.Operators),
-		limiter: newReprocessLimiter(cfg.Store, cfg.ReprocessRate),
-		metrics: m,
+		cfg:       cfg,
+		log:       cfg.Logger,
+		store:     cfg.Store,
+		auth:      newAuthenticator(cfg.Tenants, cfg.Operators),
+		limiter:   newReprocessLimiter(cfg.Store, cfg.ReprocessRate),
+		metrics:   m,
+		collector: col,
 	}
 	s.echo = s.routes()
 	return s, nil
