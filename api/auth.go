@@ -128,3 +128,22 @@ func principal(c echo.Context) caller {
 	p, _ := c.Get(principalKey).(caller)
 	return p
 }
+
+// metricsAuth guards /metrics with Config.MetricsToken, when set: only that
+// bearer token is admitted (tenant and operator tokens are not).
+func (s *Server) metricsAuth() echo.MiddlewareFunc {
+	want := sha256.Sum256([]byte(s.cfg.MetricsToken))
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		if s.cfg.MetricsToken == "" {
+			return next
+		}
+		return func(c echo.Context) error {
+			token, ok := bearerToken(c.Request())
+			got := sha256.Sum256([]byte(token))
+			if !ok || subtle.ConstantTimeCompare(got[:], want[:]) != 1 {
+				return &Error{Status: http.StatusUnauthorized, Code: CodeUnauthorized, Message: "/metrics needs the metrics bearer token"}
+			}
+			return next(c)
+		}
+	}
+}

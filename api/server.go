@@ -66,6 +66,9 @@ type Config struct {
 	// Inspector reads Asynq's queues for the asynq_* series of /metrics (the
 	// names asynqmon's charts query); nil exports none of them.
 	Inspector *asynq.Inspector
+	// MetricsToken, when set, is the bearer token /metrics requires (for
+	// deployments that expose the port). Default: /metrics is open.
+	MetricsToken string
 	// MetricsTenantLabels adds a tenant label to the per-job series
 	// (submissions, reprocesses, review wait). Default false: mind the
 	// cardinality.
@@ -208,7 +211,7 @@ func (s *Server) routes() *echo.Echo {
 
 	e.GET("/healthz", s.healthz)
 	e.GET("/readyz", s.readyz)
-	e.GET("/metrics", echo.WrapHandler(s.metrics.handler(s.cfg.Registry)))
+	e.GET("/metrics", echo.WrapHandler(s.metrics.handler(s.cfg.Registry)), s.metricsAuth())
 	e.GET("/openapi.json", serveOpenAPI)
 	if s.cfg.Dashboard != nil {
 		h := echo.WrapHandler(s.cfg.Dashboard)

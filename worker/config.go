@@ -20,5 +20,6 @@ func ConfigFrom(c *config.Config, store *outbox.Store, asynqRedis redis.Universa
 		RetryBase: c.RetryBase, RetryMax: c.RetryMax, TaskCheckInterval: c.TaskCheckInterval,
 		MaxAttempts: c.MaxAttempts, MaxRecoveries: c.MaxRecoveries,
 		MetricsAddr: c.MetricsAddr, MetricsTenantLabels: c.MetricsTenantLabels, RelayStallTimeout: c.RelayStallTimeout,
+		MetricsToken: c.MetricsToken,
 	}
 }

@@ -2,12 +2,15 @@ package worker
 
 import (
 	"context"
+	"crypto/sha256"
+	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -240,41 +243,87 @@ type probes struct {
 	ready  func(context.Context) string
 }
 
+// metricsTimeouts bound every connection of the metrics server.
+type metricsTimeouts struct {
+	readHeader, read, write, idle time.Duration
+}
+
+// defaultMetricsTimeouts are the API server's: a client that stalls
+// (sending headers, a body, or reading the answer) or leaves a keep-alive
+// connection idle is disconnected, so slow or idle scrapers cannot hold
+// connections and descriptors open.
+var defaultMetricsTimeouts = metricsTimeouts{
+	readHeader: 5 * time.Second, read: 30 * time.Second, write: 60 * time.Second, idle: 2 * time.Minute,
+}
+
 // listenMetrics binds addr at once, so a port clash fails start-up rather
-// than a background goroutine.
-func listenMetrics(addr string, m *Metrics, p probes, logger *slog.Logger) (*metricsServer, error) {
+// than a background goroutine. A non-empty token protects /metrics (not the
+// probes) as a bearer token.
+func listenMetrics(addr string, m *Metrics, p probes, token string, to metricsTimeouts, logger *slog.Logger) (*metricsServer, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("worker: metrics listen on %s: %w", addr, err)
 	}
 	mux := http.NewServeMux()
-	mux.Handle("GET /metrics", m.Handler())
+	mux.Handle("GET /metrics", requireToken(token, m.Handler()))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 		defer cancel()
 		if err := p.health(ctx); err != nil {
-			writeProbe(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable"})
+			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable"})
 			return
 		}
-		writeProbe(w, http.StatusOK, map[string]string{"status": "ok"})
+		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	})
 	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 		defer cancel()
 		if reason := p.ready(ctx); reason != "" {
-			writeProbe(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable", "reason": reason})
+			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable", "reason": reason})
 			return
 		}
-		writeProbe(w, http.StatusOK, map[string]string{"status": "ready"})
+		writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
 	})
 	return &metricsServer{
-		srv:    &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second},
+		srv: &http.Server{
+			Handler: mux, ReadHeaderTimeout: to.readHeader, ReadTimeout: to.read, WriteTimeout: to.write, IdleTimeout: to.idle,
+			ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+		},
 		ln:     ln,
 		logger: logger,
 	}, nil
 }
 
-func writeProbe(w http.ResponseWriter, code int, body map[string]string) {
+// requireToken admits requests carrying "Authorization: Bearer <token>"
+// (compared in constant time); an empty token admits every request.
+func requireToken(token string, next http.Handler) http.Handler {
+	if token == "" {
+		return next
+	}
+	want := sha256.Sum256([]byte(token))
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		auth := r.Header.Values("Authorization")
+		if len(auth) > 1 {
+			writeError(w, http.StatusBadRequest, "invalid_request", "send one Authorization header")
+			return
+		}
+		scheme, got, _ := strings.Cut(strings.Join(auth, ""), " ")
+		sum := sha256.Sum256([]byte(strings.TrimSpace(got)))
+		if !strings.EqualFold(scheme, "Bearer") || subtle.ConstantTimeCompare(sum[:], want[:]) != 1 {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="relayops-metrics"`)
+			writeError(w, http.StatusUnauthorized, "unauthorized", "/metrics needs the metrics bearer token")
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// writeError answers with the API's error shape.
+func writeError(w http.ResponseWriter, code int, errCode, msg string) {
+	writeJSON(w, code, map[string]any{"error": map[string]string{"code": errCode, "message": msg}})
+}
+
+func writeJSON(w http.ResponseWriter, code int, body any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(code)
 	_ = json.NewEncoder(w).Encode(body)

@@ -98,6 +98,9 @@ type Config struct {
 	// MetricsAddr is where /metrics, /healthz and /readyz are served; ""
 	// serves nothing.
 	MetricsAddr string
+	// MetricsToken, when set, is the bearer token /metrics requires (the
+	// probes need none). Default: /metrics is open.
+	MetricsToken string
 	// MetricsTenantLabels adds a tenant label to the per-job series (the job
 	// counter, the histograms, recoveries and commit conflicts).
 	MetricsTenantLabels bool
@@ -265,7 +268,7 @@ func (w *Worker) build() error {
 	cfg.Metrics.watchRelays(w.relays, cfg.Clock)
 	if cfg.MetricsAddr != "" {
 		w.metrics, err = listenMetrics(cfg.MetricsAddr, cfg.Metrics, probes{health: cfg.Store.Ping, ready: w.ready},
-			cfg.Logger.With("component", "worker.metrics"))
+			cfg.MetricsToken, defaultMetricsTimeouts, cfg.Logger.With("component", "worker.metrics"))
 	}
 	return err
 }
