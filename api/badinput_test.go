@@ -69,6 +69,19 @@ func badInputs() []badInput {
 		{"content missing", submitBody(`{"documentId":"inv-1","operationVersion":1}`), 400, CodeInvalidRequest, []string{"content"}},
 		{"content object", submitBody(`{"documentId":"inv-1","operationVersion":1,"content":{"a":"b"}}`), 400, CodeInvalidRequest, []string{"content"}},
 		{"everything missing", submitBody(`{}`), 400, CodeInvalidRequest, []string{"documentId", "operationVersion", "content"}},
+		// Escapes that decode to nothing faithful: NUL and lone surrogates (encoding/json
+		// would turn those into U+FFFD, so two different payloads would hash alike).
+		{"content NUL escape", submitBody(`{"documentId":"inv-1","operationVersion":1,"content":"a\u0000b"}`), 400, CodeInvalidRequest, []string{"content"}},
+		{"content lone high surrogate", submitBody(`{"documentId":"inv-1","operationVersion":1,"content":"a\ud800b"}`), 400, CodeInvalidRequest, []string{"content"}},
+		{"content lone low surrogate", submitBody(`{"documentId":"inv-1","operationVersion":1,"content":"a\udc00b"}`), 400, CodeInvalidRequest, []string{"content"}},
+		{"content high surrogate at the end", submitBody(`{"documentId":"inv-1","operationVersion":1,"content":"a\uD800"}`), 400, CodeInvalidRequest, []string{"content"}},
+		{"content high surrogate then a letter escape", submitBody(`{"documentId":"inv-1","operationVersion":1,"content":"\ud800\u0041"}`), 400, CodeInvalidRequest, []string{"content"}},
+		{"content reversed surrogate pair", submitBody(`{"documentId":"inv-1","operationVersion":1,"content":"\ude00\ud83d"}`), 400, CodeInvalidRequest, []string{"content"}},
+		{"documentId lone surrogate", submitBody(doc(`"inv\ud800"`)), 400, CodeInvalidRequest, di},
+		{"unknown member holding a NUL", submitBody(valid(`,"x":{"a":["\u0000"]}`)), 400, CodeInvalidRequest, []string{"x"}},
+		{"key with a lone surrogate", submitBody(valid(`,"x\ud800":1`)), 400, CodeInvalidRequest, body},
+		{"reason lone surrogate", call{method: "POST", path: "/v1/jobs/acme:inv-0:v1/reprocess", token: tokAlice, body: `{"reason":"r\udfff"}`}, 400, CodeInvalidRequest, []string{"reason"}},
+		{"note NUL", call{method: "POST", path: "/v1/reviews/acme:inv-0:v1/decision", token: tokAlice, body: `{"decision":"approve","note":"\u0000"}`}, 400, CodeInvalidRequest, []string{"note"}},
 		// deadlineSeconds.
 		{"deadline zero", submitBody(valid(`,"deadlineSeconds":0`)), 400, CodeInvalidRequest, []string{"deadlineSeconds"}},
 		{"deadline over a year", submitBody(valid(`,"deadlineSeconds":31536001`)), 400, CodeInvalidRequest, []string{"deadlineSeconds"}},
