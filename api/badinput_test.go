@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"sort"
 	"strings"
@@ -200,3 +201,44 @@ type recorder struct {
 func (r *recorder) Header() http.Header         { return r.header }
 func (r *recorder) Write(p []byte) (int, error) { return len(p), nil }
 func (r *recorder) WriteHeader(s int)           { r.status = s }
+
+// A request with thousands of problems gets a small answer: the first 20
+// fields (in a stable order) and how many there are.
+func TestBadInput_ManyProblems_ListsTwentyAndTheCount(t *testing.T) {
+	t.Parallel()
+	b := setup(t, nil)
+	var body strings.Builder
+	body.WriteString(`{"documentId":"inv-1","operationVersion":1,"content":"x"`)
+	for i := range 60000 {
+		fmt.Fprintf(&body, `,"k%05d":1`, i)
+	}
+	body.WriteString("}")
+	require.Less(t, body.Len(), 1<<20, "the body fits the limit")
+	var query strings.Builder
+	for i := range 5000 {
+		fmt.Fprintf(&query, "&p%04d=1", i)
+	}
+	for _, tt := range []struct {
+		name  string
+		c     call
+		total int
+		first string
+	}{
+		{"60,000 unknown members", submitBody(body.String()), 60000, "k00000"},
+		{"5,000 unknown parameters", call{method: "GET", path: "/v1/jobs?limit=1" + query.String(), token: tokAcme}, 5000, "p0000"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := b.do(t, tt.c)
+			e := r.requireError(t, http.StatusBadRequest, CodeInvalidRequest)
+			names := fieldNames(e)
+			require.Equal(t, 20, len(names), "fields listed")
+			require.Equal(t, tt.first, names[0])
+			require.EqualValues(t, tt.total, e["fieldCount"])
+			require.Less(t, len(r.Body), 4096, "body: %d bytes", len(r.Body))
+		})
+	}
+	r := b.do(t, submitBody(`{"documentId":"inv 1","operationVersion":0}`))
+	e := r.requireError(t, http.StatusBadRequest, CodeInvalidRequest)
+	require.Equal(t, []string{"documentId", "operationVersion", "content"}, fieldNames(e))
+	require.EqualValues(t, 3, e["fieldCount"])
+}
