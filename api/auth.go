@@ -9,6 +9,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/relayops/relayops/internal/config"
+	"github.com/relayops/relayops/outbox"
 )
 
 // role is what a bearer token may do.
@@ -77,6 +78,13 @@ func (a *authenticator) lookup(token string) (caller, bool) {
 	return found, ok == 1
 }
 
+// twoAuthorizations answers a request with more than one Authorization
+// header: which one would count is a guess a proxy and this server could
+// make differently.
+func twoAuthorizations() *Error {
+	return invalid(outbox.FieldError{Field: "Authorization", Problem: "must be given at most once"})
+}
+
 // bearerToken returns the token of an "Authorization: Bearer <token>" header.
 // The scheme is case-insensitive (RFC 9110).
 func bearerToken(r *http.Request) (string, bool) {
@@ -97,6 +105,9 @@ const principalKey = "relayops.principal"
 func (s *Server) authenticate(roles ...role) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
+			if len(c.Request().Header.Values("Authorization")) > 1 {
+				return twoAuthorizations()
+			}
 			token, ok := bearerToken(c.Request())
 			if !ok {
 				return &Error{Status: http.StatusUnauthorized, Code: CodeUnauthorized, Message: "missing bearer token"}
@@ -138,6 +149,9 @@ func (s *Server) metricsAuth() echo.MiddlewareFunc {
 			return next
 		}
 		return func(c echo.Context) error {
+			if len(c.Request().Header.Values("Authorization")) > 1 {
+				return twoAuthorizations()
+			}
 			token, ok := bearerToken(c.Request())
 			got := sha256.Sum256([]byte(token))
 			if !ok || subtle.ConstantTimeCompare(got[:], want[:]) != 1 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"sort"
 	"strings"
 	"testing"
@@ -241,4 +242,27 @@ func TestBadInput_ManyProblems_ListsTwentyAndTheCount(t *testing.T) {
 	e := r.requireError(t, http.StatusBadRequest, CodeInvalidRequest)
 	require.Equal(t, []string{"documentId", "operationVersion", "content"}, fieldNames(e))
 	require.EqualValues(t, 3, e["fieldCount"])
+}
+
+// Two Authorization headers are refused, whichever comes first: the first
+// must not silently win over the second.
+func TestAuth_TwoAuthorizationHeaders_Answers400(t *testing.T) {
+	t.Parallel()
+	b := setup(t, nil)
+	before := keys(t, b)
+	for _, pair := range [][2]string{
+		{"Bearer " + tokAcme, "Bearer " + tokGlobex},
+		{"Bearer " + tokAcme, "Bearer " + tokAcme},
+		{"Bearer nope-nope-nope-nope", "Bearer " + tokAcme},
+	} {
+		req := newRequest(t, submitBody(`{"documentId":"inv-1","operationVersion":1,"content":"x"}`))
+		req.Header.Add("Authorization", pair[0])
+		req.Header.Add("Authorization", pair[1])
+		rec := httptest.NewRecorder()
+		b.srv.Handler().ServeHTTP(rec, req)
+		r := &resp{Status: rec.Code, Header: rec.Header(), Body: rec.Body.Bytes()}
+		e := r.requireError(t, http.StatusBadRequest, CodeInvalidRequest)
+		require.Equal(t, []string{"Authorization"}, fieldNames(e))
+	}
+	require.Equal(t, before, keys(t, b))
 }

@@ -126,6 +126,10 @@ func (d *Dashboard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("X-Frame-Options", "DENY")
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Referrer-Policy", "no-referrer")
+	if len(r.Header.Values("Authorization")) > 1 {
+		writeError(w, r, http.StatusBadRequest, "invalid_request", "send at most one Authorization header")
+		return
+	}
 	if !d.authenticated(r) {
 		// A browser's first request always lands here, before its prompt.
 		d.log.Debug("dashboard: credentials missing or refused", "path", r.URL.EscapedPath())
