@@ -110,11 +110,11 @@ func (s *Server) authenticate(roles ...role) echo.MiddlewareFunc {
 			}
 			token, ok := bearerToken(c.Request())
 			if !ok {
-				return &Error{Status: http.StatusUnauthorized, Code: CodeUnauthorized, Message: "missing bearer token"}
+				return s.unauthorized(c, "missing bearer token")
 			}
 			p, ok := s.auth.lookup(token)
 			if !ok {
-				return &Error{Status: http.StatusUnauthorized, Code: CodeUnauthorized, Message: "unknown bearer token"}
+				return s.unauthorized(c, "unknown bearer token")
 			}
 			c.Set(principalKey, p)
 			for _, r := range roles {
@@ -155,9 +155,19 @@ func (s *Server) metricsAuth() echo.MiddlewareFunc {
 			token, ok := bearerToken(c.Request())
 			got := sha256.Sum256([]byte(token))
 			if !ok || subtle.ConstantTimeCompare(got[:], want[:]) != 1 {
-				return &Error{Status: http.StatusUnauthorized, Code: CodeUnauthorized, Message: "/metrics needs the metrics bearer token"}
+				return s.unauthorized(c, "/metrics needs the metrics bearer token")
 			}
 			return next(c)
 		}
 	}
+}
+
+// unauthorized answers a failed authentication: 401, or 429 once the
+// client's address has failed too often (authThrottle).
+func (s *Server) unauthorized(c echo.Context, msg string) *Error {
+	if wait := s.authThrottle.fail(c.RealIP()); wait > 0 {
+		return &Error{Status: http.StatusTooManyRequests, Code: CodeRateLimited,
+			Message: "too many failed authentications from this address; retry later", RetryAfter: wait}
+	}
+	return &Error{Status: http.StatusUnauthorized, Code: CodeUnauthorized, Message: msg}
 }

@@ -45,6 +45,10 @@ type Config struct {
 	BodyLimit int64
 	// ReprocessRate is the per-tenant reprocess budget. Default 10 per minute.
 	ReprocessRate config.Rate
+	// AuthFailures is how many failed authentications one client address
+	// (an IPv4 address or an IPv6 /64) may make per period before further
+	// failures answer 429 until the period ends. Default 20 per minute.
+	AuthFailures config.Rate
 	// StoreTimeout bounds every store call of a request; past it the request
 	// answers 503. Default 2s.
 	StoreTimeout time.Duration
@@ -97,6 +101,9 @@ func (c Config) withDefaults() Config {
 	if c.ReprocessRate == (config.Rate{}) {
 		c.ReprocessRate = config.Rate{Count: 10, Per: time.Minute}
 	}
+	if c.AuthFailures == (config.Rate{}) {
+		c.AuthFailures = config.Rate{Count: 20, Per: time.Minute}
+	}
 	if c.StoreTimeout == 0 {
 		c.StoreTimeout = defaultStoreTimeout
 	}
@@ -139,22 +146,40 @@ func (c Config) validate() error {
 	if c.ReprocessRate.Count < 1 || c.ReprocessRate.Per <= 0 {
 		errs = append(errs, errors.New("api: Config.ReprocessRate must be a positive count per positive duration"))
 	}
+	if c.AuthFailures.Count < 1 || c.AuthFailures.Per <= 0 {
+		errs = append(errs, errors.New("api: Config.AuthFailures must be a positive count per positive duration"))
+	}
+	errs = append(errs, checkTokens("Tenants", c.Tenants), checkTokens("Operators", c.Operators))
 	if c.StoreTimeout < 0 || c.ReadyTimeout < 0 || c.ShutdownTimeout < 0 || c.ClusterMetricsInterval < 0 {
 		errs = append(errs, errors.New("api: Config timeouts and ClusterMetricsInterval must not be negative"))
 	}
 	return errors.Join(errs...)
 }
 
+// checkTokens refuses tokens shorter than config.MinTokenLength, naming the
+// entry but never quoting the token.
+func checkTokens(field string, creds []config.Credential) error {
+	var errs []error
+	for i, c := range creds {
+		if len(c.Token) < config.MinTokenLength {
+			errs = append(errs, fmt.Errorf("api: Config.%s[%d] (%s): token must be at least %d characters, got %d",
+				field, i, c.Name, config.MinTokenLength, len(c.Token)))
+		}
+	}
+	return errors.Join(errs...)
+}
+
 // Server is the HTTP API. Create it with New.
 type Server struct {
-	cfg       Config
-	log       *slog.Logger
-	store     *outbox.Store
-	auth      *authenticator
-	limiter   *reprocessLimiter
-	metrics   *metrics
-	collector *clusterCollector
-	echo      *echo.Echo
+	cfg          Config
+	log          *slog.Logger
+	store        *outbox.Store
+	auth         *authenticator
+	limiter      *reprocessLimiter
+	metrics      *metrics
+	collector    *clusterCollector
+	authThrottle *authThrottle
+	echo         *echo.Echo
 }
 
 // New validates cfg and builds the server and its routes.
@@ -179,6 +204,8 @@ func New(cfg Config) (*Server, error) {
 		limiter:   newReprocessLimiter(cfg.Store, cfg.ReprocessRate),
 		metrics:   m,
 		collector: col,
+
+		authThrottle: newAuthThrottle(cfg.AuthFailures, cfg.Clock),
 	}
 	s.echo = s.routes()
 	return s, nil

@@ -23,9 +23,9 @@ import (
 // settings for every process, as one .env would give them.
 const (
 	shards   = 4
-	tokA     = "tokA" // tenant acme
-	tokB     = "tokB" // tenant globex
-	tokC     = "tokC" // operator alice
+	tokA     = "acme-e2e-token-0123"   // tenant acme
+	tokB     = "globex-e2e-token-0123" // tenant globex
+	tokC     = "alice-e2e-token-0123"  // operator alice
 	operator = "alice"
 
 	maxAttempts = 3 // RELAYOPS_MAX_ATTEMPTS, which scenario 3 counts

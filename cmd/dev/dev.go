@@ -32,8 +32,8 @@ type options struct {
 
 // Demo credentials, used when the environment names none.
 var (
-	demoTenants   = []config.Credential{{Name: "acme", Token: "acme-demo-token"}, {Name: "globex", Token: "globex-demo-token"}}
-	demoOperators = []config.Credential{{Name: "alice", Token: "alice-operator-token"}}
+	demoTenants   = []config.Credential{{Name: "acme", Token: "acme-demo-tenant-token"}, {Name: "globex", Token: "globex-demo-tenant-token"}}
+	demoOperators = []config.Credential{{Name: "alice", Token: "alice-demo-operator-token"}}
 )
 
 // clockTick is how often the embedded Redis's clock follows the wall clock:

@@ -310,3 +310,11 @@ func (s *syncBuffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// The demo tokens are valid tokens: the API refuses shorter ones at start.
+func TestDemoTokens_MeetTheMinimumLength(t *testing.T) {
+	t.Parallel()
+	for _, c := range append(append([]config.Credential{}, demoTenants...), demoOperators...) {
+		require.GreaterOrEqual(t, len(c.Token), config.MinTokenLength, c.Name)
+	}
+}

@@ -113,8 +113,8 @@ var vars = []Var{
 	{"RELAYOPS_METRICS_ADDR", ":9090", "listen address of the worker's /metrics, /healthz and /readyz"},
 	{"RELAYOPS_RELAY_STALL_TIMEOUT", "1m", "a worker whose relay made no progress for this long is not ready (>= 1s)"},
 	{"RELAYOPS_METRICS_TOKEN", "", "bearer token that /metrics of the api and the workers requires (none: open); at least 16 characters"},
-	{"RELAYOPS_TENANT_TOKENS", "", "tenant bearer tokens as name:token,name:token (none: dev mode prints demo ones)"},
-	{"RELAYOPS_OPERATOR_TOKENS", "", "operator bearer tokens as name:token,name:token"},
+	{"RELAYOPS_TENANT_TOKENS", "", "tenant bearer tokens as name:token,name:token, tokens of at least 16 characters (none: dev mode prints demo ones)"},
+	{"RELAYOPS_OPERATOR_TOKENS", "", "operator bearer tokens as name:token,name:token, tokens of at least 16 characters"},
 	{"RELAYOPS_SHARDS", "16", "number of Redis shards (1..16384); fixed per deployment, api and worker must match"},
 	{"RELAYOPS_MAX_ATTEMPTS", "3", "business attempts per job (1..100), stamped on the job at submission"},
 	{"RELAYOPS_MAX_RECOVERIES", "5", "crash recoveries per job before crash_loop (0..100), stamped at submission"},
@@ -348,8 +348,8 @@ func (l *loader) credentials(name string) []Credential {
 			l.fail(name, "entry %d: name must match %s (value not shown)", n, nameRE)
 		case token == "":
 			l.fail(name, "entry %d (%s): token is empty", n, who)
-		case !printableToken(token):
-			l.fail(name, "entry %d (%s): token must be printable ASCII without spaces", n, who)
+		case tokenProblem(token) != "":
+			l.fail(name, "entry %d (%s): %s", n, who, tokenProblem(token))
 		default:
 			creds = append(creds, Credential{Name: who, Token: token})
 		}
