@@ -271,7 +271,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	}
 	s.log.Info("listening", "addr", ln.Addr().String())
 	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
+	go func() { errc <- hs.Serve(jsonErrorListener{ln}) }()
 	select {
 	case err := <-errc:
 		return fmt.Errorf("api: serve: %w", err)
