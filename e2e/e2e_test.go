@@ -4,7 +4,10 @@ package e2e
 
 import (
 	"fmt"
+	"net"
 	"net/http"
+	"os"
+	"os/exec"
 	"slices"
 	"strconv"
 	"strings"
@@ -459,4 +462,27 @@ func TestE2E_RedisRestartedEmpty_WorkerHealsWithoutRestart(t *testing.T) {
 		t.Errorf("want the relay to have counted the vanished consumer group (relayops_relay_errors_total{kind=\"no_group\"} >= 1), got %v", n)
 	}
 	s.waitReady(t, s.worker, http.StatusOK)
+}
+
+// A worker whose metrics port is taken stops at once with an error that
+// names the variable to change.
+func TestE2E_Worker_MetricsPortInUse_NamesTheVariable(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("e2e: starts a worker process; skipped with -short")
+	}
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	cmd := exec.Command(bins.worker)
+	cmd.Env = append(os.Environ(), "RELAYOPS_METRICS_ADDR="+busy.Addr().String(), "RELAYOPS_REDIS_URL=redis://127.0.0.1:1/0")
+	out, err := cmd.CombinedOutput()
+	if err == nil {
+		t.Fatalf("want the worker to fail, it exited 0: %s", out)
+	}
+	if want := "listen on RELAYOPS_METRICS_ADDR " + busy.Addr().String(); !strings.Contains(string(out), want) {
+		t.Fatalf("want the error to contain %q, got: %s", want, out)
+	}
 }

@@ -229,6 +229,18 @@ func (m *Metrics) Handler() http.Handler {
 	return promhttp.HandlerFor(m.Registry, promhttp.HandlerOpts{Registry: m.Registry})
 }
 
+// ListenError is New's error when the metrics address cannot be bound (a
+// port in use, say); mains name the setting that chose it.
+type ListenError struct {
+	Addr string
+	Err  error
+}
+
+func (e *ListenError) Error() string {
+	return "worker: metrics listen on " + e.Addr + ": " + e.Err.Error()
+}
+func (e *ListenError) Unwrap() error { return e.Err }
+
 // metricsServer serves /metrics, /healthz and /readyz.
 type metricsServer struct {
 	srv    *http.Server
@@ -262,7 +274,7 @@ var defaultMetricsTimeouts = metricsTimeouts{
 func listenMetrics(addr string, m *Metrics, p probes, token string, to metricsTimeouts, logger *slog.Logger) (*metricsServer, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return nil, fmt.Errorf("worker: metrics listen on %s: %w", addr, err)
+		return nil, &ListenError{Addr: addr, Err: err}
 	}
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", requireToken(token, m.Handler()))

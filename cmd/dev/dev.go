@@ -86,6 +86,10 @@ func run(ctx context.Context, o options) error {
 	defer asynqRedis.Close()
 	w, err := worker.New(worker.ConfigFrom(cfg, store, asynqRedis, faults,
 		slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))))
+	var le *worker.ListenError
+	if errors.As(err, &le) {
+		return fmt.Errorf("listen on RELAYOPS_METRICS_ADDR %s: %w", le.Addr, le.Err)
+	}
 	if err != nil {
 		return err
 	}

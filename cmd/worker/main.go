@@ -70,6 +70,10 @@ func run() error {
 	// The worker's parts tag their own component on this base logger.
 	logger := slog.New(slog.NewJSONHandler(os.Stdout, &slog.HandlerOptions{Level: cfg.LogLevel}))
 	w, err := worker.New(worker.ConfigFrom(cfg, store, asynqRedis, faults, logger))
+	var le *worker.ListenError
+	if errors.As(err, &le) {
+		return fmt.Errorf("listen on RELAYOPS_METRICS_ADDR %s: %w", le.Addr, le.Err)
+	}
 	if err != nil {
 		return err
 	}
