@@ -3,6 +3,7 @@
 package e2e
 
 import (
+	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
@@ -484,5 +485,46 @@ func TestE2E_Worker_MetricsPortInUse_NamesTheVariable(t *testing.T) {
 	}
 	if want := "listen on RELAYOPS_METRICS_ADDR " + busy.Addr().String(); !strings.Contains(string(out), want) {
 		t.Fatalf("want the error to contain %q, got: %s", want, out)
+	}
+}
+
+// A worker that cannot reach Redis logs JSON only (no plain-text line from
+// go-redis beside it) and says so a few times, not on every retry: here
+// thousands of failed relay reads make a few dozen lines.
+func TestE2E_Worker_RedisUnreachable_FewJSONLines(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("e2e: starts a worker process; skipped with -short")
+	}
+	dead, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadAddr := dead.Addr().String()
+	dead.Close() // nothing listens there now
+	s := &system{t: t, client: &http.Client{Timeout: 10 * time.Second}}
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "RELAYOPS_") {
+			env = append(env, kv)
+		}
+	}
+	addr := freeAddr(t)
+	w := launch(t, "worker", bins.worker, addr, append(env, "RELAYOPS_REDIS_URL=redis://"+deadAddr+"/0",
+		"RELAYOPS_METRICS_ADDR="+addr, "RELAYOPS_LOG_LEVEL=info"))
+	redistest.Eventually(t, jobTimeout, func() bool {
+		return w.exited() || s.metricOrZero(w, "relayops_relay_errors_total", map[string]string{"kind": "redis"}) >= 3000
+	}, "the worker's relays to fail 3,000 reads")
+	w.stop()
+
+	lines := strings.Split(strings.TrimSpace(w.logs()), "\n")
+	for _, line := range lines {
+		var v map[string]any
+		if err := json.Unmarshal([]byte(line), &v); err != nil {
+			t.Errorf("want only JSON log lines, got: %q", line)
+		}
+	}
+	if len(lines) > 40 {
+		t.Errorf("want a few lines for a Redis outage, got %d; the first ones:%s", len(lines), strings.Join(lines[:40], "\n"))
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/relayops/relayops/api"
 	"github.com/relayops/relayops/dashboard"
 	"github.com/relayops/relayops/internal/config"
+	"github.com/relayops/relayops/internal/lograte"
 	"github.com/relayops/relayops/outbox"
 	"github.com/relayops/relayops/worker"
 )
@@ -52,6 +53,7 @@ func run(ctx context.Context, o options) error {
 		cfg.OperatorTokens = demoOperators
 	}
 	logger := cfg.NewLogger(os.Stderr, "dev")
+	lograte.RouteRedis(logger) // go-redis's own lines, as JSON and held back when repeated
 
 	mini := miniredis.NewMiniRedis()
 	if err := mini.StartAddr(o.redisAddr); err != nil {

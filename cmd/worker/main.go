@@ -19,6 +19,7 @@ import (
 
 	"github.com/relayops/relayops/internal/config"
 	"github.com/relayops/relayops/internal/healthcheck"
+	"github.com/relayops/relayops/internal/lograte"
 	"github.com/relayops/relayops/outbox"
 	"github.com/relayops/relayops/worker"
 )
@@ -69,6 +70,9 @@ func run() error {
 	defer asynqRedis.Close()
 	// The worker's parts tag their own component on this base logger.
 	logger := slog.New(slog.NewJSONHandler(os.Stdout, &slog.HandlerOptions{Level: cfg.LogLevel}))
+	// go-redis logs failed dials in plain text, one line each: through slog,
+	// and each kind once per interval.
+	lograte.RouteRedis(logger)
 	w, err := worker.New(worker.ConfigFrom(cfg, store, asynqRedis, faults, logger))
 	var le *worker.ListenError
 	if errors.As(err, &le) {
