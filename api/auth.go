@@ -9,6 +9,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/relayops/relayops/internal/config"
+	"github.com/relayops/relayops/outbox"
 )
 
 // role is what a bearer token may do.
@@ -77,6 +78,13 @@ func (a *authenticator) lookup(token string) (caller, bool) {
 	return found, ok == 1
 }
 
+// twoAuthorizations answers a request with more than one Authorization
+// header: which one would count is a guess a proxy and this server could
+// make differently.
+func twoAuthorizations() *Error {
+	return invalid(outbox.FieldError{Field: "Authorization", Problem: "must be given at most once"})
+}
+
 // bearerToken returns the token of an "Authorization: Bearer <token>" header.
 // The scheme is case-insensitive (RFC 9110).
 func bearerToken(r *http.Request) (string, bool) {
@@ -97,13 +105,16 @@ const principalKey = "relayops.principal"
 func (s *Server) authenticate(roles ...role) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
+			if len(c.Request().Header.Values("Authorization")) > 1 {
+				return twoAuthorizations()
+			}
 			token, ok := bearerToken(c.Request())
 			if !ok {
-				return &Error{Status: http.StatusUnauthorized, Code: CodeUnauthorized, Message: "missing bearer token"}
+				return s.unauthorized(c, "missing bearer token")
 			}
 			p, ok := s.auth.lookup(token)
 			if !ok {
-				return &Error{Status: http.StatusUnauthorized, Code: CodeUnauthorized, Message: "unknown bearer token"}
+				return s.unauthorized(c, "unknown bearer token")
 			}
 			c.Set(principalKey, p)
 			for _, r := range roles {
@@ -127,4 +138,36 @@ func roleList(roles []role) string {
 func principal(c echo.Context) caller {
 	p, _ := c.Get(principalKey).(caller)
 	return p
+}
+
+// metricsAuth guards /metrics with Config.MetricsToken, when set: only that
+// bearer token is admitted (tenant and operator tokens are not).
+func (s *Server) metricsAuth() echo.MiddlewareFunc {
+	want := sha256.Sum256([]byte(s.cfg.MetricsToken))
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		if s.cfg.MetricsToken == "" {
+			return next
+		}
+		return func(c echo.Context) error {
+			if len(c.Request().Header.Values("Authorization")) > 1 {
+				return twoAuthorizations()
+			}
+			token, ok := bearerToken(c.Request())
+			got := sha256.Sum256([]byte(token))
+			if !ok || subtle.ConstantTimeCompare(got[:], want[:]) != 1 {
+				return s.unauthorized(c, "/metrics needs the metrics bearer token")
+			}
+			return next(c)
+		}
+	}
+}
+
+// unauthorized answers a failed authentication: 401, or 429 once the
+// client's address has failed too often (authThrottle).
+func (s *Server) unauthorized(c echo.Context, msg string) *Error {
+	if wait := s.authThrottle.fail(c.RealIP()); wait > 0 {
+		return &Error{Status: http.StatusTooManyRequests, Code: CodeRateLimited,
+			Message: "too many failed authentications from this address; retry later", RetryAfter: wait}
+	}
+	return &Error{Status: http.StatusUnauthorized, Code: CodeUnauthorized, Message: msg}
 }

@@ -2,7 +2,9 @@ package api
 
 import (
 	"context"
+	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"sort"
 	"strings"
 	"testing"
@@ -69,6 +71,19 @@ func badInputs() []badInput {
 		{"content missing", submitBody(`{"documentId":"inv-1","operationVersion":1}`), 400, CodeInvalidRequest, []string{"content"}},
 		{"content object", submitBody(`{"documentId":"inv-1","operationVersion":1,"content":{"a":"b"}}`), 400, CodeInvalidRequest, []string{"content"}},
 		{"everything missing", submitBody(`{}`), 400, CodeInvalidRequest, []string{"documentId", "operationVersion", "content"}},
+		// Escapes that decode to nothing faithful: NUL and lone surrogates (encoding/json
+		// would turn those into U+FFFD, so two different payloads would hash alike).
+		{"content NUL escape", submitBody(`{"documentId":"inv-1","operationVersion":1,"content":"a\u0000b"}`), 400, CodeInvalidRequest, []string{"content"}},
+		{"content lone high surrogate", submitBody(`{"documentId":"inv-1","operationVersion":1,"content":"a\ud800b"}`), 400, CodeInvalidRequest, []string{"content"}},
+		{"content lone low surrogate", submitBody(`{"documentId":"inv-1","operationVersion":1,"content":"a\udc00b"}`), 400, CodeInvalidRequest, []string{"content"}},
+		{"content high surrogate at the end", submitBody(`{"documentId":"inv-1","operationVersion":1,"content":"a\uD800"}`), 400, CodeInvalidRequest, []string{"content"}},
+		{"content high surrogate then a letter escape", submitBody(`{"documentId":"inv-1","operationVersion":1,"content":"\ud800\u0041"}`), 400, CodeInvalidRequest, []string{"content"}},
+		{"content reversed surrogate pair", submitBody(`{"documentId":"inv-1","operationVersion":1,"content":"\ude00\ud83d"}`), 400, CodeInvalidRequest, []string{"content"}},
+		{"documentId lone surrogate", submitBody(doc(`"inv\ud800"`)), 400, CodeInvalidRequest, di},
+		{"unknown member holding a NUL", submitBody(valid(`,"x":{"a":["\u0000"]}`)), 400, CodeInvalidRequest, []string{"x"}},
+		{"key with a lone surrogate", submitBody(valid(`,"x\ud800":1`)), 400, CodeInvalidRequest, body},
+		{"reason lone surrogate", call{method: "POST", path: "/v1/jobs/acme:inv-0:v1/reprocess", token: tokAlice, body: `{"reason":"r\udfff"}`}, 400, CodeInvalidRequest, []string{"reason"}},
+		{"note NUL", call{method: "POST", path: "/v1/reviews/acme:inv-0:v1/decision", token: tokAlice, body: `{"decision":"approve","note":"\u0000"}`}, 400, CodeInvalidRequest, []string{"note"}},
 		// deadlineSeconds.
 		{"deadline zero", submitBody(valid(`,"deadlineSeconds":0`)), 400, CodeInvalidRequest, []string{"deadlineSeconds"}},
 		{"deadline over a year", submitBody(valid(`,"deadlineSeconds":31536001`)), 400, CodeInvalidRequest, []string{"deadlineSeconds"}},
@@ -187,3 +202,67 @@ type recorder struct {
 func (r *recorder) Header() http.Header         { return r.header }
 func (r *recorder) Write(p []byte) (int, error) { return len(p), nil }
 func (r *recorder) WriteHeader(s int)           { r.status = s }
+
+// A request with thousands of problems gets a small answer: the first 20
+// fields (in a stable order) and how many there are.
+func TestBadInput_ManyProblems_ListsTwentyAndTheCount(t *testing.T) {
+	t.Parallel()
+	b := setup(t, nil)
+	var body strings.Builder
+	body.WriteString(`{"documentId":"inv-1","operationVersion":1,"content":"x"`)
+	for i := range 60000 {
+		fmt.Fprintf(&body, `,"k%05d":1`, i)
+	}
+	body.WriteString("}")
+	require.Less(t, body.Len(), 1<<20, "the body fits the limit")
+	var query strings.Builder
+	for i := range 5000 {
+		fmt.Fprintf(&query, "&p%04d=1", i)
+	}
+	for _, tt := range []struct {
+		name  string
+		c     call
+		total int
+		first string
+	}{
+		{"60,000 unknown members", submitBody(body.String()), 60000, "k00000"},
+		{"5,000 unknown parameters", call{method: "GET", path: "/v1/jobs?limit=1" + query.String(), token: tokAcme}, 5000, "p0000"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := b.do(t, tt.c)
+			e := r.requireError(t, http.StatusBadRequest, CodeInvalidRequest)
+			names := fieldNames(e)
+			require.Equal(t, 20, len(names), "fields listed")
+			require.Equal(t, tt.first, names[0])
+			require.EqualValues(t, tt.total, e["fieldCount"])
+			require.Less(t, len(r.Body), 4096, "body: %d bytes", len(r.Body))
+		})
+	}
+	r := b.do(t, submitBody(`{"documentId":"inv 1","operationVersion":0}`))
+	e := r.requireError(t, http.StatusBadRequest, CodeInvalidRequest)
+	require.Equal(t, []string{"documentId", "operationVersion", "content"}, fieldNames(e))
+	require.EqualValues(t, 3, e["fieldCount"])
+}
+
+// Two Authorization headers are refused, whichever comes first: the first
+// must not silently win over the second.
+func TestAuth_TwoAuthorizationHeaders_Answers400(t *testing.T) {
+	t.Parallel()
+	b := setup(t, nil)
+	before := keys(t, b)
+	for _, pair := range [][2]string{
+		{"Bearer " + tokAcme, "Bearer " + tokGlobex},
+		{"Bearer " + tokAcme, "Bearer " + tokAcme},
+		{"Bearer nope-nope-nope-nope", "Bearer " + tokAcme},
+	} {
+		req := newRequest(t, submitBody(`{"documentId":"inv-1","operationVersion":1,"content":"x"}`))
+		req.Header.Add("Authorization", pair[0])
+		req.Header.Add("Authorization", pair[1])
+		rec := httptest.NewRecorder()
+		b.srv.Handler().ServeHTTP(rec, req)
+		r := &resp{Status: rec.Code, Header: rec.Header(), Body: rec.Body.Bytes()}
+		e := r.requireError(t, http.StatusBadRequest, CodeInvalidRequest)
+		require.Equal(t, []string{"Authorization"}, fieldNames(e))
+	}
+	require.Equal(t, before, keys(t, b))
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -12,14 +13,19 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/relayops/relayops/internal/clock"
+	"github.com/relayops/relayops/internal/task"
 	"github.com/relayops/relayops/outbox"
 )
 
-// Cluster-wide gauges, read from Redis at scrape time. Only the API exports
-// them: it is one scrape target, so no series is duplicated across worker
-// replicas. A scrape costs a few pipelined Redis reads plus Asynq's queue
-// stats, bounded by the collector's timeout; a part that fails or runs out
-// of time is left out and reported by relayops_metrics_collect_success.
+// Cluster-wide gauges, read from Redis by one collection at a time and
+// cached: a scrape answers the last collection when it is younger than the
+// interval, and otherwise waits for the next one, which every scrape
+// arriving meanwhile shares. However often and concurrently /metrics is
+// called, Redis sees at most one collection per interval (a few pipelined
+// reads plus Asynq's queue stats, bounded by the collector's timeout). Only
+// the API exports these: it is one scrape target, so no series is
+// duplicated across worker replicas. A part that fails keeps its last values
+// for three intervals, flagged by relayops_metrics_collect_success 0.
 var (
 	oldestActiveDesc = prometheus.NewDesc("relayops_oldest_active_job_age_seconds",
 		"Age of the oldest job not yet terminal (queued, running or retrying), from its submission; 0 when there is none.", nil, nil)
@@ -32,7 +38,9 @@ var (
 	outboxLagDesc = prometheus.NewDesc("relayops_outbox_lag_seconds",
 		"Age of the oldest outbox entry not yet acked (pending or undelivered) across shards, by Redis time; 0 when every entry is acked.", nil, nil)
 	collectSuccessDesc = prometheus.NewDesc("relayops_metrics_collect_success",
-		"1 when the part (jobs, dlq, outbox, asynq) of the cluster-wide gauges was read in this scrape, 0 when it failed or timed out.", []string{"part"}, nil)
+		"1 when the part (jobs, dlq, outbox, asynq) of the cluster-wide gauges was read by the last collection, 0 when it failed or timed out.", []string{"part"}, nil)
+	collectAgeDesc = prometheus.NewDesc("relayops_metrics_collect_age_seconds",
+		"Seconds since the part (jobs, dlq, outbox, asynq) of the cluster-wide gauges was last read; its series are served while younger than three collection intervals.", []string{"part"}, nil)
 )
 
 // The series of Asynq's x/metrics QueueMetricsCollector, with its names,
@@ -55,30 +63,49 @@ var (
 		"Number of queues paused", []string{"queue"}, nil)
 )
 
+// defaultClusterMetricsInterval is how long a collection of the cluster
+// gauges is served before the next scrape collects again.
+const defaultClusterMetricsInterval = 10 * time.Second
+
 // clusterCollector is the prometheus.Collector of the cluster-wide gauges.
 type clusterCollector struct {
 	store     *outbox.Store
 	inspector *asynq.Inspector // nil: no asynq_* series
 	clock     clock.Clock
 	timeout   time.Duration
+	interval  time.Duration
 	log       *slog.Logger
 	// asynqBusy holds a token while an Inspector read runs. The Inspector
-	// takes no context, so a read that outlives its scrape is abandoned, not
-	// stopped: the token keeps scrapes from piling more of them up.
+	// takes no context, so a read that outlives its collection is
+	// abandoned, not stopped: the token keeps collections from piling more
+	// of them up.
 	asynqBusy chan struct{}
+
+	mu      sync.Mutex
+	parts   map[string]*partState
+	started time.Time     // when the last collection started; zero before the first
+	running chan struct{} // closed when the running collection ends; nil when none runs
 }
 
-func newClusterCollector(store *outbox.Store, insp *asynq.Inspector, clk clock.Clock, timeout time.Duration, log *slog.Logger) *clusterCollector {
+// partState is what the collections read of one part.
+type partState struct {
+	metrics []prometheus.Metric // the last values read
+	ok      bool                // the last collection read them
+	at      time.Time           // when they were read
+}
+
+func newClusterCollector(store *outbox.Store, insp *asynq.Inspector, clk clock.Clock, timeout, interval time.Duration, log *slog.Logger) *clusterCollector {
 	return &clusterCollector{
-		store: store, inspector: insp, clock: clk, timeout: timeout,
+		store: store, inspector: insp, clock: clk, timeout: timeout, interval: interval,
 		log: log.With("component", "api.metrics"), asynqBusy: make(chan struct{}, 1),
+		parts: map[string]*partState{},
 	}
 }
 
 // Describe sends every descriptor the collector may export.
 func (c *clusterCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{
-		oldestActiveDesc, dlqSizeDesc, outboxPendingDesc, outboxUndeliveredDesc, outboxLagDesc, collectSuccessDesc,
+		oldestActiveDesc, dlqSizeDesc, outboxPendingDesc, outboxUndeliveredDesc, outboxLagDesc, collectSuccessDesc, collectAgeDesc,
 	} {
 		ch <- d
 	}
@@ -95,30 +122,99 @@ func (c *clusterCollector) Describe(ch chan<- *prometheus.Desc) {
 // only when all of them were read, so a part is never half exported.
 type collectPart func(ctx context.Context) ([]prometheus.Metric, error)
 
-// Collect reads every part concurrently, within the timeout.
+// Collect sends the last collection, after waiting for a new one when it is
+// older than the interval (or there is none yet).
 func (c *clusterCollector) Collect(ch chan<- prometheus.Metric) {
+	if done := c.due(); done != nil {
+		<-done
+	}
+	now := c.clock.Now()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for name, p := range c.parts {
+		if now.Sub(p.at) < 3*c.interval {
+			for _, m := range p.metrics {
+				ch <- m
+			}
+		}
+		ok := 0.0
+		if p.ok {
+			ok = 1
+		}
+		ch <- gauge(collectSuccessDesc, ok, name)
+		if !p.at.IsZero() {
+			ch <- gauge(collectAgeDesc, max(now.Sub(p.at), 0).Seconds(), name)
+		}
+	}
+}
+
+// due starts a collection when the last one is older than the interval and
+// none runs, and returns the channel that closes when the running one ends,
+// or nil when the last collection is fresh.
+func (c *clusterCollector) due() <-chan struct{} {
+	now := c.clock.Now()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.running != nil {
+		return c.running
+	}
+	if !c.started.IsZero() && now.Sub(c.started) < c.interval {
+		return nil
+	}
+	c.started, c.running = now, make(chan struct{})
+	go c.collect(c.running)
+	return c.running
+}
+
+// idle reports whether no collection runs.
+func (c *clusterCollector) idle() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.running == nil
+}
+
+// collect reads every part concurrently, within the timeout, and closes
+// done when the results are stored.
+func (c *clusterCollector) collect(done chan struct{}) {
 	ctx, cancel := context.WithTimeout(context.Background(), c.timeout)
 	defer cancel()
 	parts := map[string]collectPart{"jobs": c.oldestActive, "dlq": c.dlqSize, "outbox": c.outbox}
 	if c.inspector != nil {
 		parts["asynq"] = c.asynq
 	}
+	type result struct {
+		name    string
+		metrics []prometheus.Metric
+		err     error
+	}
+	results := make(chan result, len(parts))
 	var wg sync.WaitGroup
 	for name, part := range parts {
 		wg.Go(func() {
 			ms, err := part(ctx)
-			ok := 1.0
-			if err != nil {
-				ok = 0
-				c.log.Warn("cluster metrics: part not collected", "part", name, "error", err)
-			}
-			for _, m := range ms {
-				ch <- m
-			}
-			ch <- prometheus.MustNewConstMetric(collectSuccessDesc, prometheus.GaugeValue, ok, name)
+			results <- result{name, ms, err}
 		})
 	}
 	wg.Wait()
+	close(results)
+	now := c.clock.Now()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for r := range results {
+		p := c.parts[r.name]
+		if p == nil {
+			p = &partState{}
+			c.parts[r.name] = p
+		}
+		p.ok = r.err == nil
+		if r.err != nil {
+			c.log.Warn("cluster metrics: part not collected", "part", r.name, "error", r.err)
+			continue
+		}
+		p.metrics, p.at = r.metrics, now
+	}
+	c.running = nil
+	close(done)
 }
 
 func gauge(d *prometheus.Desc, v float64, labels ...string) prometheus.Metric {
@@ -162,12 +258,12 @@ func (c *clusterCollector) outbox(ctx context.Context) ([]prometheus.Metric, err
 }
 
 // asynq reads every queue's info through the Inspector, the way Asynq's own
-// collector does, but gives up at the scrape's deadline.
+// collector does, but gives up at the collection's deadline.
 func (c *clusterCollector) asynq(ctx context.Context) ([]prometheus.Metric, error) {
 	select {
 	case c.asynqBusy <- struct{}{}:
 	default:
-		return nil, errors.New("the previous scrape's asynq read is still running")
+		return nil, errors.New("the previous collection's asynq read is still running")
 	}
 	type result struct {
 		infos []*asynq.QueueInfo
@@ -190,18 +286,24 @@ func (c *clusterCollector) asynq(ctx context.Context) ([]prometheus.Metric, erro
 	}
 }
 
+// queueInfos reads every queue Asynq knows, and relayops' extract queue
+// even before Asynq knows it (no task enqueued yet, or Redis lost its data):
+// it is then exported empty, so its series never go missing.
 func (c *clusterCollector) queueInfos() ([]*asynq.QueueInfo, error) {
 	queues, err := c.inspector.Queues()
 	if err != nil {
 		return nil, err
 	}
-	infos := make([]*asynq.QueueInfo, 0, len(queues))
+	infos := make([]*asynq.QueueInfo, 0, len(queues)+1)
 	for _, q := range queues {
 		info, err := c.inspector.GetQueueInfo(q)
 		if err != nil {
 			return nil, err
 		}
 		infos = append(infos, info)
+	}
+	if !slices.Contains(queues, task.QueueExtract) {
+		infos = append(infos, &asynq.QueueInfo{Queue: task.QueueExtract})
 	}
 	return infos, nil
 }

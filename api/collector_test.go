@@ -4,10 +4,16 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/hibiken/asynq"
+	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 
 	"github.com/relayops/relayops/internal/redistest"
@@ -131,4 +137,96 @@ func TestCollector_RedisDown_ScrapeStillAnswers(t *testing.T) {
 	}
 	require.NotContains(t, m, `relayops_dlq_size`)
 	require.Contains(t, m, `relayops_submissions_total{outcome="created"}`)
+}
+
+// commandCounter is a go-redis hook counting the commands sent, pipelined
+// ones included.
+type commandCounter struct{ n atomic.Int64 }
+
+func (c *commandCounter) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+func (c *commandCounter) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		c.n.Add(1)
+		return next(ctx, cmd)
+	}
+}
+
+func (c *commandCounter) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		c.n.Add(int64(len(cmds)))
+		return next(ctx, cmds)
+	}
+}
+
+// scrapeRaw GETs /metrics from the handler (safe from any goroutine) and
+// returns the body, "" unless it answered 200.
+func (b *bundle) scrapeRaw() string {
+	rec := httptest.NewRecorder()
+	b.srv.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+	if rec.Code != http.StatusOK {
+		return ""
+	}
+	return rec.Body.String()
+}
+
+// scrapeConcurrently runs n scrapes at once and returns how many of them
+// lacked asynq_queue_size{queue="extract"}.
+func (b *bundle) scrapeConcurrently(n int) int {
+	var wg sync.WaitGroup
+	var missing atomic.Int64
+	for range n {
+		wg.Go(func() {
+			if !strings.Contains(b.scrapeRaw(), `asynq_queue_size{queue="extract"}`) {
+				missing.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	return int(missing.Load())
+}
+
+// A scrape reads the cluster gauges collected at most once per
+// ClusterMetricsInterval: many scrapes, even concurrent, cost one collection
+// of Redis commands, and every one of them has the asynq series.
+func TestMetrics_ManyScrapes_CostOneCollection(t *testing.T) {
+	t.Parallel()
+	b := setup(t, withInspector)
+	count := &commandCounter{}
+	b.rdb.AddHook(count)
+
+	first := b.scrape(t)
+	require.Contains(t, first, `asynq_queue_size{queue="extract"}`, "the queue is exported before its first task")
+	perCollection := count.n.Load()
+	require.Positive(t, perCollection)
+
+	require.Zero(t, b.scrapeConcurrently(50))
+	require.Equal(t, perCollection, count.n.Load(), "50 scrapes within the interval send no command")
+
+	b.clock.Advance(defaultClusterMetricsInterval)
+	require.Zero(t, b.scrapeConcurrently(20), "a stale collection is served while the next one runs")
+	redistest.Eventually(t, 5*time.Second, b.srv.collector.idle, "the background collection to finish")
+	require.LessOrEqual(t, count.n.Load(), 2*perCollection, "20 scrapes past the interval cost one collection")
+	t.Logf("Redis commands: %d per collection (%d shards); %d for 71 scrapes", perCollection, b.store.Shards(), count.n.Load())
+}
+
+// A part whose collection fails keeps its last values for three intervals,
+// flagged by collect_success 0 and an age that grows; then it is dropped.
+func TestCollector_PartFails_KeepsLastValuesForThreeIntervals(t *testing.T) {
+	t.Parallel()
+	b := setup(t, withInspector)
+	require.Equal(t, 1.0, b.scrape(t)[`relayops_metrics_collect_success{part="dlq"}`])
+	b.mini.Close()
+
+	b.clock.Advance(defaultClusterMetricsInterval)
+	m := b.scrape(t)
+	require.Equal(t, 0.0, m[`relayops_metrics_collect_success{part="dlq"}`])
+	require.Contains(t, m, `relayops_dlq_size`, "the last value is still served")
+	require.Contains(t, m, `asynq_queue_size{queue="extract"}`)
+	require.Equal(t, defaultClusterMetricsInterval.Seconds(), m[`relayops_metrics_collect_age_seconds{part="dlq"}`])
+
+	b.clock.Advance(2 * defaultClusterMetricsInterval)
+	m = b.scrape(t)
+	require.NotContains(t, m, `relayops_dlq_size`, "too old to be served")
+	require.Equal(t, 3*defaultClusterMetricsInterval.Seconds(), m[`relayops_metrics_collect_age_seconds{part="dlq"}`])
 }

@@ -21,5 +21,6 @@ func ConfigFrom(c *config.Config, store *outbox.Store, rdb redis.UniversalClient
 		Limits:        outbox.Limits{MaxAttempts: c.MaxAttempts, MaxRecoveries: c.MaxRecoveries, Deadline: c.DefaultDeadline},
 		ReprocessRate: c.ReprocessRate, Dashboard: dash, Logger: log,
 		Inspector: asynq.NewInspectorFromRedisClient(rdb), MetricsTenantLabels: c.MetricsTenantLabels,
+		MetricsToken: c.MetricsToken,
 	}
 }

@@ -26,7 +26,11 @@ import (
 //   - unknown members are errors, each named;
 //   - integers are written as integers: a JSON number with a fraction or an
 //     exponent (1.0, 1e3) is rejected even when its value is whole;
-//   - null is not a value of any member: an optional member is omitted.
+//   - null is not a value of any member: an optional member is omitted;
+//   - no string holds the escape \u0000 or a lone surrogate escape (\ud800
+//     without its \udc00-\udfff pair, or the reverse): encoding/json would
+//     turn a lone one into U+FFFD, so different bytes would mean, and hash
+//     as, the same payload. Pairs (an emoji as \ud83d\ude00) are fine.
 // Every problem found is reported at once, with the member's name.
 
 // readObject reads the request body as a strict JSON object.
@@ -61,7 +65,96 @@ func parseObject(data []byte) (*object, error) {
 	if bytes.TrimSpace(data)[0] != '{' || json.Unmarshal(data, &members) != nil {
 		return nil, invalid(outbox.FieldError{Field: "body", Problem: "must be a JSON object"})
 	}
+	if fields := checkEscapes(data); len(fields) > 0 {
+		return nil, invalid(fields...)
+	}
 	return &object{members: members}, nil
+}
+
+// checkEscapes finds the strings of a well-formed JSON object that hold the
+// escape \u0000 or a lone surrogate escape, and names the top-level member
+// each is in ("body" for a key that holds one), once per member.
+func checkEscapes(data []byte) []outbox.FieldError {
+	var out []outbox.FieldError
+	seen := map[string]bool{}
+	depth, expectKey := 0, false
+	member := "body" // the top-level member being read
+	for i := 0; i < len(data); i++ {
+		switch data[i] {
+		case '{', '[':
+			depth++
+			expectKey = data[i] == '{' && depth == 1
+		case '}', ']':
+			depth--
+		case ',':
+			expectKey = depth == 1
+		case '"':
+			end, problem := scanString(data, i)
+			isKey := depth == 1 && expectKey
+			if isKey {
+				expectKey, member = false, "body"
+				if problem == "" {
+					_ = json.Unmarshal(data[i:end+1], &member)
+					member = truncate(member, 64)
+				}
+			}
+			field := member
+			if isKey {
+				field = "body"
+			}
+			if problem != "" && !seen[field] {
+				seen[field] = true
+				out = append(out, outbox.FieldError{Field: field, Problem: problem})
+			}
+			i = end
+		}
+	}
+	return out
+}
+
+// scanString reads the JSON string opening at data[start] (well-formed) and
+// returns the index of its closing quote and the problem of its escapes, "".
+func scanString(data []byte, start int) (int, string) {
+	problem := ""
+	for j := start + 1; j < len(data); j++ {
+		switch data[j] {
+		case '"':
+			return j, problem
+		case '\\':
+			if data[j+1] != 'u' {
+				j++
+				continue
+			}
+			code, next := unicodeEscape(data, j)
+			j = next - 1
+			switch {
+			case code == 0:
+				problem = "must not contain the escape \\u0000 (NUL)"
+			case code >= 0xDC00 && code <= 0xDFFF:
+				problem = "must not contain a lone surrogate escape (\\udc00-\\udfff without a \\ud800-\\udbff before it)"
+			case code >= 0xD800 && code <= 0xDBFF:
+				if low, after := unicodeEscape(data, next); low >= 0xDC00 && low <= 0xDFFF {
+					j = after - 1
+					continue
+				}
+				problem = "must not contain a lone surrogate escape (\\ud800-\\udbff without a \\udc00-\\udfff after it)"
+			}
+		}
+	}
+	return len(data) - 1, problem
+}
+
+// unicodeEscape decodes the \uXXXX escape at data[i] and returns its code
+// and the index after it; -1 when data[i:] is not such an escape.
+func unicodeEscape(data []byte, i int) (int, int) {
+	if i+6 > len(data) || data[i] != '\\' || data[i+1] != 'u' {
+		return -1, i
+	}
+	v, err := strconv.ParseUint(string(data[i+2:i+6]), 16, 16)
+	if err != nil {
+		return -1, i
+	}
+	return int(v), i + 6
 }
 
 func checkContentType(ct string) error {

@@ -46,10 +46,16 @@ type Error struct {
 	Status     int
 	Code       string
 	Message    string
-	Fields     []outbox.FieldError // invalid_request only
+	Fields     []outbox.FieldError // invalid_request only: the first maxListedFields
+	FieldCount int                 // invalid_request only: how many fields are bad
 	RetryAfter time.Duration       // rate_limited only
 	Err        error               // the cause, for the log; never shown
 }
+
+// maxListedFields bounds the fields an invalid_request lists (the count
+// says how many there are): a body with 60,000 unknown members must not get
+// a 3.6 MB answer.
+const maxListedFields = 20
 
 func (e *Error) Error() string {
 	if e.Err != nil {
@@ -60,17 +66,25 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
-// invalid returns a 400 invalid_request naming every bad field.
+// invalid returns a 400 invalid_request naming the bad fields, the first
+// maxListedFields of them, and counting them all.
 func invalid(fields ...outbox.FieldError) *Error {
+	total := len(fields)
+	fields = fields[:min(total, maxListedFields)]
 	names := make([]string, len(fields))
 	for i, f := range fields {
 		names[i] = f.Field
 	}
+	msg := "invalid request: " + strings.Join(names, ", ")
+	if total > len(fields) {
+		msg += fmt.Sprintf(" and %d more", total-len(fields))
+	}
 	return &Error{
-		Status:  http.StatusBadRequest,
-		Code:    CodeInvalidRequest,
-		Message: "invalid request: " + strings.Join(names, ", "),
-		Fields:  fields,
+		Status:     http.StatusBadRequest,
+		Code:       CodeInvalidRequest,
+		Message:    msg,
+		Fields:     fields,
+		FieldCount: total,
 	}
 }
 
@@ -186,6 +200,8 @@ type errorDetail struct {
 	Message   string              `json:"message"`
 	RequestID string              `json:"requestId"`
 	Fields    []outbox.FieldError `json:"fields,omitempty"`
+	// FieldCount is how many fields are bad; Fields lists the first 20.
+	FieldCount int `json:"fieldCount,omitempty"`
 }
 
 // handleError is the server's only Echo HTTPErrorHandler.
@@ -205,7 +221,7 @@ func (s *Server) handleError(err error, c echo.Context) {
 		h.Set("Retry-After", "1")
 	}
 	body := errorBody{Error: errorDetail{
-		Code: e.Code, Message: e.Message, RequestID: requestID(c), Fields: e.Fields,
+		Code: e.Code, Message: e.Message, RequestID: requestID(c), Fields: e.Fields, FieldCount: e.FieldCount,
 	}}
 	if c.Request().Method == http.MethodHead {
 		err = c.NoContent(e.Status)

@@ -297,3 +297,17 @@ func TestListJobs_PagesFiltersAndScopes(t *testing.T) {
 		b.do(t, call{method: "GET", path: "/v1/jobs?cursor=" + strings.Repeat("A", 600), token: tokAcme}).requireError(t, 400, CodeInvalidCursor)
 	})
 }
+
+// A surrogate pair escape is one character, the same as written raw: the
+// payload hashes alike and dedupes.
+func TestSubmit_SurrogatePairEscape_IsTheCharacter(t *testing.T) {
+	t.Parallel()
+	b := setup(t, nil)
+	r := b.do(t, call{method: "POST", path: "/v1/jobs", token: tokAcme,
+		body: `{"documentId":"inv-1","operationVersion":1,"content":"smile \ud83d\ude00 \uD83D\uDE00"}`})
+	require.Equal(t, http.StatusAccepted, r.Status, "body: %s", r.Body)
+	r = b.do(t, call{method: "POST", path: "/v1/jobs", token: tokAcme,
+		body: `{"documentId":"inv-1","operationVersion":1,"content":"smile 😀 😀"}`})
+	require.Equal(t, http.StatusOK, r.Status, "body: %s", r.Body)
+	require.Equal(t, true, r.json(t)["deduped"])
+}

@@ -122,3 +122,23 @@ func TestMetrics_ReviewWait_NeverNegative(t *testing.T) {
 	require.Equal(t, 1.0, m[`relayops_review_wait_seconds_count{outcome="approved"}`])
 	require.Equal(t, 0.0, m[`relayops_review_wait_seconds_sum{outcome="approved"}`])
 }
+
+// With a metrics token, /metrics answers only that bearer token: neither
+// nothing nor a tenant or operator token. The probes stay open.
+func TestMetrics_Token_RequiredWhenConfigured(t *testing.T) {
+	t.Parallel()
+	const token = "metrics-token-0123456789"
+	b := setup(t, &setupOpts{modify: func(c *Config) { c.MetricsToken = token }})
+	for _, tok := range []string{"", tokAlice, tokAcme, "metrics-token-012345678"} {
+		r := b.do(t, call{method: "GET", path: "/metrics", token: tok})
+		r.requireError(t, http.StatusUnauthorized, CodeUnauthorized)
+		require.Equal(t, `Bearer realm="relayops"`, r.Header.Get("WWW-Authenticate"))
+		require.NotContains(t, string(r.Body), "relayops_")
+	}
+	r := b.do(t, call{method: "GET", path: "/metrics", token: token})
+	require.Equal(t, http.StatusOK, r.Status)
+	require.Contains(t, string(r.Body), "relayops_submissions_total")
+	for _, path := range []string{"/healthz", "/readyz", "/openapi.json"} {
+		require.Equal(t, http.StatusOK, b.do(t, call{method: "GET", path: path}).Status, path)
+	}
+}

@@ -25,8 +25,10 @@ var reprocessHints = map[string]string{
 // reprocess is POST /v1/jobs/{jobId}/reprocess by an operator: 201 with the
 // new job, 200 with the same new job for a repeat, 409 for a job that is not
 // dead-lettered, is cancelled, or whose input expired (without content), 429
-// when the tenant's reprocess budget is spent. Only a call that can create a
-// job takes from the budget: a repeat, or a call the store refuses, does not.
+// when the tenant's reprocess budget is spent. Only the creation of a job
+// takes from the budget: a repeat, or a call the store refuses, does not,
+// and a repeat is never refused (concurrent calls for one job share the
+// token the first of them took).
 func (s *Server) reprocess(c echo.Context) error {
 	key, err := s.jobKey(c)
 	if err != nil {
@@ -44,13 +46,13 @@ func (s *Server) reprocess(c echo.Context) error {
 	}
 	var token *reservation
 	if job.State == outbox.StateDeadLettered && job.ReprocessedAs == "" {
-		if token, err = s.limiter.reserve(ctx, key.Tenant); err != nil {
+		if token, err = s.limiter.reserve(ctx, key); err != nil {
 			return err
 		}
 	}
 	res, err := s.store.Reprocess(ctx, req)
-	if token != nil && (err != nil || res.Repeat) {
-		token.cancel(ctx)
+	if token != nil {
+		token.release(ctx, err)
 	}
 	if errors.Is(err, outbox.ErrIdempotencyConflict) {
 		s.metrics.reprocessed(key.Tenant, reprocessConflict)

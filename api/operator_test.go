@@ -1,14 +1,18 @@
 package api
 
 import (
+	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/relayops/relayops/internal/config"
+	"github.com/relayops/relayops/internal/redistest"
 	"github.com/relayops/relayops/outbox"
 )
 
@@ -145,6 +149,61 @@ func TestReprocess_RateLimit_PerTenant_RepeatsAreFree(t *testing.T) {
 	b.clock.Advance(30 * time.Second)
 	require.Equal(t, 201, b.do(t, reprocessCall(dead[2], `{"reason":"r"}`)).Status)
 	b.do(t, reprocessCall(dead[3], `{"reason":"r"}`)).requireError(t, http.StatusTooManyRequests, CodeRateLimited)
+}
+
+// Identical reprocess calls at once: one creates the new version, every
+// other one is a repeat, and no repeat is refused by the rate limit, even
+// though more calls than the budget run at the same time. On miniredis and
+// on a real Redis (whose client runs the calls in parallel).
+func TestReprocess_ConcurrentIdenticalCalls_OneCreatedRestRepeats(t *testing.T) {
+	t.Parallel()
+	for _, backend := range []string{"miniredis", "redis"} {
+		t.Run(backend, func(t *testing.T) {
+			t.Parallel()
+			opts := &setupOpts{modify: func(c *Config) { c.ReprocessRate = config.Rate{Count: 10, Per: time.Minute} }}
+			if backend == "redis" {
+				rdb, err := outbox.NewRedisClient(redistest.Start(t, nil).URL)
+				require.NoError(t, err)
+				t.Cleanup(func() { _ = rdb.Close() })
+				opts.rdb = rdb
+			}
+			b := setup(t, opts)
+			dead := b.submit(t, tokAcme, "inv-1", 1, "x")
+			b.deadLetter(t, dead)
+
+			const calls = 30
+			statuses := make(chan int, calls)
+			start := make(chan struct{})
+			var wg sync.WaitGroup
+			for range calls {
+				wg.Go(func() {
+					<-start
+					req := newRequest(t, reprocessCall(dead, `{"reason":"vendor resent"}`))
+					rec := httptest.NewRecorder()
+					b.srv.Handler().ServeHTTP(rec, req)
+					statuses <- rec.Code
+				})
+			}
+			close(start)
+			wg.Wait()
+			close(statuses)
+			count := map[int]int{}
+			for s := range statuses {
+				count[s]++
+			}
+			require.Equal(t, map[int]int{http.StatusCreated: 1, http.StatusOK: calls - 1}, count)
+
+			// The one creation took one token: nine are left of ten.
+			for i := range 9 {
+				id := b.submit(t, tokAcme, fmt.Sprintf("other-%d", i), 1, "x")
+				b.deadLetter(t, id)
+				require.Equal(t, http.StatusCreated, b.do(t, reprocessCall(id, `{"reason":"r"}`)).Status, "call %d", i)
+			}
+			last := b.submit(t, tokAcme, "last", 1, "x")
+			b.deadLetter(t, last)
+			b.do(t, reprocessCall(last, `{"reason":"r"}`)).requireError(t, http.StatusTooManyRequests, CodeRateLimited)
+		})
+	}
 }
 
 func TestDLQ_ListsDeadLetteredJobsWithReasonCodes(t *testing.T) {

@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"errors"
 	"net/http"
 
 	"github.com/relayops/relayops/internal/config"
@@ -10,7 +11,9 @@ import (
 
 // reprocessLimiter is the per-tenant reprocess budget: a token bucket of
 // Count tokens refilled at Count per Per, kept in Redis by the store so that
-// every API process draws on the same budget.
+// every API process draws on the same budget. A token is taken for one job
+// and held by it: concurrent calls reprocessing the same job share it, so
+// the repeats among them are never refused.
 type reprocessLimiter struct {
 	store *outbox.Store
 	rate  outbox.Rate
@@ -20,28 +23,35 @@ func newReprocessLimiter(store *outbox.Store, r config.Rate) *reprocessLimiter {
 	return &reprocessLimiter{store: store, rate: outbox.Rate{Count: r.Count, Per: r.Per}}
 }
 
-// reservation is one token taken from a tenant's bucket.
+// reservation is the admission of one reprocess call of a job.
 type reservation struct {
-	l      *reprocessLimiter
-	tenant string
+	l     *reprocessLimiter
+	key   outbox.Key
+	taken bool // this call took the job's token (else it shares another call's)
 }
 
-// cancel gives the token back, for a call that created nothing. It runs even
-// when the request's context is done: the token was taken.
-func (r *reservation) cancel(ctx context.Context) {
-	_ = r.l.store.ReturnReprocessToken(context.WithoutCancel(ctx), r.tenant, r.l.rate)
+// release settles the token after the store answered: a call that took the
+// token and whose store call created nothing gives it back, unless the
+// answer proves that the job was reprocessed (a repeat, a conflict), which
+// the token paid for whichever call created it. It runs even when the
+// request's context is done: the token was taken.
+func (r *reservation) release(ctx context.Context, err error) {
+	if !r.taken || err == nil || errors.Is(err, outbox.ErrIdempotencyConflict) {
+		return
+	}
+	_ = r.l.store.ReturnReprocessToken(context.WithoutCancel(ctx), r.key, r.l.rate)
 }
 
-// reserve takes a token from tenant's bucket, or answers 429 with the time
-// until one is available.
-func (l *reprocessLimiter) reserve(ctx context.Context, tenant string) (*reservation, error) {
-	wait, err := l.store.TakeReprocessToken(ctx, tenant, l.rate)
+// reserve admits a reprocess of job k, or answers 429 with the time until a
+// token is available.
+func (l *reprocessLimiter) reserve(ctx context.Context, k outbox.Key) (*reservation, error) {
+	g, err := l.store.TakeReprocessToken(ctx, k, l.rate)
 	if err != nil {
 		return nil, err
 	}
-	if wait > 0 {
+	if g.Wait > 0 {
 		return nil, &Error{Status: http.StatusTooManyRequests, Code: CodeRateLimited,
-			Message: "reprocess rate limit reached for this tenant", RetryAfter: wait}
+			Message: "reprocess rate limit reached for this tenant", RetryAfter: g.Wait}
 	}
-	return &reservation{l: l, tenant: tenant}, nil
+	return &reservation{l: l, key: k, taken: g.Taken}, nil
 }

@@ -21,7 +21,7 @@ var decisions = map[string]string{
 }
 
 // listReviews is GET /v1/reviews: one tenant's reviews, newest first,
-// filtered by status. A tenant token lists its own; an operator names any
+// filtered by status. Tenants see that an operator decided, not who. A tenant token lists its own; an operator names any
 // tenant with tenant= (the store indexes reviews per tenant).
 func (s *Server) listReviews(c echo.Context) error {
 	q := parseQuery(c, "tenant", "status", "cursor", "limit")
@@ -40,7 +40,7 @@ func (s *Server) listReviews(c echo.Context) error {
 	}
 	return respondList(s, c, q, &opts.Cursor, "reviews", func(ctx context.Context) (*outbox.ReviewPage, error) {
 		return s.store.ListReviews(ctx, opts)
-	}, newReviewList)
+	}, reviewList(principal(c).role))
 }
 
 // getReview is GET /v1/reviews/{jobId}: the review of one succeeded job
@@ -56,7 +56,7 @@ func (s *Server) getReview(c echo.Context) error {
 	if err != nil {
 		return fmt.Errorf("api: get review %s: %w", key, err)
 	}
-	return c.JSON(http.StatusOK, newReviewView(r))
+	return c.JSON(http.StatusOK, newReviewView(r, principal(c).role))
 }
 
 // decide is POST /v1/reviews/{jobId}/decision by an operator. Repeating the
@@ -96,7 +96,7 @@ func (s *Server) decide(c echo.Context) error {
 	if before != nil && before.Status == outbox.ReviewPending {
 		s.metrics.decided(key.Tenant, r)
 	}
-	return c.JSON(http.StatusOK, newReviewView(r))
+	return c.JSON(http.StatusOK, newReviewView(r, roleOperator))
 }
 
 // hasControl reports a control character other than tab, newline and

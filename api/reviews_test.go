@@ -3,6 +3,7 @@ package api
 import (
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -122,5 +123,42 @@ func TestReviews_Errors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			b.do(t, tt.c).requireError(t, tt.status, tt.code)
 		})
+	}
+}
+
+// A tenant learns that its document was decided, how and when, and that an
+// operator decided it, never which person nor the operator's note, which
+// is an internal remark. Operators see both.
+func TestReviews_TenantSeesTheDecisionNotTheOperator(t *testing.T) {
+	t.Parallel()
+	b := setup(t, nil)
+	id := b.submit(t, tokAcme, "inv-1", 1, "x")
+	b.succeed(t, id, `{}`)
+	pending := b.do(t, call{method: "GET", path: "/v1/reviews/" + id, token: tokAcme}).json(t)
+	require.NotContains(t, pending, "decidedBy", "nobody decided yet")
+
+	b.clock.Advance(time.Minute)
+	r := b.do(t, call{method: "POST", path: "/v1/reviews/" + id + "/decision", token: tokAlice,
+		body: `{"decision":"reject","note":"vendor on the watch list"}`})
+	require.Equal(t, http.StatusOK, r.Status, "body: %s", r.Body)
+
+	for _, tenantView := range []map[string]any{
+		b.do(t, call{method: "GET", path: "/v1/reviews/" + id, token: tokAcme}).json(t),
+		b.do(t, call{method: "GET", path: "/v1/reviews", token: tokAcme}).json(t)["items"].([]any)[0].(map[string]any),
+	} {
+		require.Equal(t, "rejected", tenantView["status"])
+		require.Equal(t, "operator", tenantView["decidedBy"])
+		require.Equal(t, t0.Add(time.Minute).Format(timeFormat), tenantView["decidedAt"])
+		require.NotContains(t, tenantView, "operator")
+		require.NotContains(t, tenantView, "note")
+	}
+	for _, opView := range []map[string]any{
+		r.json(t),
+		b.do(t, call{method: "GET", path: "/v1/reviews/" + id, token: tokAlice}).json(t),
+		b.do(t, call{method: "GET", path: "/v1/reviews?tenant=acme", token: tokAlice}).json(t)["items"].([]any)[0].(map[string]any),
+	} {
+		require.Equal(t, "operator", opView["decidedBy"])
+		require.Equal(t, "alice", opView["operator"])
+		require.Equal(t, "vendor on the watch list", opView["note"])
 	}
 }

@@ -45,9 +45,17 @@ type Config struct {
 	BodyLimit int64
 	// ReprocessRate is the per-tenant reprocess budget. Default 10 per minute.
 	ReprocessRate config.Rate
+	// AuthFailures is how many failed authentications one client address
+	// (an IPv4 address or an IPv6 /64) may make per period before further
+	// failures answer 429 until the period ends. Default 20 per minute.
+	AuthFailures config.Rate
 	// StoreTimeout bounds every store call of a request; past it the request
 	// answers 503. Default 2s.
 	StoreTimeout time.Duration
+	// ClusterMetricsInterval is how long one collection of the cluster-wide
+	// gauges of /metrics is served before a scrape collects again: scrapes
+	// cost Redis at most one collection per interval. Default 10s.
+	ClusterMetricsInterval time.Duration
 	// ReadyTimeout bounds the Redis ping of /readyz. Default 1s.
 	ReadyTimeout time.Duration
 	// ShutdownTimeout bounds the wait for in-flight requests. Default 10s.
@@ -62,6 +70,9 @@ type Config struct {
 	// Inspector reads Asynq's queues for the asynq_* series of /metrics (the
 	// names asynqmon's charts query); nil exports none of them.
 	Inspector *asynq.Inspector
+	// MetricsToken, when set, is the bearer token /metrics requires (for
+	// deployments that expose the port). Default: /metrics is open.
+	MetricsToken string
 	// MetricsTenantLabels adds a tenant label to the per-job series
 	// (submissions, reprocesses, review wait). Default false: mind the
 	// cardinality.
@@ -90,8 +101,14 @@ func (c Config) withDefaults() Config {
 	if c.ReprocessRate == (config.Rate{}) {
 		c.ReprocessRate = config.Rate{Count: 10, Per: time.Minute}
 	}
+	if c.AuthFailures == (config.Rate{}) {
+		c.AuthFailures = config.Rate{Count: 20, Per: time.Minute}
+	}
 	if c.StoreTimeout == 0 {
 		c.StoreTimeout = defaultStoreTimeout
+	}
+	if c.ClusterMetricsInterval == 0 {
+		c.ClusterMetricsInterval = defaultClusterMetricsInterval
 	}
 	if c.ReadyTimeout == 0 {
 		c.ReadyTimeout = defaultReadyTimeout
@@ -129,21 +146,40 @@ func (c Config) validate() error {
 	if c.ReprocessRate.Count < 1 || c.ReprocessRate.Per <= 0 {
 		errs = append(errs, errors.New("api: Config.ReprocessRate must be a positive count per positive duration"))
 	}
-	if c.StoreTimeout < 0 || c.ReadyTimeout < 0 || c.ShutdownTimeout < 0 {
-		errs = append(errs, errors.New("api: Config timeouts must not be negative"))
+	if c.AuthFailures.Count < 1 || c.AuthFailures.Per <= 0 {
+		errs = append(errs, errors.New("api: Config.AuthFailures must be a positive count per positive duration"))
+	}
+	errs = append(errs, checkTokens("Tenants", c.Tenants), checkTokens("Operators", c.Operators))
+	if c.StoreTimeout < 0 || c.ReadyTimeout < 0 || c.ShutdownTimeout < 0 || c.ClusterMetricsInterval < 0 {
+		errs = append(errs, errors.New("api: Config timeouts and ClusterMetricsInterval must not be negative"))
+	}
+	return errors.Join(errs...)
+}
+
+// checkTokens refuses tokens shorter than config.MinTokenLength, naming the
+// entry but never quoting the token.
+func checkTokens(field string, creds []config.Credential) error {
+	var errs []error
+	for i, c := range creds {
+		if len(c.Token) < config.MinTokenLength {
+			errs = append(errs, fmt.Errorf("api: Config.%s[%d] (%s): token must be at least %d characters, got %d",
+				field, i, c.Name, config.MinTokenLength, len(c.Token)))
+		}
 	}
 	return errors.Join(errs...)
 }
 
 // Server is the HTTP API. Create it with New.
 type Server struct {
-	cfg     Config
-	log     *slog.Logger
-	store   *outbox.Store
-	auth    *authenticator
-	limiter *reprocessLimiter
-	metrics *metrics
-	echo    *echo.Echo
+	cfg          Config
+	log          *slog.Logger
+	store        *outbox.Store
+	auth         *authenticator
+	limiter      *reprocessLimiter
+	metrics      *metrics
+	collector    *clusterCollector
+	authThrottle *authThrottle
+	echo         *echo.Echo
 }
 
 // New validates cfg and builds the server and its routes.
@@ -156,16 +192,20 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := cfg.Registry.Register(newClusterCollector(cfg.Store, cfg.Inspector, cfg.Clock, cfg.StoreTimeout, cfg.Logger)); err != nil {
+	col := newClusterCollector(cfg.Store, cfg.Inspector, cfg.Clock, cfg.StoreTimeout, cfg.ClusterMetricsInterval, cfg.Logger)
+	if err := cfg.Registry.Register(col); err != nil {
 		return nil, fmt.Errorf("api: register cluster metrics: %w", err)
 	}
 	s := &Server{
-		cfg:     cfg,
-		log:     cfg.Logger,
-		store:   cfg.Store,
-		auth:    newAuthenticator(cfg.Tenants, cfg.Operators),
-		limiter: newReprocessLimiter(cfg.Store, cfg.ReprocessRate),
-		metrics: m,
+		cfg:       cfg,
+		log:       cfg.Logger,
+		store:     cfg.Store,
+		auth:      newAuthenticator(cfg.Tenants, cfg.Operators),
+		limiter:   newReprocessLimiter(cfg.Store, cfg.ReprocessRate),
+		metrics:   m,
+		collector: col,
+
+		authThrottle: newAuthThrottle(cfg.AuthFailures, cfg.Clock),
 	}
 	s.echo = s.routes()
 	return s, nil
@@ -198,7 +238,7 @@ func (s *Server) routes() *echo.Echo {
 
 	e.GET("/healthz", s.healthz)
 	e.GET("/readyz", s.readyz)
-	e.GET("/metrics", echo.WrapHandler(s.metrics.handler(s.cfg.Registry)))
+	e.GET("/metrics", echo.WrapHandler(s.metrics.handler(s.cfg.Registry)), s.metricsAuth())
 	e.GET("/openapi.json", serveOpenAPI)
 	if s.cfg.Dashboard != nil {
 		h := echo.WrapHandler(s.cfg.Dashboard)
@@ -231,7 +271,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	}
 	s.log.Info("listening", "addr", ln.Addr().String())
 	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
+	go func() { errc <- hs.Serve(jsonErrorListener{ln}) }()
 	select {
 	case err := <-errc:
 		return fmt.Errorf("api: serve: %w", err)

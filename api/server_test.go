@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +17,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 
+	"github.com/relayops/relayops/internal/config"
 	"github.com/relayops/relayops/outbox"
 )
 
@@ -283,4 +285,62 @@ func TestRun_BadAddress_Fails(t *testing.T) {
 // newBlackholeClient is the production client, pointed at addr.
 func newBlackholeClient(addr string) (*redis.Client, error) {
 	return outbox.NewRedisClient("redis://" + addr + "/0")
+}
+
+func TestNew_ShortToken_Refused(t *testing.T) {
+	t.Parallel()
+	b := setup(t, nil)
+	_, err := New(Config{Store: b.store, Tenants: []config.Credential{{Name: "acme", Token: "acme-demo-token"}}})
+	require.ErrorContains(t, err, "Config.Tenants[0] (acme): token must be at least 16 characters")
+	_, err = New(Config{Store: b.store, Operators: []config.Credential{{Name: "alice", Token: "x"}}})
+	require.ErrorContains(t, err, "Config.Operators[0] (alice): token must be at least 16 characters")
+}
+
+// authFrom sends GET /v1/jobs from a client address with a token.
+func (b *bundle) authFrom(t *testing.T, addr, token string) *httptest.ResponseRecorder {
+	t.Helper()
+	req := newRequest(t, call{method: "GET", path: "/v1/jobs", token: token})
+	req.RemoteAddr = addr
+	rec := httptest.NewRecorder()
+	b.srv.Handler().ServeHTTP(rec, req)
+	return rec
+}
+
+// Repeated authentication failures from one address are answered 429 for
+// the rest of the window; valid tokens from that address, and other
+// addresses, are not affected.
+func TestAuth_RepeatedFailures_ThrottledPerAddress(t *testing.T) {
+	t.Parallel()
+	b := setup(t, &setupOpts{modify: func(c *Config) { c.AuthFailures = config.Rate{Count: 3, Per: time.Minute} }})
+	const attacker, neighbour = "198.51.100.7:4242", "198.51.100.8:4242"
+	for i := range 3 {
+		require.Equal(t, http.StatusUnauthorized, b.authFrom(t, attacker, fmt.Sprintf("guess-%02d-0123456789", i)).Code)
+	}
+	b.clock.Advance(20 * time.Second)
+	for _, tok := range []string{"guess-99-0123456789", ""} {
+		rec := b.authFrom(t, attacker, tok)
+		r := &resp{Status: rec.Code, Header: rec.Header(), Body: rec.Body.Bytes()}
+		r.requireError(t, http.StatusTooManyRequests, CodeRateLimited)
+		require.Equal(t, "40", rec.Header().Get("Retry-After"))
+	}
+	require.Equal(t, http.StatusOK, b.authFrom(t, attacker, tokAcme).Code, "a valid token still works")
+	require.Equal(t, http.StatusUnauthorized, b.authFrom(t, neighbour, "guess-00-0123456789").Code, "per address")
+
+	b.clock.Advance(40 * time.Second)
+	require.Equal(t, http.StatusUnauthorized, b.authFrom(t, attacker, "guess-00-0123456789").Code, "a new window")
+}
+
+// IPv6 clients are counted by /64 (one host can own a whole /64), and the
+// table of addresses never grows past its bound.
+func TestAuth_FailureThrottle_BoundedMemory(t *testing.T) {
+	t.Parallel()
+	b := setup(t, &setupOpts{modify: func(c *Config) { c.AuthFailures = config.Rate{Count: 2, Per: time.Minute} }})
+	for i := range 3 {
+		b.authFrom(t, fmt.Sprintf("[2001:db8:1:2::%x]:443", i+1), "guess-0123456789abc")
+	}
+	require.Equal(t, http.StatusTooManyRequests, b.authFrom(t, "[2001:db8:1:2::ffff]:443", "guess-0123456789abc").Code)
+	for i := range 3 * maxThrottledAddresses {
+		b.authFrom(t, fmt.Sprintf("10.%d.%d.%d:1", i>>16&255, i>>8&255, i&255), "guess-0123456789abc")
+	}
+	require.LessOrEqual(t, b.srv.authThrottle.size(), maxThrottledAddresses)
 }

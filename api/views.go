@@ -127,7 +127,9 @@ func newJobList(p *outbox.JobPage) listView[jobView] {
 	return newList(p.Jobs, p.NextCursor, newJobView)
 }
 
-// reviewView is the JSON form of a review; its id is the job's.
+// reviewView is the JSON form of a review; its id is the job's. A decided
+// review says that an operator decided it (decidedBy, a role); only
+// operators see which one (operator) and the note, an internal remark.
 type reviewView struct {
 	JobID            string      `json:"jobId"`
 	Tenant           string      `json:"tenant"`
@@ -135,6 +137,7 @@ type reviewView struct {
 	OperationVersion int64       `json:"operationVersion"`
 	Status           string      `json:"status"`
 	EventID          string      `json:"eventId"`
+	DecidedBy        *string     `json:"decidedBy,omitempty"`
 	Operator         *string     `json:"operator,omitempty"`
 	Note             *string     `json:"note,omitempty"`
 	CreatedAt        string      `json:"createdAt"`
@@ -148,17 +151,16 @@ type reviewLinks struct {
 	Decision string `json:"decision"`
 }
 
-func newReviewView(r *outbox.Review) reviewView {
+// newReviewView is the view of r for a caller of role viewer.
+func newReviewView(r *outbox.Review, viewer role) reviewView {
 	id := r.Key.String()
-	return reviewView{
+	v := reviewView{
 		JobID:            id,
 		Tenant:           r.Key.Tenant,
 		DocumentID:       r.Key.DocumentID,
 		OperationVersion: r.Key.Version,
 		Status:           r.Status,
 		EventID:          r.EventID,
-		Operator:         optString(r.Operator),
-		Note:             optString(r.Note),
 		CreatedAt:        formatTime(r.CreatedAt),
 		DecidedAt:        optTime(r.DecidedAt),
 		Links: reviewLinks{
@@ -167,10 +169,20 @@ func newReviewView(r *outbox.Review) reviewView {
 			Decision: reviewPath(id) + "/decision",
 		},
 	}
+	if !r.DecidedAt.IsZero() {
+		v.DecidedBy = optString(roleOperator.String())
+	}
+	if viewer == roleOperator {
+		v.Operator, v.Note = optString(r.Operator), optString(r.Note)
+	}
+	return v
 }
 
-func newReviewList(p *outbox.ReviewPage) listView[reviewView] {
-	return newList(p.Reviews, p.NextCursor, newReviewView)
+// reviewList returns the list view of reviews for a caller of role viewer.
+func reviewList(viewer role) func(*outbox.ReviewPage) listView[reviewView] {
+	return func(p *outbox.ReviewPage) listView[reviewView] {
+		return newList(p.Reviews, p.NextCursor, func(r *outbox.Review) reviewView { return newReviewView(r, viewer) })
+	}
 }
 
 // auditView is the JSON form of one audit entry.

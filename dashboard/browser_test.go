@@ -13,6 +13,7 @@ import (
 
 	"github.com/chromedp/cdproto/fetch"
 	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 	"github.com/hibiken/asynq"
 	"github.com/redis/go-redis/v9"
@@ -66,9 +67,10 @@ func browser(t *testing.T) context.Context {
 }
 
 // answerAuth takes over the browser's network: requests to other hosts than
-// the test server fail, and each HTTP auth challenge is answered with the
-// credentials in creds (nil: the user cancels the prompt).
-func answerAuth(t *testing.T, ctx context.Context, host string, creds *atomic.Pointer[[2]string]) {
+// the test server fail (and are counted in external, which may be nil), and
+// each HTTP auth challenge is answered with the credentials in creds (nil:
+// the user cancels the prompt).
+func answerAuth(t *testing.T, ctx context.Context, host string, creds *atomic.Pointer[[2]string], external *atomic.Int64) {
 	t.Helper()
 	paused := chromedp.Events(ctx, fetch.RequestPaused)
 	challenges := chromedp.Events(ctx, fetch.AuthRequired)
@@ -80,6 +82,9 @@ func answerAuth(t *testing.T, ctx context.Context, host string, creds *atomic.Po
 			if u, err := url.Parse(ev.Request.URL); err == nil && u.Host == host {
 				_, _ = chromedp.Call(ctx, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: ev.RequestID})
 			} else {
+				if external != nil {
+					external.Add(1)
+				}
 				_, _ = chromedp.Call(ctx, fetch.FailRequest, fetch.FailRequestParams{RequestID: ev.RequestID, ErrorReason: network.ErrorReasonBlockedByClient})
 			}
 		}
@@ -144,7 +149,9 @@ func TestBrowser_Monitoring_OperatorSeesReadOnlyAsynqmon(t *testing.T) {
 	host := strings.TrimPrefix(ts.URL, "http://")
 
 	var creds atomic.Pointer[[2]string]
-	answerAuth(t, ctx, host, &creds)
+	var external atomic.Int64
+	answerAuth(t, ctx, host, &creds, &external)
+	recordPolicyViolations(t, ctx)
 	innerText := chromedp.Evaluate[string](`document.body.innerText`)
 
 	t.Run("refused without credentials", func(t *testing.T) {
@@ -165,6 +172,13 @@ func TestBrowser_Monitoring_OperatorSeesReadOnlyAsynqmon(t *testing.T) {
 		_, err = chromedp.Run(ctx, chromedp.Poll[bool](
 			`document.body.innerText.includes("`+task.QueueExtract+`")`, chromedp.WithPollingInterval(100*time.Millisecond)))
 		require.NoError(t, err, "the queue name never rendered")
+	})
+
+	t.Run("the page is self-contained under its Content-Security-Policy", func(t *testing.T) {
+		violations, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`window.__cspViolations`))
+		require.NoError(t, err)
+		require.Empty(t, violations, "nothing the policy refused")
+		require.Zero(t, external.Load(), "no request left the test server (fonts, analytics)")
 	})
 
 	t.Run("the archived task shows only its reason code", func(t *testing.T) {
@@ -197,4 +211,36 @@ func TestBrowser_Monitoring_OperatorSeesReadOnlyAsynqmon(t *testing.T) {
 		require.Equal(t, 1, q.Archived)
 		require.Equal(t, 1, q.Pending)
 	})
+}
+
+// recordPolicyViolations collects, in every page the browser loads, what
+// the Content-Security-Policy refused, in window.__cspViolations.
+func recordPolicyViolations(t *testing.T, ctx context.Context) {
+	t.Helper()
+	_, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{
+		Source: `window.__cspViolations = [];
+			document.addEventListener("securitypolicyviolation", e => window.__cspViolations.push(e.violatedDirective + " " + e.blockedURI));`,
+	})
+	require.NoError(t, err)
+}
+
+// On the embedded Redis (miniredis, as make run uses), asynqmon's Redis page
+// showed NaN for the figures miniredis does not report.
+func TestBrowser_RedisPage_OnEmbeddedRedis_ShowsNoNaN(t *testing.T) {
+	t.Parallel()
+	ctx := browser(t)
+	m, _ := redistest.Mini(t)
+	ts := setup(t, "redis://"+m.Addr()+"/0")
+	var creds atomic.Pointer[[2]string]
+	creds.Store(&[2]string{opName, opToken})
+	answerAuth(t, ctx, strings.TrimPrefix(ts.URL, "http://"), &creds, nil)
+	_, err := chromedp.Run(ctx, chromedp.NavigateResponse(ts.URL+"/monitoring/redis"))
+	require.NoError(t, err)
+	_, err = chromedp.Run(ctx, chromedp.Poll[bool](`document.body.innerText.includes("Connected Clients")`,
+		chromedp.WithPollingInterval(100*time.Millisecond)))
+	require.NoError(t, err, "the Redis page never rendered")
+	text, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.body.innerText`))
+	require.NoError(t, err)
+	require.NotContains(t, text, "NaN")
+	require.Contains(t, text, "n/a")
 }

@@ -75,10 +75,12 @@ func (c Config) validate() error {
 // Dashboard is an http.Handler serving asynqmon under RootPath. Create it
 // with New and Close it when done.
 type Dashboard struct {
-	mon       *asynqmon.HTTPHandler
-	operators []operator
-	challenge string
-	log       *slog.Logger
+	mon        *asynqmon.HTTPHandler
+	operators  []operator
+	challenge  string
+	apiPrefix  string // RootPath + "/api/"
+	promOrigin string // " <origin>" of the Prometheus the page queries, or ""
+	log        *slog.Logger
 }
 
 // operator is a credential kept as hashes, so comparisons take the same time
@@ -106,8 +108,10 @@ func New(cfg Config) (*Dashboard, error) {
 			PrometheusAddress: cfg.PrometheusURL,
 			ResultFormatter:   asynqmon.ResultFormatterFunc(hideResult),
 		}),
-		challenge: fmt.Sprintf(`Basic realm="%s", charset="UTF-8"`, cfg.Realm),
-		log:       cfg.Logger,
+		challenge:  fmt.Sprintf(`Basic realm="%s", charset="UTF-8"`, cfg.Realm),
+		apiPrefix:  cfg.RootPath + "/api/",
+		promOrigin: origin(cfg.PrometheusURL),
+		log:        cfg.Logger,
 	}
 	for _, c := range cfg.Operators {
 		d.operators = append(d.operators, operator{sha256.Sum256([]byte(c.Name)), sha256.Sum256([]byte(c.Token))})
@@ -119,13 +123,19 @@ func New(cfg Config) (*Dashboard, error) {
 func (d *Dashboard) Close() error { return d.mon.Close() }
 
 // ServeHTTP authenticates the operator, refuses every write, and hands the
-// request to asynqmon.
+// request to asynqmon, whose page it serves self-contained under a
+// Content-Security-Policy and whose errors it answers in the API's shape.
 func (d *Dashboard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Frame-Options", "DENY")
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("Content-Security-Policy", d.policy())
+	if len(r.Header.Values("Authorization")) > 1 {
+		writeError(w, r, http.StatusBadRequest, "invalid_request", "send at most one Authorization header")
+		return
+	}
 	if !d.authenticated(r) {
 		// A browser's first request always lands here, before its prompt.
 		d.log.Debug("dashboard: credentials missing or refused", "path", r.URL.EscapedPath())
@@ -138,7 +148,10 @@ func (d *Dashboard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, http.StatusMethodNotAllowed, "method_not_allowed", "the dashboard is read-only")
 		return
 	}
-	d.mon.ServeHTTP(w, r)
+	apiPath, isAPI := strings.CutPrefix(r.URL.Path, d.apiPrefix)
+	rw := &rewriter{w: w, hold: isAPI}
+	d.mon.ServeHTTP(rw, r)
+	d.finish(w, r, rw, apiPath)
 }
 
 // authenticated accepts HTTP Basic (operator name and token) or an operator

@@ -212,3 +212,17 @@ func TestAPI_ListsQueues_OnRealRedis(t *testing.T) {
 	require.Equal(t, task.QueueExtract, v.Queues[0].Queue)
 	require.Equal(t, 1, v.Queues[0].Pending)
 }
+
+// Two Authorization headers are refused before any credential is judged.
+func TestAuth_TwoAuthorizationHeaders_Answers400(t *testing.T) {
+	t.Parallel()
+	ts := setup(t, redistest.Start(t, nil).URL)
+	res, body := get(t, http.MethodGet, ts.URL+"/monitoring/", func(r *http.Request) {
+		r.SetBasicAuth(opName, opToken)
+		r.Header.Add("Authorization", "Bearer "+opToken)
+	})
+	require.Equal(t, http.StatusBadRequest, res.StatusCode)
+	var e map[string]map[string]string
+	require.NoError(t, json.Unmarshal([]byte(body), &e))
+	require.Equal(t, "invalid_request", e["error"]["code"])
+}

@@ -26,8 +26,8 @@ const repoRoot = ".."
 // secretEnv satisfies the compose file's ${VAR:?} interpolations, as a user's
 // environment or .env would.
 var secretEnv = map[string]string{
-	"RELAYOPS_TENANT_TOKENS":   "acme:tok-acme,globex:tok-globex",
-	"RELAYOPS_OPERATOR_TOKENS": "alice:tok-alice",
+	"RELAYOPS_TENANT_TOKENS":   "acme:tok-acme-0123456789,globex:tok-globex-0123456789",
+	"RELAYOPS_OPERATOR_TOKENS": "alice:tok-alice-0123456789",
 }
 
 // binaries are the relayops services of the compose file and what runs them.

@@ -3,8 +3,12 @@
 package e2e
 
 import (
+	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
+	"os"
+	"os/exec"
 	"slices"
 	"strconv"
 	"strings"
@@ -408,5 +412,119 @@ func requireNoContent(t *testing.T, r *response, secret string) {
 	t.Helper()
 	if strings.Contains(string(r.body), secret) {
 		t.Fatalf("want no document content in the answer, found %q in: %s", secret, r)
+	}
+}
+
+// Redis is SIGKILLed and restarted EMPTY (no append-only file: every key,
+// stream and consumer group is gone, as after a failover to a replica that
+// had none of them) under a running api and worker. The jobs acknowledged
+// before are gone with it. The worker is not ready while Redis is down, and
+// without being restarted it re-creates what it needs: every job submitted
+// afterwards succeeds and is reviewed once.
+func TestE2E_RedisRestartedEmpty_WorkerHealsWithoutRestart(t *testing.T) {
+	t.Parallel()
+	s := setup(t, options{})
+	valid := []string{"valid-basic-eur.txt", "valid-tax-usd.txt", "valid-jpy-no-decimals.txt", "valid-bhd-three-decimals.txt"}
+	lost := s.submitNew(t, tokA, "before-restart", sample(t, valid[0])).JobID
+	s.waitState(t, tokA, lost, stateSucceeded)
+	s.waitReview(t, tokA, lost)
+	s.waitReady(t, s.worker, http.StatusOK)
+
+	s.redis.Kill(t)
+	s.waitReady(t, s.worker, http.StatusServiceUnavailable)
+	s.redis.Restart(t) // the server was down: this starts it again, empty
+	s.waitReady(t, s.api, http.StatusOK)
+
+	s.do(t, http.MethodGet, "/v1/jobs/"+lost, tokA, nil).expectError(t, http.StatusNotFound, "not_found")
+	var after []string
+	for i := range 12 {
+		after = append(after, s.submitNew(t, tokA, fmt.Sprintf("after-%d", i), sample(t, valid[i%len(valid)])).JobID)
+	}
+	for _, id := range after {
+		s.waitState(t, tokA, id, stateSucceeded)
+		s.waitReview(t, tokA, id)
+	}
+	reviewed := map[string]int{}
+	for _, r := range items[review](t, s, tokA, "/v1/reviews") {
+		reviewed[r.JobID]++
+	}
+	for _, id := range after {
+		if reviewed[id] != 1 {
+			t.Errorf("want exactly one review of %s, got %d (all: %v)", id, reviewed[id], reviewed)
+		}
+	}
+	if len(reviewed) != len(after) {
+		t.Errorf("want only the %d jobs submitted after the restart to be reviewed, got %v", len(after), reviewed)
+	}
+	if n := s.metric(t, s.worker, "relayops_worker_stage_runs_total", map[string]string{"stage": "extract"}); n != float64(1+len(after)) {
+		t.Errorf("want the extract stage to have run once per job (%d), got %v", 1+len(after), n)
+	}
+	if n := s.metric(t, s.worker, "relayops_relay_errors_total", map[string]string{"kind": "no_group"}); n < 1 {
+		t.Errorf("want the relay to have counted the vanished consumer group (relayops_relay_errors_total{kind=\"no_group\"} >= 1), got %v", n)
+	}
+	s.waitReady(t, s.worker, http.StatusOK)
+}
+
+// A worker whose metrics port is taken stops at once with an error that
+// names the variable to change.
+func TestE2E_Worker_MetricsPortInUse_NamesTheVariable(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("e2e: starts a worker process; skipped with -short")
+	}
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	cmd := exec.Command(bins.worker)
+	cmd.Env = append(os.Environ(), "RELAYOPS_METRICS_ADDR="+busy.Addr().String(), "RELAYOPS_REDIS_URL=redis://127.0.0.1:1/0")
+	out, err := cmd.CombinedOutput()
+	if err == nil {
+		t.Fatalf("want the worker to fail, it exited 0: %s", out)
+	}
+	if want := "listen on RELAYOPS_METRICS_ADDR " + busy.Addr().String(); !strings.Contains(string(out), want) {
+		t.Fatalf("want the error to contain %q, got: %s", want, out)
+	}
+}
+
+// A worker that cannot reach Redis logs JSON only (no plain-text line from
+// go-redis beside it) and says so a few times, not on every retry: here
+// thousands of failed relay reads make a few dozen lines.
+func TestE2E_Worker_RedisUnreachable_FewJSONLines(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("e2e: starts a worker process; skipped with -short")
+	}
+	dead, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadAddr := dead.Addr().String()
+	dead.Close() // nothing listens there now
+	s := &system{t: t, client: &http.Client{Timeout: 10 * time.Second}}
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "RELAYOPS_") {
+			env = append(env, kv)
+		}
+	}
+	addr := freeAddr(t)
+	w := launch(t, "worker", bins.worker, addr, append(env, "RELAYOPS_REDIS_URL=redis://"+deadAddr+"/0",
+		"RELAYOPS_METRICS_ADDR="+addr, "RELAYOPS_LOG_LEVEL=info"))
+	redistest.Eventually(t, jobTimeout, func() bool {
+		return w.exited() || s.metricOrZero(w, "relayops_relay_errors_total", map[string]string{"kind": "redis"}) >= 3000
+	}, "the worker's relays to fail 3,000 reads")
+	w.stop()
+
+	lines := strings.Split(strings.TrimSpace(w.logs()), "\n")
+	for _, line := range lines {
+		var v map[string]any
+		if err := json.Unmarshal([]byte(line), &v); err != nil {
+			t.Errorf("want only JSON log lines, got: %q", line)
+		}
+	}
+	if len(lines) > 40 {
+		t.Errorf("want a few lines for a Redis outage, got %d; the first ones:%s", len(lines), strings.Join(lines[:40], "\n"))
 	}
 }

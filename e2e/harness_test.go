@@ -23,9 +23,9 @@ import (
 // settings for every process, as one .env would give them.
 const (
 	shards   = 4
-	tokA     = "tokA" // tenant acme
-	tokB     = "tokB" // tenant globex
-	tokC     = "tokC" // operator alice
+	tokA     = "acme-e2e-token-0123"   // tenant acme
+	tokB     = "globex-e2e-token-0123" // tenant globex
+	tokC     = "alice-e2e-token-0123"  // operator alice
 	operator = "alice"
 
 	maxAttempts = 3 // RELAYOPS_MAX_ATTEMPTS, which scenario 3 counts
@@ -332,4 +332,17 @@ func (p *process) tail() string {
 		lines = lines[len(lines)-logTailLines:]
 	}
 	return "\n" + strings.Join(lines, "\n")
+}
+
+// waitReady polls p's /readyz until it answers want.
+func (s *system) waitReady(t *testing.T, p *process, want int) {
+	t.Helper()
+	redistest.Eventually(t, jobTimeout, func() bool {
+		resp, err := s.client.Get(p.url("/readyz"))
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == want
+	}, "%s's /readyz to answer %d", p.name, want)
 }

@@ -323,6 +323,26 @@ func truncate(s string, n int) string {
 
 // metric returns the value of the sample of name whose labels include every
 // pair of labels, summed over the samples that match, from p's /metrics.
+// metricOrZero is metric for polling: 0 while p does not answer.
+func (s *system) metricOrZero(p *process, name string, labels map[string]string) float64 {
+	resp, err := s.client.Get(p.url("/metrics"))
+	if err != nil {
+		return 0
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		return 0
+	}
+	sum := 0.0
+	for _, line := range strings.Split(string(body), "\n") {
+		if v, ok := sampleValue(line, name, labels); ok {
+			sum += v
+		}
+	}
+	return sum
+}
+
 func (s *system) metric(t *testing.T, p *process, name string, labels map[string]string) float64 {
 	t.Helper()
 	resp, err := s.client.Get(p.url("/metrics"))

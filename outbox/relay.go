@@ -8,6 +8,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -49,7 +50,30 @@ type RelayConfig struct {
 	OnEvent func(ev Event, outcome string)
 	// OnTrim, if set, is told how many entries a trim removed from a shard.
 	OnTrim func(shard int, trimmed int64)
+	// OnError, if set, is told the kind of every error the relay meets (one
+	// of the RelayError* constants), as it meets it.
+	OnError func(kind string)
 }
+
+// Kinds of relay errors, the values passed to RelayConfig.OnError: a small
+// fixed set, fit for a metric label.
+const (
+	// RelayErrorNoGroup: an outbox stream or its consumer group vanished
+	// (Redis lost its data, or a failover promoted a replica without them).
+	// The relay re-creates both and carries on in the same pass.
+	RelayErrorNoGroup = "no_group"
+	// RelayErrorRedis: reading or acking an outbox stream failed.
+	RelayErrorRedis = "redis"
+	// RelayErrorPublish: the Publisher failed; the entry stays pending.
+	RelayErrorPublish = "publish"
+	// RelayErrorConsume: the review consumer failed; the entry stays pending.
+	RelayErrorConsume = "consume"
+	// RelayErrorTrim: trimming an outbox stream failed.
+	RelayErrorTrim = "trim"
+)
+
+// RelayErrorKinds lists every kind, so a metric can start each at zero.
+var RelayErrorKinds = []string{RelayErrorNoGroup, RelayErrorRedis, RelayErrorPublish, RelayErrorConsume, RelayErrorTrim}
 
 func (c RelayConfig) withDefaults() RelayConfig {
 	if c.Consumer == "" {
@@ -79,6 +103,9 @@ func (c RelayConfig) withDefaults() RelayConfig {
 	}
 	if c.OnTrim == nil {
 		c.OnTrim = func(int, int64) {}
+	}
+	if c.OnError == nil {
+		c.OnError = func(string) {}
 	}
 	return c
 }
@@ -116,10 +143,26 @@ type Relay struct {
 	store    *Store
 	log      *slog.Logger
 	lastTrim time.Time
-	grouped  []bool
+	// grouped says the consumer group of a shard was seen to exist. It is
+	// only a hint that saves a command per pass: Redis may lose the group
+	// (and the stream) at any time, and a NOGROUP answer clears it.
+	grouped []bool
 	// lastReclaim is when each shard was last checked for idle entries: a
 	// check every ReclaimIdle/2 finds every entry soon after it turns idle.
 	lastReclaim []time.Time
+	incident    incident
+	// progress is the clock's UnixNano when the relay last made progress
+	// (see Progress).
+	progress atomic.Int64
+	// acked counts the entries acked so far, to tell a failing pass that
+	// still moved entries from one that moved none.
+	acked int
+	// owing is until when a failed delivery may still be waiting, pending,
+	// for its retry (1.5 × ReclaimIdle after it failed): until then a pass
+	// that reads nothing is not progress.
+	owing time.Time
+	// regrouped lists the shards whose group this pass re-created.
+	regrouped []int
 }
 
 // NewRelay checks cfg and returns a Relay.
@@ -128,20 +171,21 @@ func NewRelay(cfg RelayConfig) (*Relay, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	return &Relay{
+	r := &Relay{
 		cfg: cfg, store: cfg.Store, grouped: make([]bool, cfg.Store.shards), lastReclaim: make([]time.Time, cfg.Store.shards),
 		log: cfg.Logger.With("component", "outbox.relay", "consumer", cfg.Consumer),
-	}, nil
+	}
+	r.markProgress()
+	return r, nil
 }
 
-// Run relays until ctx is done. Redis errors are logged and retried after a
-// pause; they never stop the relay.
+// Run relays until ctx is done. Errors never stop the relay: the pass is
+// retried after a pause, and an incident (passes failing in a row) is
+// logged once when it starts and once when it ends.
 func (r *Relay) Run(ctx context.Context) error {
+	r.markProgress()
 	for ctx.Err() == nil {
-		n, err := r.pass(ctx)
-		if err != nil && ctx.Err() == nil {
-			r.log.Warn("relay pass failed; retrying", "error", err)
-		}
+		n, err := r.step(ctx)
 		if n == 0 || err != nil {
 			select {
 			case <-ctx.Done():
@@ -188,8 +232,15 @@ func (r *Relay) drainOwn(ctx context.Context) (int, error) {
 				Group: relayGroup, Consumer: r.cfg.Consumer, Streams: []string{stream, "0"},
 				Count: int64(r.cfg.BatchSize), Block: -1,
 			}).Result()
+			if noGroup(err) {
+				// A group created anew holds nothing of this relay's.
+				if err := r.regroup(ctx, shard); err != nil {
+					return total, err
+				}
+				break
+			}
 			if err != nil && !errors.Is(err, redis.Nil) {
-				return total, err
+				return total, r.fail(ctx, RelayErrorRedis, err)
 			}
 			var msgs []redis.XMessage
 			for _, s := range streams {
@@ -220,33 +271,84 @@ func (r *Relay) pass(ctx context.Context) (int, error) {
 			errs = append(errs, fmt.Errorf("shard %d: %w", shard, err))
 		}
 	}
+	if len(r.regrouped) > 0 {
+		r.log.Warn("outbox streams or their consumer group vanished (Redis lost its data?); re-created them",
+			"shards", r.regrouped, "group", relayGroup)
+		r.regrouped = nil
+	}
 	if now := r.cfg.Clock.Now(); now.Sub(r.lastTrim) >= r.cfg.TrimInterval {
 		r.lastTrim = now
 		for shard := range r.store.shards {
 			if err := r.trim(ctx, shard); err != nil {
-				errs = append(errs, fmt.Errorf("trim shard %d: %w", shard, err))
+				errs = append(errs, fmt.Errorf("trim shard %d: %w", shard, r.fail(ctx, RelayErrorTrim, err)))
 			}
 		}
 	}
 	return total, errors.Join(errs...)
 }
 
+// ensureGroup creates the shard's stream and consumer group unless they
+// were seen to exist. The group starts at "0": after Redis lost them, every
+// entry appended since (by the API, or the reconciler) is delivered.
 func (r *Relay) ensureGroup(ctx context.Context, shard int) error {
 	if r.grouped[shard] {
 		return nil
 	}
 	err := r.store.rdb.XGroupCreateMkStream(ctx, r.store.keys.outbox(shard), relayGroup, "0").Err()
 	if err != nil && !strings.Contains(err.Error(), "BUSYGROUP") {
-		return err
+		return r.fail(ctx, RelayErrorRedis, err)
 	}
 	r.grouped[shard] = true
 	return nil
 }
 
+// noGroup reports Redis's answer to a read of a stream or group that does
+// not exist.
+func noGroup(err error) bool {
+	return err != nil && strings.HasPrefix(err.Error(), "NOGROUP")
+}
+
+// regroup handles a NOGROUP answer on shard: Redis no longer has the stream
+// or its consumer group, so the relay forgets it had them and creates them
+// again. It is counted every time; the pass logs the shards this relay
+// re-created in one warning (relays that find the group already back,
+// BUSYGROUP, stay quiet), so one loss is about one warning however many
+// relays and workers run.
+func (r *Relay) regroup(ctx context.Context, shard int) error {
+	r.cfg.OnError(RelayErrorNoGroup)
+	r.grouped[shard] = false
+	err := r.store.rdb.XGroupCreateMkStream(ctx, r.store.keys.outbox(shard), relayGroup, "0").Err()
+	switch {
+	case err == nil:
+		r.regrouped = append(r.regrouped, shard)
+	case !strings.Contains(err.Error(), "BUSYGROUP"):
+		return r.fail(ctx, RelayErrorRedis, err)
+	}
+	r.grouped[shard] = true
+	return nil
+}
+
+// shard reads one shard once. A NOGROUP answer re-creates the stream and
+// group and reads again, once.
 func (r *Relay) shard(ctx context.Context, shard int) (int, error) {
 	if err := r.ensureGroup(ctx, shard); err != nil {
 		return 0, err
 	}
+	msgs, err := r.read(ctx, shard)
+	if noGroup(err) {
+		if err := r.regroup(ctx, shard); err != nil {
+			return 0, err
+		}
+		msgs, err = r.read(ctx, shard)
+	}
+	if err != nil {
+		return 0, r.fail(ctx, RelayErrorRedis, err)
+	}
+	return r.deliverAll(ctx, shard, msgs)
+}
+
+// read claims the shard's idle entries (when due) and reads its new ones.
+func (r *Relay) read(ctx context.Context, shard int) ([]redis.XMessage, error) {
 	stream := r.store.keys.outbox(shard)
 	rdb := r.store.rdb
 	// Entries idle too long, whoever holds them (this relay after a failed
@@ -260,7 +362,7 @@ func (r *Relay) shard(ctx context.Context, shard int) (int, error) {
 			MinIdle: r.cfg.ReclaimIdle, Start: "0-0", Count: int64(r.cfg.BatchSize),
 		}).Result()
 		if err != nil {
-			return 0, err
+			return nil, err
 		}
 	}
 	streams, err := rdb.XReadGroup(ctx, &redis.XReadGroupArgs{
@@ -268,13 +370,13 @@ func (r *Relay) shard(ctx context.Context, shard int) (int, error) {
 		Count: int64(r.cfg.BatchSize), Block: -1,
 	}).Result()
 	if err != nil && !errors.Is(err, redis.Nil) {
-		return 0, err
+		return nil, err
 	}
 	msgs := claimed
 	for _, s := range streams {
 		msgs = append(msgs, s.Messages...)
 	}
-	return r.deliverAll(ctx, shard, msgs)
+	return msgs, nil
 }
 
 // deliverAll consumes a shard's entries and acks those delivered.
@@ -294,7 +396,9 @@ func (r *Relay) deliverAll(ctx context.Context, shard int, msgs []redis.XMessage
 	}
 	if len(acks) > 0 {
 		if err := rdb.XAck(ctx, stream, relayGroup, acks...).Err(); err != nil {
-			errs = append(errs, err)
+			errs = append(errs, r.failHeld(ctx, RelayErrorRedis, err))
+		} else {
+			r.acked += len(acks)
 		}
 	}
 	return len(msgs), errors.Join(errs...)
@@ -311,7 +415,8 @@ func (r *Relay) consume(ctx context.Context, shard int, m redis.XMessage) error 
 	outcome, err := r.deliver(ctx, ev)
 	if err != nil {
 		r.cfg.OnEvent(ev, "error")
-		r.log.Warn("outbox entry not delivered; it stays pending", "event", ev.Type, "job_key", ev.Key.String(), "error", err)
+		// The pass reports the failure (once per incident, see Run).
+		r.log.Debug("outbox entry not delivered; it stays pending", "event", ev.Type, "job_key", ev.Key.String(), "error", err)
 		return err
 	}
 	r.cfg.OnEvent(ev, outcome)
@@ -321,11 +426,14 @@ func (r *Relay) consume(ctx context.Context, shard int, m redis.XMessage) error 
 func (r *Relay) deliver(ctx context.Context, ev Event) (string, error) {
 	switch ev.Type {
 	case EventJobSubmitted:
-		return "published", r.cfg.Publisher.Publish(ctx, ev)
+		if err := r.cfg.Publisher.Publish(ctx, ev); err != nil {
+			return "", r.failHeld(ctx, RelayErrorPublish, err)
+		}
+		return "published", nil
 	case EventExtractionCommitted:
 		res, err := r.store.ApplyCommitted(ctx, ev.Key, ev.EventID)
 		if err != nil {
-			return "", err
+			return "", r.failHeld(ctx, RelayErrorConsume, err)
 		}
 		if !res.Applied {
 			return res.Reason, nil

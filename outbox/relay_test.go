@@ -29,6 +29,12 @@ func (p *fakePublisher) Publish(_ context.Context, ev Event) error {
 	return nil
 }
 
+func (p *fakePublisher) setFail(fail bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.fail = fail
+}
+
 func (p *fakePublisher) published() []string {
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -1,6 +1,7 @@
 package outbox
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -84,6 +85,27 @@ func TestSubmit_RequestReplay_AnswersAsTheOriginal(t *testing.T) {
 		req.Content = "other"
 		_, err = x.store.Submit(x.ctx, req)
 		require.ErrorIs(t, err, ErrIdempotencyConflict, "a request ID replayed with another payload conflicts")
+	})
+}
+
+// A dedupe answers from the job that stands and stores nothing, whatever
+// request ID it carries: a client resubmitting with fresh request IDs cannot
+// grow Redis.
+func TestSubmit_DedupeWithFreshRequestIDs_StoresNothing(t *testing.T) {
+	redistest.Backends(t, func(t *testing.T, b *redistest.Backend) {
+		x := setup(t, b, nil)
+		k := mustKey(t, "acme", "inv-1", 1)
+		req := SubmitRequest{Key: k, Content: "c", Limits: DefaultLimits, RequestID: "req-0"}
+		_, err := x.store.Submit(x.ctx, req)
+		require.NoError(t, err)
+		before := x.snapshot(t)
+		for i := range 5 {
+			req.RequestID = fmt.Sprintf("fresh-%d", i)
+			r, err := x.store.Submit(x.ctx, req)
+			require.NoError(t, err)
+			require.True(t, r.Deduped)
+		}
+		require.Equal(t, before, x.snapshot(t), "a dedupe writes nothing")
 	})
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -13,7 +14,9 @@ import (
 // trim removes acked outbox entries older than the outbox retention. XTRIM
 // ignores the consumer group, so the bound is the lowest of: the oldest
 // pending entry, the group's last-delivered ID (entries after it were never
-// delivered), and now minus the retention.
+// delivered), and now minus the retention. A stream without the relay's
+// group (Redis lost it, and no relay has re-created it yet) has no entry
+// known to be delivered: nothing is trimmed.
 func (r *Relay) trim(ctx context.Context, shard int) error {
 	rdb, stream := r.store.rdb, r.store.keys.outbox(shard)
 	bound := strconv.FormatInt(r.cfg.Clock.Now().Add(-r.store.ret.Outbox).UnixMilli(), 10) + "-0"
@@ -24,19 +27,22 @@ func (r *Relay) trim(ctx context.Context, shard int) error {
 		}
 		return err
 	}
-	for _, g := range groups {
-		if g.Name != relayGroup {
-			continue
+	i := slices.IndexFunc(groups, func(g redis.XInfoGroup) bool { return g.Name == relayGroup })
+	if i < 0 {
+		return nil
+	}
+	g := groups[i]
+	bound = minID(bound, g.LastDeliveredID)
+	if g.Pending > 0 {
+		p, err := rdb.XPending(ctx, stream, relayGroup).Result()
+		switch {
+		case noGroup(err):
+			return nil // the group vanished since XINFO
+		case err != nil && !errors.Is(err, redis.Nil):
+			return err
 		}
-		bound = minID(bound, g.LastDeliveredID)
-		if g.Pending > 0 {
-			p, err := rdb.XPending(ctx, stream, relayGroup).Result()
-			if err != nil && !errors.Is(err, redis.Nil) {
-				return err
-			}
-			if p != nil && p.Lower != "" {
-				bound = minID(bound, p.Lower)
-			}
+		if p != nil && p.Lower != "" {
+			bound = minID(bound, p.Lower)
 		}
 	}
 	n, err := rdb.XTrimMinID(ctx, stream, bound).Result()

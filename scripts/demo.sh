@@ -11,10 +11,10 @@
 #   scripts/demo.sh [BASE_URL]            default http://localhost:8080
 #
 # Environment:
-#   DEMO_TENANT_TOKEN        tenant token (default acme-demo-token, from make run)
-#   DEMO_OPERATOR_TOKEN      operator token (default alice-operator-token)
+#   DEMO_TENANT_TOKEN        tenant token (default acme-demo-tenant-token, from make run)
+#   DEMO_OPERATOR_TOKEN      operator token (default alice-demo-operator-token)
 #   DEMO_OTHER_TENANT_TOKEN  a second tenant's token, to show it sees none of
-#                            this (default globex-demo-token; empty skips that)
+#                            this (default globex-demo-tenant-token; empty skips that)
 #   DEMO_TIMEOUT             seconds to wait for jobs and reviews (default 60)
 #
 # Needs curl, POSIX tools and Go: JSON is read and written by a small helper,
@@ -24,9 +24,9 @@ set -eu
 
 BASE=${1:-http://localhost:8080}
 BASE=${BASE%/}
-TENANT_TOKEN=${DEMO_TENANT_TOKEN:-acme-demo-token}
-OPERATOR_TOKEN=${DEMO_OPERATOR_TOKEN:-alice-operator-token}
-OTHER_TOKEN=${DEMO_OTHER_TENANT_TOKEN-globex-demo-token}
+TENANT_TOKEN=${DEMO_TENANT_TOKEN:-acme-demo-tenant-token}
+OPERATOR_TOKEN=${DEMO_OPERATOR_TOKEN:-alice-demo-operator-token}
+OTHER_TOKEN=${DEMO_OTHER_TENANT_TOKEN-globex-demo-tenant-token}
 TIMEOUT=${DEMO_TIMEOUT:-60}
 
 here=$(cd "$(dirname "$0")" && pwd)

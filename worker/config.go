@@ -27,7 +27,8 @@ func ConfigFrom(c *config.Config, store *outbox.Store, asynqRedis redis.Universa
 		Concurrency: c.Concurrency, AttemptTimeout: c.AttemptTimeout,
 		RetryBase: c.RetryBase, RetryMax: c.RetryMax, TaskCheckInterval: c.TaskCheckInterval,
 		MaxAttempts: c.MaxAttempts, MaxRecoveries: c.MaxRecoveries,
-		MetricsAddr: c.MetricsAddr, MetricsTenantLabels: c.MetricsTenantLabels,
+		MetricsAddr: c.MetricsAddr, MetricsTenantLabels: c.MetricsTenantLabels, RelayStallTimeout: c.RelayStallTimeout,
+		MetricsToken: c.MetricsToken,
 	}, nil
 }
 

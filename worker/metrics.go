@@ -2,12 +2,15 @@ package worker
 
 import (
 	"context"
+	"crypto/sha256"
+	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -15,6 +18,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/relayops/relayops/extract"
+	"github.com/relayops/relayops/internal/clock"
+	"github.com/relayops/relayops/outbox"
 )
 
 // Job outcomes, the values of the outcome label of relayops_worker_jobs_total.
@@ -69,6 +74,7 @@ type Metrics struct {
 	jobs            *prometheus.CounterVec
 	stages          *prometheus.CounterVec
 	relayEvents     *prometheus.CounterVec
+	relayErrors     *prometheus.CounterVec
 	outboxTrimmed   prometheus.Counter
 	publishes       *prometheus.CounterVec
 	reconciled      *prometheus.CounterVec
@@ -113,6 +119,10 @@ func NewMetrics(tenantLabels bool) *Metrics {
 			Name: "relayops_relay_events_total",
 			Help: "Outbox rows handled by the relay, by event type and outcome.",
 		}, []string{"type", "outcome"}),
+		relayErrors: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "relayops_relay_errors_total",
+			Help: "Errors the relay met, by kind: no_group (an outbox stream or its consumer group vanished, Redis lost its data; re-created at once), redis (reading or acking a stream failed), publish (the Asynq enqueue failed), consume (the review consumer failed), trim.",
+		}, []string{"kind"}),
 		outboxTrimmed: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "relayops_outbox_trimmed_total",
 			Help: "Acked outbox rows past RELAYOPS_RETENTION_OUTBOX removed by this worker's relay (the one retention sweep; everything else expires by TTL).",
@@ -176,12 +186,15 @@ func NewMetrics(tenantLabels bool) *Metrics {
 	m.Registry.MustRegister(
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		collectors.NewGoCollector(),
-		m.jobs, m.stages, m.relayEvents, m.outboxTrimmed, m.publishes, m.reconciled, m.stuckActive, m.faults,
+		m.jobs, m.stages, m.relayEvents, m.relayErrors, m.outboxTrimmed, m.publishes, m.reconciled, m.stuckActive, m.faults,
 		m.queueWait, m.inference, m.endToEnd, m.recoveries, m.commitConflicts,
 		m.rejections, m.modelCalls, m.modelTokens, m.modelRefused,
 	)
 	for _, r := range append(extract.Reasons(), ReasonOther) {
 		m.rejections.WithLabelValues(r)
+	}
+	for _, kind := range outbox.RelayErrorKinds {
+		m.relayErrors.WithLabelValues(kind)
 	}
 	if !tenantLabels {
 		for _, o := range outcomes {
@@ -244,6 +257,18 @@ func (m *Metrics) Handler() http.Handler {
 	return promhttp.HandlerFor(m.Registry, promhttp.HandlerOpts{Registry: m.Registry})
 }
 
+// ListenError is New's error when the metrics address cannot be bound (a
+// port in use, say); mains name the setting that chose it.
+type ListenError struct {
+	Addr string
+	Err  error
+}
+
+func (e *ListenError) Error() string {
+	return "worker: metrics listen on " + e.Addr + ": " + e.Err.Error()
+}
+func (e *ListenError) Unwrap() error { return e.Err }
+
 // metricsServer serves /metrics, /healthz and /readyz.
 type metricsServer struct {
 	srv    *http.Server
@@ -251,47 +276,94 @@ type metricsServer struct {
 	logger *slog.Logger
 }
 
+// probes answer /healthz (liveness: the process answers and reaches Redis)
+// and /readyz (the reason the worker cannot do its work, "" when it can).
+type probes struct {
+	health func(context.Context) error
+	ready  func(context.Context) string
+}
+
+// metricsTimeouts bound every connection of the metrics server.
+type metricsTimeouts struct {
+	readHeader, read, write, idle time.Duration
+}
+
+// defaultMetricsTimeouts are the API server's: a client that stalls
+// (sending headers, a body, or reading the answer) or leaves a keep-alive
+// connection idle is disconnected, so slow or idle scrapers cannot hold
+// connections and descriptors open.
+var defaultMetricsTimeouts = metricsTimeouts{
+	readHeader: 5 * time.Second, read: 30 * time.Second, write: 60 * time.Second, idle: 2 * time.Minute,
+}
+
 // listenMetrics binds addr at once, so a port clash fails start-up rather
-// than a background goroutine. health (the store) answers /healthz, the
-// liveness a container healthcheck uses; /readyz adds the model endpoint's
-// view of this deployment's settings: a worker whose key is refused is
-// alive but does no work.
-func listenMetrics(addr string, m *Metrics, health func(context.Context) error, logger *slog.Logger) (*metricsServer, error) {
+// than a background goroutine. A non-empty token protects /metrics (not the
+// probes) as a bearer token.
+func listenMetrics(addr string, m *Metrics, p probes, token string, to metricsTimeouts, logger *slog.Logger) (*metricsServer, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return nil, fmt.Errorf("worker: metrics listen on %s: %w", addr, err)
+		return nil, &ListenError{Addr: addr, Err: err}
 	}
 	mux := http.NewServeMux()
-	mux.Handle("GET /metrics", m.Handler())
+	mux.Handle("GET /metrics", requireToken(token, m.Handler()))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 		defer cancel()
-		status, code := "ok", http.StatusOK
-		if err := health(ctx); err != nil {
-			status, code = "unavailable", http.StatusServiceUnavailable
+		if err := p.health(ctx); err != nil {
+			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable"})
+			return
 		}
-		writeStatus(w, code, map[string]string{"status": status})
+		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	})
 	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 		defer cancel()
-		body, code := map[string]string{"status": "ready", "store": "ok", "model": "ok"}, http.StatusOK
-		if err := health(ctx); err != nil {
-			body["store"], body["status"], code = "unavailable", "unavailable", http.StatusServiceUnavailable
+		if reason := p.ready(ctx); reason != "" {
+			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable", "reason": reason})
+			return
 		}
-		if m.ModelReady() != nil {
-			body["model"], body["status"], code = "settings_refused", "unavailable", http.StatusServiceUnavailable
-		}
-		writeStatus(w, code, body)
+		writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
 	})
 	return &metricsServer{
-		srv:    &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second},
+		srv: &http.Server{
+			Handler: mux, ReadHeaderTimeout: to.readHeader, ReadTimeout: to.read, WriteTimeout: to.write, IdleTimeout: to.idle,
+			ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+		},
 		ln:     ln,
 		logger: logger,
 	}, nil
 }
 
-func writeStatus(w http.ResponseWriter, code int, body map[string]string) {
+// requireToken admits requests carrying "Authorization: Bearer <token>"
+// (compared in constant time); an empty token admits every request.
+func requireToken(token string, next http.Handler) http.Handler {
+	if token == "" {
+		return next
+	}
+	want := sha256.Sum256([]byte(token))
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		auth := r.Header.Values("Authorization")
+		if len(auth) > 1 {
+			writeError(w, http.StatusBadRequest, "invalid_request", "send one Authorization header")
+			return
+		}
+		scheme, got, _ := strings.Cut(strings.Join(auth, ""), " ")
+		sum := sha256.Sum256([]byte(strings.TrimSpace(got)))
+		if !strings.EqualFold(scheme, "Bearer") || subtle.ConstantTimeCompare(sum[:], want[:]) != 1 {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="relayops-metrics"`)
+			writeError(w, http.StatusUnauthorized, "unauthorized", "/metrics needs the metrics bearer token")
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// writeError answers with the API's error shape.
+func writeError(w http.ResponseWriter, code int, errCode, msg string) {
+	writeJSON(w, code, map[string]any{"error": map[string]string{"code": errCode, "message": msg}})
+}
+
+func writeJSON(w http.ResponseWriter, code int, body any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(code)
 	_ = json.NewEncoder(w).Encode(body)
@@ -316,3 +388,22 @@ func (s *metricsServer) shutdown() {
 
 // outboxTrim counts outbox rows a relay trimmed.
 func (m *Metrics) outboxTrim(_ int, n int64) { m.outboxTrimmed.Add(float64(n)) }
+
+// relayError counts an error a relay met, by kind (outbox.RelayError*).
+func (m *Metrics) relayError(kind string) { m.relayErrors.WithLabelValues(kind).Inc() }
+
+// watchRelays exports how long ago the least recently progressing relay
+// made progress (the figure /readyz compares with RelayStallTimeout). A
+// Metrics shared by several workers watches the first one's relays.
+func (m *Metrics) watchRelays(relays []*outbox.Relay, clk clock.Clock) {
+	_ = m.Registry.Register(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "relayops_relay_progress_age_seconds",
+		Help: "Seconds since the relay of this worker that progressed least recently last made progress (a delivery, or a clean pass over an empty outbox); /readyz fails past RELAYOPS_RELAY_STALL_TIMEOUT.",
+	}, func() float64 {
+		now, age := clk.Now(), time.Duration(0)
+		for _, r := range relays {
+			age = max(age, now.Sub(r.Progress()))
+		}
+		return age.Seconds()
+	}))
+}

@@ -1,15 +1,11 @@
 package worker
 
 import (
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -235,48 +231,32 @@ func TestHandler_ModelAPIKey_NeverInRecordsErrorsOrLogs(t *testing.T) {
 	}
 }
 
-func TestMetricsServer_ReadyzReportsRefusedModelSettings(t *testing.T) {
+func TestReadyz_RefusedModelSettings_NotReadyButAlive(t *testing.T) {
 	t.Parallel()
-	m := NewMetrics(false)
-	var storeDown atomic.Bool
-	ms, err := listenMetrics("127.0.0.1:0", m, func(context.Context) error {
-		if storeDown.Load() {
-			return errors.New("down")
-		}
-		return nil
-	}, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	require.NoError(t, err)
-	go func() { _ = ms.serve() }()
-	t.Cleanup(ms.shutdown)
-	get := func(path string) (int, map[string]string) {
-		resp, err := http.Get("http://" + ms.Addr() + path)
-		require.NoError(t, err)
-		defer resp.Body.Close()
-		var body map[string]string
-		require.NoError(t, json.NewDecoder(resp.Body).Decode(&body))
-		return resp.StatusCode, body
-	}
+	b := setupReady(t)
+	m := b.w.Metrics()
 
-	code, body := get("/readyz")
+	code, body := b.get(t, "/readyz")
 	require.Equal(t, 200, code)
-	require.Equal(t, map[string]string{"status": "ready", "store": "ok", "model": "ok"}, body)
+	require.Equal(t, map[string]string{"status": "ready"}, body)
 
 	m.ObserveModelCall(extract.ModelCall{Model: modelName, Outcome: extract.CallUnauthorized})
-	code, body = get("/readyz")
+	code, body = b.get(t, "/readyz")
 	require.Equal(t, 503, code)
-	require.Equal(t, map[string]string{"status": "unavailable", "store": "ok", "model": "settings_refused"}, body)
-	code, _ = get("/healthz")
+	require.Equal(t, map[string]string{"status": "unavailable", "reason": "model_settings_refused"}, body)
+	code, _ = b.get(t, "/healthz")
 	require.Equal(t, 200, code, "alive: a restart would not fix a wrong key")
 
 	m.ObserveModelCall(extract.ModelCall{Model: modelName, Outcome: extract.CallTimeout})
-	code, _ = get("/readyz")
+	code, _ = b.get(t, "/readyz")
 	require.Equal(t, 503, code, "no answer says nothing about the settings")
 	m.ObserveModelCall(extract.ModelCall{Model: modelName, Outcome: extract.CallRateLimited})
-	code, _ = get("/readyz")
+	code, _ = b.get(t, "/readyz")
 	require.Equal(t, 200, code, "any other answer means the settings work")
 
-	storeDown.Store(true)
-	code, body = get("/readyz")
+	m.ObserveModelCall(extract.ModelCall{Model: modelName, Outcome: extract.CallNotFound})
+	b.stop()
+	code, body = b.get(t, "/readyz")
 	require.Equal(t, 503, code)
-	require.Equal(t, "unavailable", body["store"])
+	require.Equal(t, "redis_unavailable", body["reason"], "the store is checked first")
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/hibiken/asynq"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/relayops/relayops/internal/lograte"
 	"github.com/relayops/relayops/internal/task"
 )
 
@@ -88,11 +89,21 @@ func IsFailure(err error) bool {
 	return !(errors.As(err, &ce) && (ce.Code == CodeUnavailable || ce.Uncounted))
 }
 
-// asynqLogger adapts slog to asynq.Logger.
-type asynqLogger struct{ l *slog.Logger }
+// asynqLogger adapts slog to asynq.Logger. Asynq repeats its warnings and
+// errors on every poll while Redis is unreachable (the forwarder every
+// DelayedTaskCheckInterval, the heartbeat every 5 s): those go through a
+// Limiter, each kind (the text before its first colon) once per interval.
+type asynqLogger struct {
+	l   *slog.Logger
+	lim *lograte.Limiter
+}
 
 // NewAsynqLogger returns an asynq.Logger writing to l.
-func NewAsynqLogger(l *slog.Logger) asynq.Logger { return asynqLogger{l} }
+func NewAsynqLogger(l *slog.Logger) asynq.Logger {
+	return newAsynqLogger(l, lograte.NewLimiter(0, nil))
+}
+
+func newAsynqLogger(l *slog.Logger, lim *lograte.Limiter) asynqLogger { return asynqLogger{l, lim} }
 
 func (a asynqLogger) Debug(args ...any) { a.log(slog.LevelDebug, args) }
 func (a asynqLogger) Info(args ...any)  { a.log(slog.LevelInfo, args) }
@@ -101,15 +112,32 @@ func (a asynqLogger) Error(args ...any) { a.log(slog.LevelError, args) }
 
 // Fatal logs at error level and exits, as asynq.Logger requires.
 func (a asynqLogger) Fatal(args ...any) {
-	a.log(slog.LevelError, args)
+	a.l.Error(strings.TrimSpace(fmt.Sprint(args...)))
 	os.Exit(1)
 }
 
+// retryExhausted is Asynq's warning when it archives a task: its retries are
+// used up or the handler said not to retry (asynq.SkipRetry). In relayops
+// the handler says so exactly when the job record dead-lettered the job
+// (MaxRetry is set so that Asynq never runs out first), even on attempt 1:
+// "exhausted" would mislead.
+const retryExhausted = "Retry exhausted for task id="
+
 func (a asynqLogger) log(level slog.Level, args []any) {
 	ctx := context.Background()
-	if a.l.Enabled(ctx, level) {
-		a.l.Log(ctx, level, strings.TrimSpace(fmt.Sprint(args...)))
+	msg := strings.TrimSpace(fmt.Sprint(args...))
+	if id, ok := strings.CutPrefix(msg, retryExhausted); ok {
+		a.l.Log(ctx, slog.LevelInfo, "asynq archived the task: its job is dead-lettered (see the job's errorCode)", "task_id", id)
+		return
 	}
+	if level < slog.LevelWarn {
+		if a.l.Enabled(ctx, level) {
+			a.l.Log(ctx, level, msg)
+		}
+		return
+	}
+	key, _, _ := strings.Cut(msg, ":")
+	a.lim.Log(ctx, a.l, level, key, msg)
 }
 
 // asynqLevel is the Asynq log level matching l's lowest enabled level, but

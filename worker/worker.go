@@ -87,14 +87,22 @@ type Config struct {
 	RelayConsumer string
 	// OnRelayEvent, if set, is told every relay outcome (after metrics).
 	OnRelayEvent func(ev outbox.Event, outcome string)
+	// RelayStallTimeout is how long a relay may go without progress (a
+	// delivery, or a clean pass over an empty outbox) before /readyz says
+	// the worker is not ready. Default 1m, longer than the 45 s a failed
+	// delivery may wait for its retry.
+	RelayStallTimeout time.Duration
 
 	// ReconcileInterval and ReconcileThreshold drive the reconciler.
 	// Defaults 1m and max(10m, AttemptTimeout+AttemptGrace+1m, RetryMax+1m).
 	ReconcileInterval, ReconcileThreshold time.Duration
 
-	// MetricsAddr is where /metrics and /healthz are served; "" serves
-	// nothing.
+	// MetricsAddr is where /metrics, /healthz and /readyz are served; ""
+	// serves nothing.
 	MetricsAddr string
+	// MetricsToken, when set, is the bearer token /metrics requires (the
+	// probes need none). Default: /metrics is open.
+	MetricsToken string
 	// MetricsTenantLabels adds a tenant label to the per-job series (the job
 	// counter, the histograms, recoveries and commit conflicts).
 	MetricsTenantLabels bool
@@ -137,6 +145,7 @@ func (c Config) withDefaults() Config {
 	def(&c.ShutdownTimeout, 25*time.Second)
 	def(&c.DrainTimeout, 10*time.Second)
 	def(&c.CompletedRetention, 24*time.Hour)
+	def(&c.RelayStallTimeout, time.Minute)
 	def(&c.ReconcileInterval, time.Minute)
 	def(&c.ReconcileThreshold, max(10*time.Minute, c.AttemptTimeout+c.AttemptGrace+time.Minute, c.RetryMax+time.Minute))
 	if c.MaxAttempts == 0 {
@@ -171,7 +180,7 @@ func (c Config) validate() error {
 	if c.MaxAttempts < 1 || c.MaxRecoveries < 0 {
 		errs = append(errs, errors.New("worker: Config.MaxAttempts must be positive and MaxRecoveries not negative"))
 	}
-	if c.AttemptGrace < 0 || c.TaskCheckInterval < 0 || c.DelayedTaskCheckInterval < 0 || c.ShutdownTimeout < 0 || c.DrainTimeout < 0 {
+	if c.AttemptGrace < 0 || c.TaskCheckInterval < 0 || c.DelayedTaskCheckInterval < 0 || c.ShutdownTimeout < 0 || c.DrainTimeout < 0 || c.RelayStallTimeout < 0 {
 		errs = append(errs, errors.New("worker: Config durations must not be negative"))
 	}
 	return errors.Join(errs...)
@@ -236,6 +245,7 @@ func (w *Worker) build() error {
 		r, err := outbox.NewRelay(outbox.RelayConfig{
 			Store: cfg.Store, Publisher: publisher, Consumer: fmt.Sprintf("%s-r%d", cfg.RelayConsumer, i),
 			Logger: cfg.Logger, Clock: cfg.Clock, OnEvent: w.onRelayEvent, OnTrim: cfg.Metrics.outboxTrim,
+			OnError: cfg.Metrics.relayError,
 		})
 		if err != nil {
 			return err
@@ -257,10 +267,42 @@ func (w *Worker) build() error {
 		retryBase:                cfg.RetryBase, retryMax: cfg.RetryMax,
 		shutdownTimeout: cfg.ShutdownTimeout, logger: cfg.Logger,
 	})
+	cfg.Metrics.watchRelays(w.relays, cfg.Clock)
 	if cfg.MetricsAddr != "" {
-		w.metrics, err = listenMetrics(cfg.MetricsAddr, cfg.Metrics, cfg.Store.Ping, cfg.Logger.With("component", "worker.metrics"))
+		w.metrics, err = listenMetrics(cfg.MetricsAddr, cfg.Metrics, probes{health: cfg.Store.Ping, ready: w.ready},
+			cfg.MetricsToken, defaultMetricsTimeouts, cfg.Logger.With("component", "worker.metrics"))
 	}
 	return err
+}
+
+// Reasons a worker is not ready, as /readyz reports them.
+const (
+	notReadyRedis = "redis_unavailable"
+	notReadyRelay = "relay_stalled"
+	notReadyModel = "model_settings_refused"
+)
+
+// ready reports why the worker cannot do its work, "" when it can: Redis
+// must answer, and every relay must have made progress within
+// RelayStallTimeout. A relay over an empty outbox makes progress on every
+// pass; one whose passes or deliveries keep failing makes none, although
+// the process is alive (so /healthz stays ok: restarting would not help).
+// A model endpoint that refuses this deployment's settings (key, model or
+// URL) leaves the worker alive but unable to work, too.
+func (w *Worker) ready(ctx context.Context) string {
+	if err := w.cfg.Store.Ping(ctx); err != nil {
+		return notReadyRedis
+	}
+	if w.cfg.Metrics.ModelReady() != nil {
+		return notReadyModel
+	}
+	now := w.cfg.Clock.Now()
+	for _, r := range w.relays {
+		if now.Sub(r.Progress()) > w.cfg.RelayStallTimeout {
+			return notReadyRelay
+		}
+	}
+	return ""
 }
 
 func (w *Worker) onRelayEvent(ev outbox.Event, outcome string) {

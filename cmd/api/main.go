@@ -16,6 +16,7 @@ import (
 	"github.com/relayops/relayops/dashboard"
 	"github.com/relayops/relayops/internal/config"
 	"github.com/relayops/relayops/internal/healthcheck"
+	"github.com/relayops/relayops/internal/lograte"
 	"github.com/relayops/relayops/outbox"
 )
 
@@ -37,6 +38,7 @@ func run(ctx context.Context) error {
 		return err
 	}
 	log := cfg.NewLogger(os.Stderr, "api")
+	lograte.RouteRedis(log) // go-redis's own lines, as JSON and held back when repeated
 	if len(cfg.TenantTokens) == 0 {
 		log.Warn("RELAYOPS_TENANT_TOKENS is empty: no tenant can submit")
 	}

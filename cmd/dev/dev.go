@@ -20,6 +20,7 @@ import (
 	"github.com/relayops/relayops/api"
 	"github.com/relayops/relayops/dashboard"
 	"github.com/relayops/relayops/internal/config"
+	"github.com/relayops/relayops/internal/lograte"
 	"github.com/relayops/relayops/outbox"
 	"github.com/relayops/relayops/worker"
 )
@@ -32,8 +33,8 @@ type options struct {
 
 // Demo credentials, used when the environment names none.
 var (
-	demoTenants   = []config.Credential{{Name: "acme", Token: "acme-demo-token"}, {Name: "globex", Token: "globex-demo-token"}}
-	demoOperators = []config.Credential{{Name: "alice", Token: "alice-operator-token"}}
+	demoTenants   = []config.Credential{{Name: "acme", Token: "acme-demo-tenant-token"}, {Name: "globex", Token: "globex-demo-tenant-token"}}
+	demoOperators = []config.Credential{{Name: "alice", Token: "alice-demo-operator-token"}}
 )
 
 // clockTick is how often the embedded Redis's clock follows the wall clock:
@@ -52,6 +53,7 @@ func run(ctx context.Context, o options) error {
 		cfg.OperatorTokens = demoOperators
 	}
 	logger := cfg.NewLogger(os.Stderr, "dev")
+	lograte.RouteRedis(logger) // go-redis's own lines, as JSON and held back when repeated
 
 	mini := miniredis.NewMiniRedis()
 	if err := mini.StartAddr(o.redisAddr); err != nil {
@@ -90,6 +92,10 @@ func run(ctx context.Context, o options) error {
 		return fmt.Errorf("invalid configuration:\n%w", err)
 	}
 	w, err := worker.New(wcfg)
+	var le *worker.ListenError
+	if errors.As(err, &le) {
+		return fmt.Errorf("listen on RELAYOPS_METRICS_ADDR %s: %w", le.Addr, le.Err)
+	}
 	if err != nil {
 		return err
 	}

@@ -310,3 +310,29 @@ func (s *syncBuffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// The demo tokens are valid tokens: the API refuses shorter ones at start.
+func TestDemoTokens_MeetTheMinimumLength(t *testing.T) {
+	t.Parallel()
+	for _, c := range append(append([]config.Credential{}, demoTenants...), demoOperators...) {
+		require.GreaterOrEqual(t, len(c.Token), config.MinTokenLength, c.Name)
+	}
+}
+
+// A taken metrics port stops make run with an error that names the variable
+// to change, as a taken API port does.
+func TestRun_MetricsAddressInUse_NamesTheVariable(t *testing.T) {
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = busy.Close() })
+	for _, kv := range os.Environ() {
+		if name, _, _ := strings.Cut(kv, "="); strings.HasPrefix(name, "RELAYOPS_") {
+			t.Setenv(name, "")
+		}
+	}
+	t.Setenv("RELAYOPS_HTTP_ADDR", "127.0.0.1:0")
+	t.Setenv("RELAYOPS_METRICS_ADDR", busy.Addr().String())
+	err = run(context.Background(), options{redisAddr: "127.0.0.1:0"})
+	require.ErrorContains(t, err, "listen on RELAYOPS_METRICS_ADDR "+busy.Addr().String())
+	require.ErrorContains(t, err, "address already in use")
+}

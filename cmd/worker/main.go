@@ -20,6 +20,7 @@ import (
 
 	"github.com/relayops/relayops/internal/config"
 	"github.com/relayops/relayops/internal/healthcheck"
+	"github.com/relayops/relayops/internal/lograte"
 	"github.com/relayops/relayops/outbox"
 	"github.com/relayops/relayops/worker"
 )
@@ -70,11 +71,18 @@ func run() error {
 	defer asynqRedis.Close()
 	// The worker's parts tag their own component on this base logger.
 	logger := slog.New(slog.NewJSONHandler(os.Stdout, &slog.HandlerOptions{Level: cfg.LogLevel}))
+	// go-redis logs failed dials in plain text, one line each: through slog,
+	// and each kind once per interval.
+	lograte.RouteRedis(logger)
 	wcfg, err := worker.ConfigFrom(cfg, store, asynqRedis, faults, logger)
 	if err != nil {
 		return configError{fmt.Errorf("invalid configuration:\n%w", err)}
 	}
 	w, err := worker.New(wcfg)
+	var le *worker.ListenError
+	if errors.As(err, &le) {
+		return fmt.Errorf("listen on RELAYOPS_METRICS_ADDR %s: %w", le.Addr, le.Err)
+	}
 	if err != nil {
 		return err
 	}

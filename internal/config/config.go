@@ -31,6 +31,8 @@ type Config struct {
 	RedisURL          string        // RELAYOPS_REDIS_URL, default redis://127.0.0.1:6379/0
 	HTTPAddr          string        // RELAYOPS_HTTP_ADDR, default :8080
 	MetricsAddr       string        // RELAYOPS_METRICS_ADDR, default :9090
+	RelayStallTimeout time.Duration // RELAYOPS_RELAY_STALL_TIMEOUT, default 1m (>= 1s)
+	MetricsToken      string        // RELAYOPS_METRICS_TOKEN, default none (/metrics open); >= 16 characters
 	TenantTokens      []Credential  // RELAYOPS_TENANT_TOKENS, default none
 	OperatorTokens    []Credential  // RELAYOPS_OPERATOR_TOKENS, default none
 	Shards            int           // RELAYOPS_SHARDS, default 16 (1..16384)
@@ -163,9 +165,11 @@ type Var struct {
 var vars = []Var{
 	{"RELAYOPS_REDIS_URL", "redis://127.0.0.1:6379/0", "Redis connection URL (redis://, rediss:// or unix://)"},
 	{"RELAYOPS_HTTP_ADDR", ":8080", "listen address of the HTTP API"},
-	{"RELAYOPS_METRICS_ADDR", ":9090", "listen address of the worker's /metrics and /healthz"},
-	{"RELAYOPS_TENANT_TOKENS", "", "tenant bearer tokens as name:token,name:token (none: dev mode prints demo ones)"},
-	{"RELAYOPS_OPERATOR_TOKENS", "", "operator bearer tokens as name:token,name:token"},
+	{"RELAYOPS_METRICS_ADDR", ":9090", "listen address of the worker's /metrics, /healthz and /readyz"},
+	{"RELAYOPS_RELAY_STALL_TIMEOUT", "1m", "a worker whose relay made no progress for this long is not ready (>= 1s)"},
+	{"RELAYOPS_METRICS_TOKEN", "", "bearer token that /metrics of the api and the workers requires (none: open); at least 16 characters"},
+	{"RELAYOPS_TENANT_TOKENS", "", "tenant bearer tokens as name:token,name:token, tokens of at least 16 characters (none: dev mode prints demo ones)"},
+	{"RELAYOPS_OPERATOR_TOKENS", "", "operator bearer tokens as name:token,name:token, tokens of at least 16 characters"},
 	{"RELAYOPS_SHARDS", "16", "number of Redis shards (1..16384); fixed per deployment, api and worker must match"},
 	{"RELAYOPS_MAX_ATTEMPTS", "3", "business attempts per job (1..100), stamped on the job at submission"},
 	{"RELAYOPS_MAX_RECOVERIES", "5", "crash recoveries per job before crash_loop (0..100), stamped at submission"},
@@ -213,6 +217,8 @@ func FromEnv(getenv func(string) string) (*Config, error) {
 		RedisURL:          l.redisURL("RELAYOPS_REDIS_URL"),
 		HTTPAddr:          l.addr("RELAYOPS_HTTP_ADDR"),
 		MetricsAddr:       l.addr("RELAYOPS_METRICS_ADDR"),
+		RelayStallTimeout: l.duration("RELAYOPS_RELAY_STALL_TIMEOUT", atLeast(time.Second), "a duration of at least 1s"),
+		MetricsToken:      l.secret("RELAYOPS_METRICS_TOKEN"),
 		TenantTokens:      l.credentials("RELAYOPS_TENANT_TOKENS"),
 		OperatorTokens:    l.credentials("RELAYOPS_OPERATOR_TOKENS"),
 		Shards:            l.intRange("RELAYOPS_SHARDS", 1, 16384),
@@ -449,13 +455,42 @@ func (l *loader) credentials(name string) []Credential {
 			l.fail(name, "entry %d: name must match %s (value not shown)", n, nameRE)
 		case token == "":
 			l.fail(name, "entry %d (%s): token is empty", n, who)
-		case !printableToken(token):
-			l.fail(name, "entry %d (%s): token must be printable ASCII without spaces", n, who)
+		case tokenProblem(token) != "":
+			l.fail(name, "entry %d (%s): %s", n, who, tokenProblem(token))
 		default:
 			creds = append(creds, Credential{Name: who, Token: token})
 		}
 	}
 	return creds
+}
+
+// MinTokenLength is the shortest bearer token accepted: a short token can
+// be guessed, and a throttle per client address does not stop a botnet.
+const MinTokenLength = 16
+
+// tokenProblem says what is wrong with a bearer token, "" when nothing is.
+// It never quotes the token.
+func tokenProblem(t string) string {
+	switch {
+	case !printableToken(t):
+		return "token must be printable ASCII without spaces"
+	case len(t) < MinTokenLength:
+		return fmt.Sprintf("token must be at least %d characters, got %d", MinTokenLength, len(t))
+	}
+	return ""
+}
+
+// secret reads an optional bearer token; messages never quote it.
+func (l *loader) secret(name string) string {
+	s := l.raw(name)
+	if s == "" {
+		return ""
+	}
+	if p := tokenProblem(s); p != "" {
+		l.fail(name, "%s (value not shown)", p)
+		return ""
+	}
+	return s
 }
 
 // printableToken reports whether t can travel in an Authorization header

@@ -29,6 +29,7 @@ func TestFromEnv_NothingSet_UsesDefaults(t *testing.T) {
 		RedisURL:          "redis://127.0.0.1:6379/0",
 		HTTPAddr:          ":8080",
 		MetricsAddr:       ":9090",
+		RelayStallTimeout: time.Minute,
 		Shards:            16,
 		MaxAttempts:       3,
 		MaxRecoveries:     5,
@@ -68,12 +69,14 @@ func TestFromEnv_GoodValue_IsApplied(t *testing.T) {
 		{"RELAYOPS_REDIS_URL", "rediss://redis.internal:6380", func(c *Config) any { return c.RedisURL }, "rediss://redis.internal:6380"},
 		{"RELAYOPS_HTTP_ADDR", "127.0.0.1:8081", func(c *Config) any { return c.HTTPAddr }, "127.0.0.1:8081"},
 		{"RELAYOPS_METRICS_ADDR", ":0", func(c *Config) any { return c.MetricsAddr }, ":0"},
-		{"RELAYOPS_TENANT_TOKENS", "acme:tokA, globex:tokB", func(c *Config) any { return c.TenantTokens },
-			[]Credential{{"acme", "tokA"}, {"globex", "tokB"}}},
-		{"RELAYOPS_TENANT_TOKENS", "acme:old,acme:new", func(c *Config) any { return c.TenantTokens },
-			[]Credential{{"acme", "old"}, {"acme", "new"}}},
-		{"RELAYOPS_OPERATOR_TOKENS", "alice:tok:C", func(c *Config) any { return c.OperatorTokens },
-			[]Credential{{"alice", "tok:C"}}},
+		{"RELAYOPS_RELAY_STALL_TIMEOUT", "90s", func(c *Config) any { return c.RelayStallTimeout }, 90 * time.Second},
+		{"RELAYOPS_METRICS_TOKEN", "scrape-0123456789", func(c *Config) any { return c.MetricsToken }, "scrape-0123456789"},
+		{"RELAYOPS_TENANT_TOKENS", "acme:acme-token-0123456, globex:globex-token-012345", func(c *Config) any { return c.TenantTokens },
+			[]Credential{{"acme", "acme-token-0123456"}, {"globex", "globex-token-012345"}}},
+		{"RELAYOPS_TENANT_TOKENS", "acme:old-token-0123456789,acme:new-token-0123456789", func(c *Config) any { return c.TenantTokens },
+			[]Credential{{"acme", "old-token-0123456789"}, {"acme", "new-token-0123456789"}}},
+		{"RELAYOPS_OPERATOR_TOKENS", "alice:tok:C-0123456789abc", func(c *Config) any { return c.OperatorTokens },
+			[]Credential{{"alice", "tok:C-0123456789abc"}}},
 		{"RELAYOPS_SHARDS", "16384", func(c *Config) any { return c.Shards }, 16384},
 		{"RELAYOPS_SHARDS", "1", func(c *Config) any { return c.Shards }, 1},
 		{"RELAYOPS_MAX_ATTEMPTS", "100", func(c *Config) any { return c.MaxAttempts }, 100},
@@ -122,12 +125,17 @@ func TestFromEnv_BadValue_MessageNamesVariable(t *testing.T) {
 		{"RELAYOPS_REDIS_URL", "redis://localhost:6379/x", "RELAYOPS_REDIS_URL: must be a redis://"},
 		{"RELAYOPS_HTTP_ADDR", "8080", `RELAYOPS_HTTP_ADDR: must be host:port or :port, got "8080"`},
 		{"RELAYOPS_METRICS_ADDR", "localhost:", `RELAYOPS_METRICS_ADDR: must be host:port or :port, got "localhost:"`},
+		{"RELAYOPS_RELAY_STALL_TIMEOUT", "500ms", `RELAYOPS_RELAY_STALL_TIMEOUT: must be a duration of at least 1s`},
+		{"RELAYOPS_METRICS_TOKEN", "short-token", "RELAYOPS_METRICS_TOKEN: token must be at least 16 characters, got 11 (value not shown)"},
+		{"RELAYOPS_METRICS_TOKEN", "scrape token 0123456789", "RELAYOPS_METRICS_TOKEN: token must be printable ASCII without spaces (value not shown)"},
 		{"RELAYOPS_TENANT_TOKENS", "acme", "RELAYOPS_TENANT_TOKENS: entry 1 must be name:token (value not shown)"},
-		{"RELAYOPS_TENANT_TOKENS", "acme:a,,globex:b", "RELAYOPS_TENANT_TOKENS: entry 2 is empty"},
+		{"RELAYOPS_TENANT_TOKENS", "acme:acme-token-0123456,,globex:globex-token-012345", "RELAYOPS_TENANT_TOKENS: entry 2 is empty"},
 		{"RELAYOPS_TENANT_TOKENS", "Acme:tokA", "RELAYOPS_TENANT_TOKENS: entry 1: name must match"},
 		{"RELAYOPS_TENANT_TOKENS", "a:tokA", "RELAYOPS_TENANT_TOKENS: entry 1: name must match"},
 		{"RELAYOPS_OPERATOR_TOKENS", "alice:", "RELAYOPS_OPERATOR_TOKENS: entry 1 (alice): token is empty"},
 		{"RELAYOPS_OPERATOR_TOKENS", "alice:a\tb", "RELAYOPS_OPERATOR_TOKENS: entry 1 (alice): token must be printable ASCII without spaces"},
+		{"RELAYOPS_TENANT_TOKENS", "acme:acme-demo-token", "RELAYOPS_TENANT_TOKENS: entry 1 (acme): token must be at least 16 characters, got 15"},
+		{"RELAYOPS_OPERATOR_TOKENS", "alice:x", "RELAYOPS_OPERATOR_TOKENS: entry 1 (alice): token must be at least 16 characters, got 1"},
 		{"RELAYOPS_SHARDS", "x", `RELAYOPS_SHARDS: must be an integer from 1 to 16384, got "x"`},
 		{"RELAYOPS_SHARDS", "0", `RELAYOPS_SHARDS: must be an integer from 1 to 16384, got "0"`},
 		{"RELAYOPS_SHARDS", "16385", `RELAYOPS_SHARDS: must be an integer from 1 to 16384, got "16385"`},
@@ -199,11 +207,11 @@ func TestFromEnv_DuplicateToken_Rejected(t *testing.T) {
 		env     map[string]string
 		wantMsg string
 	}{
-		{"within tenants", map[string]string{"RELAYOPS_TENANT_TOKENS": "acme:same,globex:same"},
+		{"within tenants", map[string]string{"RELAYOPS_TENANT_TOKENS": "acme:same-token-0123456,globex:same-token-0123456"},
 			"RELAYOPS_TENANT_TOKENS: token of globex is already used by acme in RELAYOPS_TENANT_TOKENS"},
-		{"tenant and operator", map[string]string{"RELAYOPS_TENANT_TOKENS": "acme:same", "RELAYOPS_OPERATOR_TOKENS": "alice:same"},
+		{"tenant and operator", map[string]string{"RELAYOPS_TENANT_TOKENS": "acme:same-token-0123456", "RELAYOPS_OPERATOR_TOKENS": "alice:same-token-0123456"},
 			"RELAYOPS_OPERATOR_TOKENS: token of alice is already used by acme in RELAYOPS_TENANT_TOKENS"},
-		{"within operators", map[string]string{"RELAYOPS_OPERATOR_TOKENS": "alice:same,bob:same"},
+		{"within operators", map[string]string{"RELAYOPS_OPERATOR_TOKENS": "alice:same-token-0123456,bob:same-token-0123456"},
 			"RELAYOPS_OPERATOR_TOKENS: token of bob is already used by alice in RELAYOPS_OPERATOR_TOKENS"},
 	}
 	for _, tt := range tests {
@@ -217,7 +225,7 @@ func TestFromEnv_DuplicateToken_Rejected(t *testing.T) {
 
 func TestFromEnv_Errors_NeverQuoteSecrets(t *testing.T) {
 	t.Parallel()
-	const secret = "s3cr3t-VALUE"
+	const secret = "s3cr3t-VALUE-0123456789"
 	bad := []map[string]string{
 		{"RELAYOPS_TENANT_TOKENS": secret},
 		{"RELAYOPS_TENANT_TOKENS": secret + ":acme"},

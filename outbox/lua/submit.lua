@@ -3,7 +3,7 @@
 -- + indexes.
 --
 -- KEYS: the common layout (lib.lua), plus
---   KEYS[17] request key (remembers this request ID's answer), optional
+--   KEYS[17] request key (remembers that this request ID created the job), optional
 -- ARGV: the common layout (lib.lua), plus
 --   ARGV[7]  tenant             ARGV[8]  documentId      ARGV[9] version
 --   ARGV[10] payload hash       ARGV[11] input blob
@@ -18,7 +18,9 @@
 --   {"deduped_ledger", state, hash, eventId, finishedMs, code}
 --                            same, but only the ledger entry remains
 --   {"conflict"}             same key (or request ID), different payload
--- A replay of a request ID answers what the original answered.
+-- A replay of a request ID answers what the original answered. Only a
+-- request that created the job is remembered: a dedupe stores nothing (its
+-- replay is a dedupe again anyway), so fresh request IDs cannot grow Redis.
 local tenant, doc, ver, ph = ARGV[7], ARGV[8], ARGV[9], ARGV[10]
 local req = KEYS[17]
 
@@ -43,11 +45,9 @@ if req then
   end
 end
 
-local answer
 local existing = redis.call('HGET', K.job, 'ph')
 if existing then
   if existing ~= ph then return { 'conflict' } end
-  answer = { 'deduped' }
 else
   local ledger = redis.call('GET', K.ledger)
   if ledger then
@@ -64,7 +64,4 @@ else
     return { 'created' }
   end
 end
-if req then
-  redis.call('SET', req, answer[1] .. '|' .. ph, 'PX', ARGV[15])
-end
-return with_job(answer[1])
+return with_job('deduped')
