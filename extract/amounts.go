@@ -23,6 +23,9 @@ type numTok struct {
 	cur string
 	// unit is a word glued to the number ("9.5h", "3x") in lower case.
 	unit string
+	// garbled: letters glued to it that are no unit or currency ("29.4O",
+	// a misread zero): a number no format explains.
+	garbled bool
 }
 
 // groupSpaces are the characters that may group digits ("1 234,56"): an
@@ -49,6 +52,9 @@ func scanNumbers(s string, spaceGroups bool) []numTok {
 		end := runEnd(s, i)
 		if tok, ok := numberRun(s, i, end, spaceGroups); ok {
 			attachAround(s, &tok)
+			if n := len(out); n > 0 && tok.start < out[n-1].end {
+				tok.start = out[n-1].end // a symbol between two numbers belongs to the first
+			}
 			out = append(out, tok)
 			end = max(end, tok.end)
 		}
@@ -105,9 +111,13 @@ func numberRun(s string, start, end int, spaceGroups bool) (numTok, bool) {
 		return numTok{}, false
 	}
 	tok := numTok{start: start, end: start + len(num), raw: num, unit: strings.ToLower(unit)}
-	if unit != "" {
+	switch {
+	case unit != "" && isCurrencyWord(unit):
+		tok.cur, tok.unit, tok.end = strings.ToUpper(unit), "", end // "12.00EUR"
+	case unit != "":
 		tok.end = end
-	} else {
+		tok.garbled = !unitWords[tok.unit] && !countWords[tok.unit] && !isOrdinal(tok.unit) && tok.unit != "x"
+	default:
 		extendGroups(s, &tok, spaceGroups)
 	}
 	return tok, true

@@ -244,23 +244,27 @@ func dropTranslation(s string) string {
 // dropBrackets removes bracketed text that holds letters: "(20%)" stays,
 // "(incl. VAT)" goes.
 func dropBrackets(s string) string {
+	if strings.IndexByte(s, '(') < 0 {
+		return s
+	}
+	var b strings.Builder
 	for {
 		i := strings.IndexByte(s, '(')
-		if i < 0 {
-			return s
+		j := -1
+		if i >= 0 {
+			j = strings.IndexByte(s[i:], ')')
 		}
-		j := strings.IndexByte(s[i:], ')')
 		if j < 0 {
-			return s
+			b.WriteString(s)
+			return b.String()
 		}
-		inner := s[i+1 : i+j]
-		if !hasLetter(inner) {
-			if strings.IndexByte(s[i+j:], '(') < 0 {
-				return s
-			}
-			return s[:i+j+1] + dropBrackets(s[i+j+1:])
+		b.WriteString(s[:i])
+		if hasLetter(s[i+1 : i+j]) {
+			b.WriteByte(' ')
+		} else {
+			b.WriteString(s[i : i+j+1])
 		}
-		s = s[:i] + " " + s[i+j+1:]
+		s = s[i+j+1:]
 	}
 }
 

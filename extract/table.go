@@ -37,12 +37,23 @@ func classifyCell(c cell, f numberFormat) rowCell {
 		return rc
 	}
 	toks := scanNumbers(c.text, f.decimal == ',')
+	if len(toks) == 1 && toks[0].garbled && numericResidue(c.text, numTok{start: toks[0].start, end: toks[0].end}) {
+		rc.num, rc.bad, rc.tok = true, true, toks[0]
+		return rc
+	}
 	if len(toks) != 1 || !numericResidue(c.text, toks[0]) {
 		return rc
 	}
 	rc.num, rc.tok = true, toks[0]
 	rc.canon, rc.bad = canonicalTok(toks[0], f)
 	return rc
+}
+
+// garbledCell reports a cell that is one number with letters glued to it
+// that no unit explains ("29.4O").
+func garbledCell(text string) bool {
+	toks := scanNumbers(text, false)
+	return len(toks) == 1 && toks[0].garbled && strings.TrimSpace(text[:toks[0].start]+text[toks[0].end:]) == ""
 }
 
 // canonicalTok returns the canonical value of a token, or bad.

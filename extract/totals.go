@@ -49,6 +49,9 @@ func readAmount(cells []string, f numberFormat) (string, bool) {
 		return "", digits && !onlyRatesAndDates(cells, f)
 	}
 	t := pickAmount(last, lastText, len(cells) > 1)
+	if t.garbled {
+		return "", true
+	}
 	v, bad := canonicalTok(t, f)
 	return v, bad
 }
@@ -75,8 +78,17 @@ func leadingWords(text string, t numTok) bool {
 
 // isBase reports a number that is a tax's base ("on 261.00"), not its
 // amount.
-func isBase(text string, t numTok) bool {
-	return strings.HasSuffix(" "+strings.ToLower(strings.TrimSpace(text[:t.start])), " on")
+func isBase(text string, t numTok) bool { return endsWithWord(text[:t.start], "on") }
+
+// endsWithWord reports whether s, trailing spaces aside, ends with the
+// word w in any case. It looks at the end of s only, so that calling it
+// for every number of a long text stays linear.
+func endsWithWord(s, w string) bool {
+	s = strings.TrimRight(s, " ")
+	if len(s) < len(w) || !strings.EqualFold(s[len(s)-len(w):], w) {
+		return false
+	}
+	return len(s) == len(w) || !isLetterByte(s[len(s)-len(w)-1])
 }
 
 func pickAmount(toks []numTok, text string, spread bool) numTok {
@@ -225,23 +237,19 @@ func (t *totals) resolveSubtotal(rows []amountRow, final int) {
 	if final < 0 {
 		return
 	}
+	lastAdjust := -1 // the last tax or charge row before the final total
 	for i, r := range rows[:final] {
-		if (r.kind == lkTotal || r.kind == lkAmountDue) && r.amount != rows[final].amount && adjustedBetween(rows[i+1:final]) {
+		if r.kind == lkTax || r.kind.isCharge() {
+			lastAdjust = i
+		}
+	}
+	for _, r := range rows[:max(lastAdjust, 0)] {
+		if (r.kind == lkTotal || r.kind == lkAmountDue) && r.amount != rows[final].amount {
 			t.setAmount(&t.subtotal, r, "subtotal")
 			t.subtotalLine = r.line
 			return
 		}
 	}
-}
-
-// adjustedBetween reports a tax or charge row among rows.
-func adjustedBetween(rows []amountRow) bool {
-	for _, r := range rows {
-		if r.kind == lkTax || r.kind.isCharge() {
-			return true
-		}
-	}
-	return false
 }
 
 // totalTaxPhrases name a row that sums the tax rows above it.
@@ -291,13 +299,14 @@ func saysIncluded(raw string) bool {
 // sumTax adds the tax rows (a row repeating the same label and amount,
 // as a header row does, counts once), or takes the one that is the sum.
 func sumTax(rows []amountRow) string {
-	var vals, seen []string
+	var vals []string
+	seen := map[string]bool{}
 	for _, r := range rows {
 		if totalTaxPhrases[r.phrase] {
 			return r.amount
 		}
-		if key := r.phrase + "=" + r.amount; !containsStr(seen, key) {
-			seen = append(seen, key)
+		if key := r.phrase + "=" + r.amount; !seen[key] {
+			seen[key] = true
 			vals = append(vals, r.amount)
 		}
 	}
