@@ -49,13 +49,6 @@ func classifyCell(c cell, f numberFormat) rowCell {
 	return rc
 }
 
-// garbledCell reports a cell that is one number with letters glued to it
-// that no unit explains ("29.4O").
-func garbledCell(text string) bool {
-	toks := scanNumbers(text, false)
-	return len(toks) == 1 && toks[0].garbled && strings.TrimSpace(text[:toks[0].start]+text[toks[0].end:]) == ""
-}
-
 // canonicalTok returns the canonical value of a token, or bad.
 func canonicalTok(t numTok, f numberFormat) (string, bool) {
 	v, ok := f.canonical(t.raw, t.neg)
