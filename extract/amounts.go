@@ -103,12 +103,13 @@ func numberRun(s string, start, end int, spaceGroups bool) (numTok, bool) {
 		k++
 	}
 	num, unit := run[:k], run[k:]
+	if hasDigit(unit) {
+		// digits and letters mixed ("1,O99.2O"): a misread number
+		return numTok{start: start, end: end, raw: run, garbled: true}, true
+	}
 	for !isDigit(num[len(num)-1]) { // "12.x" → "12"
 		num = num[:len(num)-1]
 		unit = ""
-	}
-	if unit != "" && !isAllLetters(unit) {
-		return numTok{}, false
 	}
 	tok := numTok{start: start, end: start + len(num), raw: num, unit: strings.ToLower(unit)}
 	switch {

@@ -122,10 +122,16 @@ func stripNumbering(s string) string {
 // moneyTokens returns the numbers of s that may be quantities or money:
 // not percentages, not parts of dates.
 func moneyTokens(s string, f numberFormat) []numTok {
+	return numbersOf(s, f, false)
+}
+
+// numbersOf returns the numbers of s that are not rates or parts of
+// dates; garbled ones ("1,O99.2O") only when asked.
+func numbersOf(s string, f numberFormat, garbled bool) []numTok {
 	dates := findDates(s)
 	var out []numTok
 	for _, t := range scanNumbers(s, f.decimal == ',') {
-		if t.pct || overlaps(dates, t.start, t.end) {
+		if t.pct || overlaps(dates, t.start, t.end) || t.garbled && !garbled {
 			continue
 		}
 		out = append(out, t)

@@ -191,8 +191,8 @@ func firstCell(l *line) *cell {
 func amountLabelOf(l *line) (labelKind, int, bool) {
 	for i := range l.cells {
 		c := &l.cells[i]
-		if c.text == "" {
-			continue
+		if c.text == "" || allNonLatin(c.text) {
+			continue // the other language of a bilingual label ("الإجمالي  Total")
 		}
 		m, ok := matchLabel(c.text)
 		if !ok || !m.kind.isAmount() {

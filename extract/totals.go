@@ -52,15 +52,20 @@ func readAmount(cells []string, f numberFormat) (string, bool) {
 	if t.garbled {
 		return "", true
 	}
+	if isReference(t) {
+		return "", false // "GST/TPS 812345678": a registration number
+	}
 	v, bad := canonicalTok(t, f)
 	return v, bad
 }
 
 // amountTokens returns the numbers of text that may be money: not rates,
 // not dates, not counts.
+// A garbled number counts, so that a misread amount is unparseable, not
+// absent.
 func amountTokens(text string, f numberFormat) []numTok {
 	var out []numTok
-	for _, t := range moneyTokens(text, f) {
+	for _, t := range numbersOf(text, f, true) {
 		if countWords[t.unit] || countWords[strings.ToLower(firstWord(text[t.end:]))] {
 			continue
 		}
@@ -74,6 +79,12 @@ func amountTokens(text string, f numberFormat) []numTok {
 // holds no amount.
 func leadingWords(text string, t numTok) bool {
 	return !pureRemainder(text[:t.start])
+}
+
+// isReference reports a long plain integer (seven digits or more, no
+// separator, no currency): a registration or account number, not money.
+func isReference(t numTok) bool {
+	return t.cur == "" && len(t.raw) >= 7 && allDigits(t.raw)
 }
 
 // isBase reports a number that is a tax's base ("on 261.00"), not its
@@ -314,8 +325,8 @@ func sumTax(rows []amountRow) string {
 		return vals[0]
 	}
 	last := vals[len(vals)-1]
-	if s, ok := addCanonical(vals[:len(vals)-1]); ok && sameDecimal(s, last) {
-		return last
+	if s, ok := addCanonical(vals[:len(vals)-1]); ok && len(vals) > 2 && sameDecimal(s, last) {
+		return last // two rates and their sum; two equal taxes (CGST, SGST) both count
 	}
 	if s, ok := addCanonical(vals); ok {
 		return s
