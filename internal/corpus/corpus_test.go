@@ -177,6 +177,23 @@ func TestGenerate_DocumentsStateTheirTruth(t *testing.T) {
 	}
 }
 
+// unambiguousSymbols are the currency symbols that name one currency.
+var unambiguousSymbols = map[string]string{"GBP": "£", "EUR": "€", "JPY": "¥", "PLN": "zł", "USD": "$"}
+
+func TestGenerate_EveryInvoiceNamesItsCurrency(t *testing.T) {
+	t.Parallel()
+	for _, seed := range []int64{1, 2, 3} {
+		for _, d := range generate(t, seed, evalSize) {
+			if !d.Truth.IsInvoice {
+				continue
+			}
+			sym, ok := unambiguousSymbols[d.Truth.Currency]
+			named := strings.Contains(d.Text, d.Truth.Currency) || ok && strings.Contains(d.Text, sym)
+			require.True(t, named, "%s (%s): %s is neither written as its code nor as its own symbol", d.ID, d.Layout, d.Truth.Currency)
+		}
+	}
+}
+
 func TestGenerate_BrokenInvoices_OmitWhatTheirReasonSays(t *testing.T) {
 	t.Parallel()
 	for _, d := range generate(t, 13, evalSize) {
@@ -185,6 +202,8 @@ func TestGenerate_BrokenInvoices_OmitWhatTheirReasonSays(t *testing.T) {
 			require.Empty(t, d.Truth.InvoiceNumber, d.ID)
 		case corpus.ReasonMissingTotal:
 			require.Empty(t, d.Truth.Total, d.ID)
+			// With tax to add, the stated subtotal cannot pass for the total.
+			require.NotEqual(t, "", strings.Trim(d.Truth.Tax, "0."), d.ID)
 		}
 	}
 }

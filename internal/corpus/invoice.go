@@ -123,7 +123,8 @@ func newInvoice(r *rand.Rand, l *locale, layout string) *invoice {
 	inv.drawCharges(r)
 	// Most invoices with tax or charges state the subtotal; some go from the
 	// lines straight to the tax.
-	inv.showSubtotal = chance(r, 60) || (len(inv.taxBP) > 0 || inv.shippingCharge > 0 || inv.discountBP > 0) && chance(r, 85)
+	// A discount is a share of a stated subtotal.
+	inv.showSubtotal = chance(r, 60) || (len(inv.taxBP) > 0 || inv.shippingCharge > 0) && chance(r, 85) || inv.discountBP > 0
 	inv.compute()
 	return inv
 }

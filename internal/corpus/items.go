@@ -101,7 +101,7 @@ var industries = []industry{
 		items: []item{
 			{"Hull inspection", "", qtyOne, 45000, 90000},
 			{"Antifouling paint, 5 l", "pcs", qtyFew, 3900, 5200},
-			{"Diver hours", "h", qtyHours, 7500, 11000},
+			{"Diving work", "h", qtyHours, 7500, 11000},
 			{"Berth fee (per night)", "", qtyFew, 3500, 8500},
 			{"Engine service, 250 hour", "", qtyOne, 48000, 95000},
 			{"Zinc anodes", "pcs", qtyFew, 1800, 4500},

@@ -154,6 +154,9 @@ func renderEmail(r *rand.Rand, inv *invoice) string {
 	} else {
 		p.add(wrap(inv.totalProse(r), 76)...)
 	}
+	if inv.needsCurrencyCode() {
+		p.add(fmt.Sprintf(pick(r, []string{"All amounts are in %s.", "Amounts in %s.", "(All figures in %s.)"}), inv.cur.code))
+	}
 	p.blank()
 	p.add(pick(r, []string{
 		"Payment is due within " + itoa(inv.termsDays) + " days.",

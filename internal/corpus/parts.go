@@ -178,7 +178,7 @@ var columnOrders = [][]colKind{
 }
 
 var columnHeads = map[colKind][]string{
-	colNo:     {"#", "Item", "Pos", "No.", "Pos."},
+	colNo:     {"#", "Pos", "No.", "Pos.", "Line"},
 	colSKU:    {"Item #", "SKU", "Code", "Art. No.", "Product Code"},
 	colDesc:   {"Description", "Description", "Details", "Service", "Product", "Description of services"},
 	colQty:    {"Qty", "Quantity", "QTY", "Units", "Qty."},

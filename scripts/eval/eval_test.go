@@ -283,3 +283,17 @@ func TestRegister_DuplicateName_Panics(t *testing.T) {
 		register(name, func(context.Context) (extract.Extractor, func(), error) { return gullible{}, nil, nil })
 	})
 }
+
+func TestRun_RulesExtractor_PrintsEveryTableAndTheVerdict(t *testing.T) {
+	t.Parallel()
+	var out bytes.Buffer
+	_, err := run(context.Background(), options{extractor: "rules", seed: 3, n: 60, dir: handDir, verbose: true}, extractors, &out)
+	require.NoError(t, err)
+	for _, l := range corpus.Layouts() {
+		require.Regexp(t, `(?m)^ *`+l+` +\d+ +\d+\.\d`, out.String())
+	}
+	for _, want := range []string{"not invoices, by kind", "by expected reason", "documents/s", "Failures", "Targets"} {
+		require.Contains(t, out.String(), want)
+	}
+	require.Equal(t, 4, strings.Count(out.String(), "[ok  ]")+strings.Count(out.String(), "[MISS]"))
+}

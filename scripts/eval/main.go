@@ -100,11 +100,11 @@ func run(ctx context.Context, o options, reg Registry, w io.Writer) (bool, error
 	invoices, others, broken := documentsOf(docs)
 	fmt.Fprintf(w, "Extractor %s on %d documents (seed %d: %d generated; %s: %d hand-written): %d invoices that must succeed, %d non-invoices, %d invoices that must be rejected\n\n",
 		o.extractor, len(docs), o.seed, o.n, dirName(o.dir), len(docs)-o.n, invoices, others, broken)
-	outs, spent := runPipeline(ctx, ex, docs)
+	outs := runPipeline(ctx, ex, docs)
 	if err := ctx.Err(); err != nil {
 		return false, err
 	}
-	rep := newReport(outs, spent)
+	rep := newReport(outs)
 	rep.write(w)
 	if o.verbose {
 		rep.failures(w)

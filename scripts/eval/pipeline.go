@@ -23,26 +23,28 @@ type outcome struct {
 	// failure names the stage and class of an error that is not a
 	// rejection ("extract: transient"); it never carries the error's text.
 	failure string
+	// took is the time the three stages took.
+	took time.Duration
 }
 
 func (o outcome) succeeded() bool { return o.invoice != nil }
 func (o outcome) rejected() bool  { return o.reason != "" }
 
 // runPipeline runs every document through Classify → Extract → Validate, as
-// the worker does but in process, and returns the outcomes and the time the
-// stages took.
-func runPipeline(ctx context.Context, ex extract.Extractor, docs []corpus.Document) ([]outcome, time.Duration) {
-	outs := make([]outcome, len(docs))
-	var spent time.Duration
-	for i, d := range docs {
+// the worker does but in process, and returns the outcomes, each with the
+// time its stages took.
+func runPipeline(ctx context.Context, ex extract.Extractor, docs []corpus.Document) []outcome {
+	outs := make([]outcome, 0, len(docs))
+	for _, d := range docs {
 		if ctx.Err() != nil {
-			return outs[:i], spent
+			break
 		}
 		start := time.Now()
-		outs[i] = process(ctx, ex, d)
-		spent += time.Since(start)
+		o := process(ctx, ex, d)
+		o.took = time.Since(start)
+		outs = append(outs, o)
 	}
-	return outs, spent
+	return outs
 }
 
 func process(ctx context.Context, ex extract.Extractor, d corpus.Document) outcome {

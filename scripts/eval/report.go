@@ -39,11 +39,10 @@ type report struct {
 	others  map[string]*groupScore // non-invoices by kind
 	broken  map[string]*groupScore // broken invoices by expected reason
 	outs    []outcome
-	spent   time.Duration
 }
 
-func newReport(outs []outcome, spent time.Duration) *report {
-	rep := &report{layouts: map[string]*layoutScore{}, others: map[string]*groupScore{}, broken: map[string]*groupScore{}, outs: outs, spent: spent}
+func newReport(outs []outcome) *report {
+	rep := &report{layouts: map[string]*layoutScore{}, others: map[string]*groupScore{}, broken: map[string]*groupScore{}, outs: outs}
 	for _, o := range outs {
 		t := o.doc.Truth
 		switch {
@@ -151,9 +150,31 @@ func (rep *report) write(w io.Writer) {
 	fmt.Fprintln(w, "\nInvoices that do not add up or lack a field, by expected reason: none may succeed")
 	writeGroups(w, "reason", rep.broken)
 
+	rep.writeSpeed(w)
+}
+
+// writeSpeed prints documents per second and the spread of the time per
+// document, naming the slowest document (by ID).
+func (rep *report) writeSpeed(w io.Writer) {
 	n := len(rep.outs)
-	fmt.Fprintf(w, "\nSpeed: %d documents through classify → extract → validate in %s (one goroutine): %.0f documents/s, %.1f µs/document\n",
-		n, rep.spent.Round(time.Microsecond), float64(n)/max(rep.spent.Seconds(), 1e-9), float64(rep.spent.Microseconds())/float64(max(n, 1)))
+	if n == 0 {
+		return
+	}
+	var total time.Duration
+	took := make([]time.Duration, n)
+	slowest := rep.outs[0]
+	for i, o := range rep.outs {
+		total += o.took
+		took[i] = o.took
+		if o.took > slowest.took {
+			slowest = o
+		}
+	}
+	slices.Sort(took)
+	q := func(p float64) time.Duration { return took[min(n-1, int(p*float64(n)))] }
+	fmt.Fprintf(w, "\nSpeed: %d documents through classify → extract → validate in %s (one goroutine): %.0f documents/s, mean %s, p50 %s, p99 %s, slowest %s (%s)\n",
+		n, total.Round(time.Microsecond), float64(n)/max(total.Seconds(), 1e-9), (total / time.Duration(n)).Round(time.Microsecond),
+		q(0.50).Round(time.Microsecond), q(0.99).Round(time.Microsecond), slowest.took.Round(time.Microsecond), slowest.doc.ID)
 }
 
 func (rep *report) writeLayout(tw io.Writer, name string, ls *layoutScore) {
