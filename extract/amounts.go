@@ -42,7 +42,8 @@ func scanNumbers(s string, spaceGroups bool) []numTok {
 	var out []numTok
 	for i := 0; i < len(s); {
 		c := s[i]
-		if !isASCIIAlnum(c) || (i > 0 && continuesRun(s, i)) {
+		glued := len(out) > 0 && out[len(out)-1].end == i // "SEK122 238,00": after the last one's currency
+		if !isASCIIAlnum(c) || (i > 0 && continuesRun(s, i) && !glued) {
 			i++
 			continue
 		}

@@ -100,7 +100,7 @@ func readTable(d *document, hi int, cols []column, f numberFormat, it *items) in
 			continue
 		case endsTable(l):
 			k, _, pure := amountLabelOf(l)
-			if !pure || !k.isCharge() {
+			if _, labelRow := pureLabels(l); labelRow || !pure || !k.isCharge() {
 				return j - 1
 			}
 			if r := parseRow(l, cols, f); r.nums < 2 {
@@ -154,6 +154,9 @@ func (st *tableState) nextIsNumbers(d *document, j int, cols []column, f numberF
 // continuesTable reports whether the line after a blank line is still a
 // row of the table.
 func continuesTable(l *line, cols []column, f numberFormat) bool {
+	if _, labelRow := pureLabels(l); labelRow {
+		return false
+	}
 	if endsTable(l) {
 		_, _, pure := amountLabelOf(l)
 		return pure
@@ -162,9 +165,13 @@ func continuesTable(l *line, cols []column, f numberFormat) bool {
 	return r.amount != "" || r.price != ""
 }
 
-// endsTable: a totals row, or a "Label: value" field.
+// endsTable: a totals row, a row of labels (values below), or a "Label:
+// value" field.
 func endsTable(l *line) bool {
 	if _, _, ok := amountLabelOf(l); ok {
+		return true
+	}
+	if _, ok := pureLabels(l); ok {
 		return true
 	}
 	c := firstCell(l)
