@@ -23,6 +23,9 @@ type numTok struct {
 	cur string
 	// unit is a word glued to the number ("9.5h", "3x") in lower case.
 	unit string
+	// garbled: letters glued to it that are no unit or currency ("29.4O",
+	// a misread zero): a number no format explains.
+	garbled bool
 }
 
 // groupSpaces are the characters that may group digits ("1 234,56"): an
@@ -39,7 +42,8 @@ func scanNumbers(s string, spaceGroups bool) []numTok {
 	var out []numTok
 	for i := 0; i < len(s); {
 		c := s[i]
-		if !isASCIIAlnum(c) || (i > 0 && continuesRun(s, i)) {
+		glued := len(out) > 0 && out[len(out)-1].end == i // "SEK122 238,00": after the last one's currency
+		if !isASCIIAlnum(c) || (i > 0 && continuesRun(s, i) && !glued) {
 			i++
 			continue
 		}
@@ -49,6 +53,9 @@ func scanNumbers(s string, spaceGroups bool) []numTok {
 		end := runEnd(s, i)
 		if tok, ok := numberRun(s, i, end, spaceGroups); ok {
 			attachAround(s, &tok)
+			if n := len(out); n > 0 && tok.start < out[n-1].end {
+				tok.start = out[n-1].end // a symbol between two numbers belongs to the first
+			}
 			out = append(out, tok)
 			end = max(end, tok.end)
 		}
@@ -97,17 +104,22 @@ func numberRun(s string, start, end int, spaceGroups bool) (numTok, bool) {
 		k++
 	}
 	num, unit := run[:k], run[k:]
+	if hasDigit(unit) {
+		// digits and letters mixed ("1,O99.2O"): a misread number
+		return numTok{start: start, end: end, raw: run, garbled: true}, true
+	}
 	for !isDigit(num[len(num)-1]) { // "12.x" → "12"
 		num = num[:len(num)-1]
 		unit = ""
 	}
-	if unit != "" && !isAllLetters(unit) {
-		return numTok{}, false
-	}
 	tok := numTok{start: start, end: start + len(num), raw: num, unit: strings.ToLower(unit)}
-	if unit != "" {
+	switch {
+	case unit != "" && isCurrencyWord(unit):
+		tok.cur, tok.unit, tok.end = strings.ToUpper(unit), "", end // "12.00EUR"
+	case unit != "":
 		tok.end = end
-	} else {
+		tok.garbled = !unitWords[tok.unit] && !countWords[tok.unit] && !isOrdinal(tok.unit) && tok.unit != "x"
+	default:
 		extendGroups(s, &tok, spaceGroups)
 	}
 	return tok, true

@@ -29,7 +29,8 @@ var docKeywords = []struct {
 	{"memo", DocOther}, {"memorandum", DocOther}, {"meeting notes", DocOther}, {"minutes", DocOther},
 	{"delivery note", DocOther}, {"packing slip", DocOther}, {"packing list", DocOther},
 	{"remittance", DocOther}, {"reminder", DocOther}, {"overdue", DocOther}, {"order confirmation", DocOther},
-	{"notice", DocOther}, {"dunning", DocOther}, {"mahnung", DocOther},
+	{"notice", DocOther}, {"dunning", DocOther}, {"mahnung", DocOther}, {"payment advice", DocOther},
+	{"advice note", DocOther}, {"price list", DocOther}, {"acknowledgement", DocOther},
 	{"timesheet", DocOther}, {"agenda", DocOther}, {"newsletter", DocOther},
 	{"invoice", DocInvoice}, {"rechnung", DocInvoice}, {"facture", DocInvoice}, {"factura", DocInvoice},
 	{"fattura", DocInvoice},
@@ -56,6 +57,7 @@ var markers = []struct {
 	{"amount credited", DocCreditNote}, {"credited to your account", DocCreditNote},
 	{"credit note no", DocCreditNote}, {"credit note number", DocCreditNote},
 	{"please supply", DocPurchaseOrder}, {"please deliver", DocPurchaseOrder},
+	{"we have paid the following", DocOther}, {"have been paid", DocOther},
 }
 
 // classifyDocument decides what kind of document d is. A document is an

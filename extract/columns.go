@@ -37,7 +37,8 @@ var columnWords = buildColumns(map[colRole]string{
 		particulars|article|designation|bezeichnung|beschreibung|leistung|task|work|activity|
 		product service|description of goods|goods|name|item name|product name|
 		service description|libelle|descripcion|descrizione|line item|expense|deliverable|
-		description of services|artikel|item details|service details|work description`,
+		description of services|artikel|item details|service details|work description|
+		description of service|description of work|particulars of service|nature of service`,
 	colQty: `qty|quantity|hours|hrs|units|menge|anzahl|anz|days|pcs|no of units|quantite|cantidad|
 		quantita|qty hrs|hours qty|qty hours|count|hour|nos|qte|quant|stk|stuck|time|no of hours`,
 	colUOM: `uom|unit of measure|um|einheit|me|unite|unit type`,

@@ -326,9 +326,11 @@ func mailHeaderName(lower string) string {
 	return ""
 }
 
-// nextNonBlank returns the index of the first non-blank line after i, or -1.
+// nextNonBlank returns the index of the first line after i, at most
+// three lines down, that is neither blank nor a rule, or -1: every caller
+// looks for a neighbour, and a bound keeps long runs of blank lines linear.
 func (d *document) nextNonBlank(i int) int {
-	for j := i + 1; j < len(d.lines); j++ {
+	for j := i + 1; j < len(d.lines) && j <= i+3; j++ {
 		if !d.lines[j].blank() && !d.lines[j].rule {
 			return j
 		}

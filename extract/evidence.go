@@ -21,8 +21,9 @@ type evidence struct {
 	// made when needed.
 	raw       strings.Builder
 	lowerText string
-	// usAt is where a US state and ZIP code first occurs in raw, or -1.
-	usAt int
+	// usAt and ukAt are where a US state and ZIP code, and a UK postcode
+	// or GB VAT number, first occur in raw, or -1.
+	usAt, ukAt int
 }
 
 // commonCodes are the currency codes counted when they stand alone ("All
@@ -45,13 +46,15 @@ func codeWords(s string) []string {
 }
 
 var (
+	// ukRe finds a UK postcode ("EX2 8PW") or a GB VAT number.
+	ukRe = regexp.MustCompile(`\b(?:[A-Z]{1,2}[0-9][A-Z0-9]? [0-9][A-Z]{2}|GB ?[0-9]{3} ?[0-9]{4} ?[0-9]{2})\b`)
 	// usStateZipRe finds a US state abbreviation and ZIP code.
 	usStateZipRe = regexp.MustCompile(`\b(?:AL|AK|AZ|AR|CA|CO|CT|DE|FL|GA|HI|ID|IL|IN|IA|KS|KY|LA|ME|MD|MA|MI|MN|MS|MO|MT|NE|NV|NH|NJ|NM|NY|NC|ND|OH|OK|OR|PA|RI|SC|SD|TN|TX|UT|VT|VA|WA|WV|WI|WY|DC),?\s+\d{5}(?:-\d{4})?\b`)
 )
 
 // gatherEvidence reads every line of d once.
 func gatherEvidence(d *document) *evidence {
-	e := &evidence{currencies: map[string]int{}, usAt: -1}
+	e := &evidence{currencies: map[string]int{}, usAt: -1, ukAt: -1}
 	for i := range d.lines {
 		e.line(&d.lines[i])
 	}
@@ -64,6 +67,9 @@ func (e *evidence) line(l *line) {
 	}
 	if e.usAt < 0 && hasDigitRun(l.text, 5) && usStateZipRe.MatchString(l.text) {
 		e.usAt = e.raw.Len()
+	}
+	if e.ukAt < 0 && ukRe.MatchString(l.text) {
+		e.ukAt = e.raw.Len()
 	}
 	e.raw.WriteString(l.text)
 	e.raw.WriteByte('\n')
@@ -347,8 +353,13 @@ func (e *evidence) countryCurrency() string {
 			best, at = h.code, i
 		}
 	}
-	if e.usAt >= 0 && best == "" {
-		return "USD"
+	for _, p := range []struct {
+		at   int
+		code string
+	}{{e.usAt, "USD"}, {e.ukAt, "GBP"}} {
+		if p.at >= 0 && (best == "" || p.at < at) {
+			best, at = p.code, p.at
+		}
 	}
 	return best
 }

@@ -237,7 +237,9 @@ func onlyRates(s string) bool {
 		case w == "":
 		case rateEnd(w, 0) == len(w), w == "%", isCurrencyWord(w):
 		case (w == "on" || w == "of") && i+1 < len(words) && hasDigit(words[i+1]):
-			i++
+			for i+1 < len(words) && hasDigit(words[i+1]) { // the base, perhaps "105 255,92"
+				i++
+			}
 		default:
 			return false
 		}

@@ -100,7 +100,7 @@ func readTable(d *document, hi int, cols []column, f numberFormat, it *items) in
 			continue
 		case endsTable(l):
 			k, _, pure := amountLabelOf(l)
-			if !pure || !k.isCharge() {
+			if _, labelRow := pureLabels(l); labelRow || !pure || !k.isCharge() {
 				return j - 1
 			}
 			if r := parseRow(l, cols, f); r.nums < 2 {
@@ -154,6 +154,9 @@ func (st *tableState) nextIsNumbers(d *document, j int, cols []column, f numberF
 // continuesTable reports whether the line after a blank line is still a
 // row of the table.
 func continuesTable(l *line, cols []column, f numberFormat) bool {
+	if _, labelRow := pureLabels(l); labelRow {
+		return false
+	}
 	if endsTable(l) {
 		_, _, pure := amountLabelOf(l)
 		return pure
@@ -162,9 +165,13 @@ func continuesTable(l *line, cols []column, f numberFormat) bool {
 	return r.amount != "" || r.price != ""
 }
 
-// endsTable: a totals row, or a "Label: value" field.
+// endsTable: a totals row, a row of labels (values below), or a "Label:
+// value" field.
 func endsTable(l *line) bool {
 	if _, _, ok := amountLabelOf(l); ok {
+		return true
+	}
+	if _, ok := pureLabels(l); ok {
 		return true
 	}
 	c := firstCell(l)
@@ -191,8 +198,8 @@ func firstCell(l *line) *cell {
 func amountLabelOf(l *line) (labelKind, int, bool) {
 	for i := range l.cells {
 		c := &l.cells[i]
-		if c.text == "" {
-			continue
+		if c.text == "" || allNonLatin(c.text) {
+			continue // the other language of a bilingual label ("الإجمالي  Total")
 		}
 		m, ok := matchLabel(c.text)
 		if !ok || !m.kind.isAmount() {
@@ -244,23 +251,27 @@ func dropTranslation(s string) string {
 // dropBrackets removes bracketed text that holds letters: "(20%)" stays,
 // "(incl. VAT)" goes.
 func dropBrackets(s string) string {
+	if strings.IndexByte(s, '(') < 0 {
+		return s
+	}
+	var b strings.Builder
 	for {
 		i := strings.IndexByte(s, '(')
-		if i < 0 {
-			return s
+		j := -1
+		if i >= 0 {
+			j = strings.IndexByte(s[i:], ')')
 		}
-		j := strings.IndexByte(s[i:], ')')
 		if j < 0 {
-			return s
+			b.WriteString(s)
+			return b.String()
 		}
-		inner := s[i+1 : i+j]
-		if !hasLetter(inner) {
-			if strings.IndexByte(s[i+j:], '(') < 0 {
-				return s
-			}
-			return s[:i+j+1] + dropBrackets(s[i+j+1:])
+		b.WriteString(s[:i])
+		if hasLetter(s[i+1 : i+j]) {
+			b.WriteByte(' ')
+		} else {
+			b.WriteString(s[i : i+j+1])
 		}
-		s = s[:i] + " " + s[i+j+1:]
+		s = s[i+j+1:]
 	}
 }
 

@@ -236,14 +236,38 @@ func matchLabel(s string) (labelMatch, bool) {
 // No.", "小計 Subtotal").
 func skipForeign(s string) int {
 	pos := 0
-	for k := 0; k < 3; k++ {
-		w, _, end := nextWord(s, pos)
+	for k := 0; k < 4; k++ {
+		w, start, end := nextWord(s, pos)
+		if r := rateEnd(s, start); w != "" && r > 0 && k > 0 {
+			pos = r // "消費税 (10%) Consumption tax"
+			continue
+		}
 		if w == "" || !nonLatin(w) {
 			return pos
 		}
 		pos = end
 	}
 	return pos
+}
+
+// allNonLatin reports text whose words are all in another script.
+func allNonLatin(text string) bool {
+	any := false
+	for pos := 0; pos < len(text); {
+		w, _, end := nextWord(text, pos)
+		if w == "" {
+			if end >= len(text) || end == pos {
+				break
+			}
+			pos = end + 1
+			continue
+		}
+		if !nonLatin(w) {
+			return false
+		}
+		any, pos = true, end
+	}
+	return any
 }
 
 // nonLatin reports a word with no ASCII letter or digit, only letters of
@@ -413,7 +437,7 @@ func colonFollows(s string) bool {
 // label with leading separators (":", "#", "=", "No.") removed.
 func labelValue(s string, m labelMatch) string {
 	rest := s[m.end:]
-	if t := strings.TrimLeft(rest, " "); strings.HasPrefix(t, "/") {
+	if t := strings.TrimLeft(rest, " ."); strings.HasPrefix(t, "/") {
 		if i := strings.IndexByte(t, ':'); i > 0 && !hasDigit(t[:i]) {
 			rest = t[i:] // "Invoice No. / No de facture : LD-2026-0218"
 		}

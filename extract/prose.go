@@ -72,12 +72,15 @@ func paragraphs(d *document) []paragraph {
 	return out
 }
 
-// proseLines returns the lines of d that belong to prose paragraphs.
-func proseLines(ps []paragraph) map[int]bool {
+// proseLines returns the running-text lines of prose paragraphs: one cell,
+// not a delimited row.
+func proseLines(d *document, ps []paragraph) map[int]bool {
 	out := map[int]bool{}
 	for _, p := range ps {
 		for i := p.first; p.prose && i <= p.last(); i++ {
-			out[i] = true
+			if l := &d.lines[i]; len(l.cells) == 1 && !l.pipe {
+				out[i] = true
+			}
 		}
 	}
 	return out

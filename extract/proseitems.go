@@ -2,6 +2,7 @@ package extract
 
 import (
 	"regexp"
+	"sort"
 	"strings"
 )
 
@@ -46,7 +47,7 @@ func proseItems(text string, f numberFormat) ([]ExtractedLine, bool) {
 	var out []ExtractedLine
 	for _, pr := range prices {
 		seg := text[start:pr.at]
-		if hasMoneyTok(text, toks, start, pr.at) {
+		if hasMoneyTok(text, toksIn(toks, start, pr.at)) {
 			return nil, false // an amount the grammar does not explain
 		}
 		x, ok := proseQuantity(seg, f)
@@ -54,7 +55,7 @@ func proseItems(text string, f numberFormat) ([]ExtractedLine, bool) {
 			return nil, false
 		}
 		var end int
-		x.UnitPrice, x.Amount, end = priceAndAmount(text, pr.price, toks, f)
+		x.UnitPrice, x.Amount, end = priceAndAmount(text, pr.price, toksIn(toks, pr.price.end, pr.price.end+64), f)
 		if x.UnitPrice == "" {
 			return nil, false
 		}
@@ -82,20 +83,29 @@ func afterEach(text string, t numTok) bool {
 	return len(f) > 0 && (f[len(f)-1] == "each" || len(f) > 1 && f[len(f)-2] == "per")
 }
 
-func isPricedAt(text string, t numTok) bool {
-	return strings.HasSuffix(strings.ToLower(strings.TrimRight(text[:t.start], " ")), " at")
-}
+func isPricedAt(text string, t numTok) bool { return endsWithWord(text[:t.start], "at") }
 
 // hasMoneyTok reports an amount between from and to: one with a
 // currency, priced with "at", or in brackets after "each" (a quantity,
 // even "29,75", is none of these, nor "a5 flyers (1,000)").
-func hasMoneyTok(text string, toks []numTok, from, to int) bool {
+func hasMoneyTok(text string, toks []numTok) bool {
 	for _, t := range toks {
-		if t.start >= from && t.end <= to && (t.cur != "" || t.neg && afterEach(text, t) || isPricedAt(text, t)) {
+		if t.cur != "" || t.neg && afterEach(text, t) || isPricedAt(text, t) {
 			return true
 		}
 	}
 	return false
+}
+
+// toksIn returns the tokens (in order of position) that lie within
+// [from, to), found by binary search so that long sentences stay linear.
+func toksIn(toks []numTok, from, to int) []numTok {
+	i := sort.Search(len(toks), func(k int) bool { return toks[k].start >= from })
+	j := i
+	for j < len(toks) && toks[j].end <= to {
+		j++
+	}
+	return toks[i:j]
 }
 
 // proseQuantity reads an item's text before "at": "the hull inspection"

@@ -104,7 +104,7 @@ func extractInvoice(content string) Extraction {
 	var dateProblem string
 	x.IssueDate, dateProblem = resolveIssueDate(d, hits, order)
 	ps := paragraphs(d)
-	rows := amountRows(hits, f, proseLines(ps))
+	rows := amountRows(hits, f, proseLines(d, ps))
 	t := resolveTotals(mergeRows(rows, proseRows(ps, f, rows)))
 	t.absorbTableCharges(&it)
 	x.LineItems, x.Subtotal, x.Tax, x.Total = it.lines, t.subtotal, t.tax, t.total

@@ -37,12 +37,45 @@ func classifyCell(c cell, f numberFormat) rowCell {
 		return rc
 	}
 	toks := scanNumbers(c.text, f.decimal == ',')
+	if len(toks) == 1 && toks[0].garbled && numericResidue(c.text, numTok{start: toks[0].start, end: toks[0].end}) {
+		rc.num, rc.bad, rc.tok = true, true, toks[0]
+		return rc
+	}
 	if len(toks) != 1 || !numericResidue(c.text, toks[0]) {
 		return rc
 	}
 	rc.num, rc.tok = true, toks[0]
 	rc.canon, rc.bad = canonicalTok(toks[0], f)
 	return rc
+}
+
+// splitNumberCell reads a cell, splitting one that holds nothing but
+// several numbers ("4 001,00 SEK 24 006,00 SEK", a price and an amount
+// one space apart) into one cell per number.
+func splitNumberCell(c cell, f numberFormat) []rowCell {
+	toks := scanNumbers(c.text, f.decimal == ',')
+	if len(toks) < 2 || !onlyNumbers(c.text, toks) {
+		return []rowCell{classifyCell(c, f)}
+	}
+	out := make([]rowCell, 0, len(toks))
+	for _, t := range toks {
+		start := c.start + runeCount(c.text[:t.start])
+		sub := cell{text: c.text[t.start:t.end], start: start, end: start + runeCount(c.text[t.start:t.end])}
+		out = append(out, classifyCell(sub, f))
+	}
+	return out
+}
+
+// onlyNumbers reports text with nothing but spaces outside its numbers.
+func onlyNumbers(text string, toks []numTok) bool {
+	prev := 0
+	for _, t := range toks {
+		if strings.TrimSpace(text[prev:t.start]) != "" {
+			return false
+		}
+		prev = t.end
+	}
+	return strings.TrimSpace(text[prev:]) == ""
 }
 
 // canonicalTok returns the canonical value of a token, or bad.
@@ -78,7 +111,7 @@ type tableRow struct {
 func parseRow(l *line, cols []column, f numberFormat) tableRow {
 	cells := make([]rowCell, 0, len(l.cells))
 	for _, c := range l.cells {
-		cells = append(cells, classifyCell(c, f))
+		cells = append(cells, splitNumberCell(c, f)...)
 	}
 	if l.pipe && len(cells) == len(cols) {
 		return rowByIndex(cells, cols)

@@ -49,15 +49,23 @@ func readAmount(cells []string, f numberFormat) (string, bool) {
 		return "", digits && !onlyRatesAndDates(cells, f)
 	}
 	t := pickAmount(last, lastText, len(cells) > 1)
+	if t.garbled {
+		return "", true
+	}
+	if isReference(t) {
+		return "", false // "GST/TPS 812345678": a registration number
+	}
 	v, bad := canonicalTok(t, f)
 	return v, bad
 }
 
 // amountTokens returns the numbers of text that may be money: not rates,
 // not dates, not counts.
+// A garbled number counts, so that a misread amount is unparseable, not
+// absent.
 func amountTokens(text string, f numberFormat) []numTok {
 	var out []numTok
-	for _, t := range moneyTokens(text, f) {
+	for _, t := range numbersOf(text, f, true) {
 		if countWords[t.unit] || countWords[strings.ToLower(firstWord(text[t.end:]))] {
 			continue
 		}
@@ -73,10 +81,25 @@ func leadingWords(text string, t numTok) bool {
 	return !pureRemainder(text[:t.start])
 }
 
+// isReference reports a long plain integer (seven digits or more, no
+// separator, no currency): a registration or account number, not money.
+func isReference(t numTok) bool {
+	return t.cur == "" && len(t.raw) >= 7 && allDigits(t.raw)
+}
+
 // isBase reports a number that is a tax's base ("on 261.00"), not its
 // amount.
-func isBase(text string, t numTok) bool {
-	return strings.HasSuffix(" "+strings.ToLower(strings.TrimSpace(text[:t.start])), " on")
+func isBase(text string, t numTok) bool { return endsWithWord(text[:t.start], "on") }
+
+// endsWithWord reports whether s, trailing spaces aside, ends with the
+// word w in any case. It looks at the end of s only, so that calling it
+// for every number of a long text stays linear.
+func endsWithWord(s, w string) bool {
+	s = strings.TrimRight(s, " ")
+	if len(s) < len(w) || !strings.EqualFold(s[len(s)-len(w):], w) {
+		return false
+	}
+	return len(s) == len(w) || !isLetterByte(s[len(s)-len(w)-1])
 }
 
 func pickAmount(toks []numTok, text string, spread bool) numTok {
@@ -225,23 +248,19 @@ func (t *totals) resolveSubtotal(rows []amountRow, final int) {
 	if final < 0 {
 		return
 	}
+	lastAdjust := -1 // the last tax or charge row before the final total
 	for i, r := range rows[:final] {
-		if (r.kind == lkTotal || r.kind == lkAmountDue) && r.amount != rows[final].amount && adjustedBetween(rows[i+1:final]) {
+		if r.kind == lkTax || r.kind.isCharge() {
+			lastAdjust = i
+		}
+	}
+	for _, r := range rows[:max(lastAdjust, 0)] {
+		if (r.kind == lkTotal || r.kind == lkAmountDue) && r.amount != rows[final].amount {
 			t.setAmount(&t.subtotal, r, "subtotal")
 			t.subtotalLine = r.line
 			return
 		}
 	}
-}
-
-// adjustedBetween reports a tax or charge row among rows.
-func adjustedBetween(rows []amountRow) bool {
-	for _, r := range rows {
-		if r.kind == lkTax || r.kind.isCharge() {
-			return true
-		}
-	}
-	return false
 }
 
 // totalTaxPhrases name a row that sums the tax rows above it.
@@ -291,13 +310,14 @@ func saysIncluded(raw string) bool {
 // sumTax adds the tax rows (a row repeating the same label and amount,
 // as a header row does, counts once), or takes the one that is the sum.
 func sumTax(rows []amountRow) string {
-	var vals, seen []string
+	var vals []string
+	seen := map[string]bool{}
 	for _, r := range rows {
 		if totalTaxPhrases[r.phrase] {
 			return r.amount
 		}
-		if key := r.phrase + "=" + r.amount; !containsStr(seen, key) {
-			seen = append(seen, key)
+		if key := r.phrase + "=" + r.amount; !seen[key] {
+			seen[key] = true
 			vals = append(vals, r.amount)
 		}
 	}
@@ -305,8 +325,8 @@ func sumTax(rows []amountRow) string {
 		return vals[0]
 	}
 	last := vals[len(vals)-1]
-	if s, ok := addCanonical(vals[:len(vals)-1]); ok && sameDecimal(s, last) {
-		return last
+	if s, ok := addCanonical(vals[:len(vals)-1]); ok && len(vals) > 2 && sameDecimal(s, last) {
+		return last // two rates and their sum; two equal taxes (CGST, SGST) both count
 	}
 	if s, ok := addCanonical(vals); ok {
 		return s

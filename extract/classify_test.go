@@ -1,0 +1,61 @@
+package extract
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func classifyText(content string) string { return classifyContent(content).DocumentType }
+
+func TestClassify_TitlesDecide(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ name, doc, want string }{
+		{"invoice title", "INVOICE\nTotal: 10.00", DocInvoice},
+		{"tax invoice with a number", "TAX INVOICE INV-0042\nTotal: 10.00", DocInvoice},
+		{"letter-spaced", "I N V O I C E\nTotal: 10.00", DocInvoice},
+		{"markdown heading", "# Invoice INV-2026-014\n**Total:** 10.00", DocInvoice},
+		{"e-mail subject", "From: Acme <a@acme.example>\nSubject: Invoice 4471 from Acme Co.\n\nAmount due: 10.00", DocInvoice},
+		{"bilingual", "請求書 / INVOICE\nTotal ¥1,000", DocInvoice},
+		{"no title, number and total labels", "Acme Ltd\nInvoice No: 77\nTotal: 10.00", DocInvoice},
+		{"purchase order mentioning invoices", "PURCHASE ORDER PO-5521\nTotal: 628.97\nPlease quote the PO number on your invoice.", DocPurchaseOrder},
+		{"quote with a total", "QUOTATION Q-7\nTotal: $542.00\nThis quote is valid until 28 February 2026.", DocQuote},
+		{"pro forma invoice", "PRO FORMA INVOICE\nTotal: 10.00", DocQuote},
+		{"estimate", "Estimate #12\nTotal: 10.00", DocQuote},
+		{"credit note referring to an invoice", "CREDIT NOTE CN-0042\nOriginal invoice: 50-1187\nTotal credit: 10.00", DocCreditNote},
+		{"statement listing invoices", "STATEMENT OF ACCOUNT\nInvoice KL-1 288.00\nBalance due: 154.80", DocStatement},
+		{"receipt", "RECEIPT #41\nTOTAL 6.75\nCash tendered 10.00\nChange due 3.25", DocReceipt},
+		{"receipt for an invoice", "Payment receipt for invoice 4471\nAmount paid: 10.00", DocReceipt},
+		{"memo", "MEMO\nTo: All\nInvoices above a total of 5,000.00 need approval.", DocOther},
+		{"a reply about an invoice", "From: AP <ap@x.example>\nSubject: Re: Invoice 4471\n\nThe total of $10.00 is wrong?", DocOther},
+		{"payment reminder", "Reminder: overdue invoice\nInvoice: 2025/1413\nAmount outstanding: $2,163.81", DocOther},
+		{"empty", "", DocOther},
+		{"whitespace", " \n\t\n ", DocOther},
+	}
+	for _, tt := range tests {
+		require.Equal(t, tt.want, classifyText(tt.doc), tt.name)
+	}
+}
+
+func TestClassify_StrongMarkersOverruleAnInvoiceTitle(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ name, doc, want string }{
+		{"a card slip that says invoice", "THE LANTERN BISTRO\nInvoice #: 88213\nTotal 37.50\nAUTH CODE: 093311\nPAID", DocReceipt},
+		{"an invoice stamped paid in full", "INVOICE 12\nTotal: 10.00\nPaid in full", DocReceipt},
+		{"an invoice with opening and closing balances", "INVOICE\nOpening balance 0.00\nClosing balance 10.00", DocStatement},
+		{"an invoice with a quote reference stays an invoice", "INVOICE 12\nQuote ref: Q-1\nTotal: 10.00", DocInvoice},
+		{"an invoice whose discount is valid until a date stays one", "INVOICE 12\nTotal: 10.00\nEarly payment discount valid until 1 May", DocInvoice},
+	}
+	for _, tt := range tests {
+		require.Equal(t, tt.want, classifyText(tt.doc), tt.name)
+	}
+}
+
+func TestClassify_SignalsNeverQuoteTheDocument(t *testing.T) {
+	t.Parallel()
+	c := classifyContent("INVOICE SECRET-4711\nInvoice No: SECRET-4711\nTotal: 1.00\nChange due 0.00")
+	for _, s := range c.Signals {
+		require.NotContains(t, s, "SECRET")
+		require.Regexp(t, `^[a-z_]+$`, s)
+	}
+}

@@ -1,0 +1,241 @@
+package extract
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// extractText runs Classify and Extract and returns the extraction.
+func extractText(t *testing.T, content string) Extraction {
+	t.Helper()
+	ctx := context.Background()
+	cls, err := Rules{}.Classify(ctx, content)
+	require.NoError(t, err)
+	ext, err := Rules{}.Extract(ctx, content, cls)
+	require.NoError(t, err)
+	var x Extraction
+	require.NoError(t, json.Unmarshal(ext, &x))
+	return x
+}
+
+func TestRules_LabelSynonyms(t *testing.T) {
+	t.Parallel()
+	base := map[string]string{"number": "Invoice No: A-1", "vendor": "Vendor: Acme Ltd", "date": "Date: 2026-03-03",
+		"total": "Total: €10.00"}
+	tests := []struct {
+		field, line, want string
+	}{
+		{"number", "Invoice No.: A-7", "A-7"},
+		{"number", "Invoice #: 50-1187", "50-1187"},
+		{"number", "Invoice Number  INV-88", "INV-88"},
+		{"number", "Inv. No 2026/17", "2026/17"},
+		{"number", "Invoice ref: MSC-9", "MSC-9"},
+		{"number", "Invoice ID: BH-1", "BH-1"},
+		{"vendor", "Supplier: Northwind B.V.", "Northwind B.V."},
+		{"vendor", "Seller: Acme Inc.", "Acme Inc."},
+		{"vendor", "From: Oakhurst Ltd", "Oakhurst Ltd"},
+		{"vendor", "**Supplier:** Blue Ltd", "Blue Ltd"},
+		{"date", "Invoice Date: 2026-03-04", "2026-03-04"},
+		{"date", "Issued: 4 March 2026", "2026-03-04"},
+		{"date", "Tax point: 04.03.2026", "2026-03-04"},
+		{"date", "Date of issue  March 4, 2026", "2026-03-04"},
+		{"total", "Total Due: €12.00", "12.00"},
+		{"total", "Amount Due: €12.00", "12.00"},
+		{"total", "Balance Due  €12.00", "12.00"},
+		{"total", "Grand Total: €12.00", "12.00"},
+		{"total", "Invoice Total €12.00", "12.00"},
+		{"total", "Total (EUR)  12.00", "12.00"},
+	}
+	for _, tt := range tests {
+		lines := []string{"INVOICE"}
+		for _, k := range []string{"number", "vendor", "date", "total"} {
+			if k == tt.field {
+				lines = append(lines, tt.line)
+			} else {
+				lines = append(lines, base[k])
+			}
+		}
+		x := extractText(t, strings.Join(lines, "\n")+"\n")
+		got := map[string]string{"number": x.InvoiceNumber, "vendor": x.Vendor, "date": x.IssueDate, "total": x.Total}[tt.field]
+		require.Equal(t, tt.want, got, tt.line)
+	}
+}
+
+func TestRules_TaxLabels(t *testing.T) {
+	t.Parallel()
+	for _, line := range []string{"Tax: €2.00", "VAT 20%: €2.00", "VAT @ 20%  €2.00", "Sales Tax (8.25%)  €2.00",
+		"GST  €2.00", "MwSt. 19%  €2.00", "plus 19% VAT  €2.00", "VAT 20% on €10.00  €2.00"} {
+		x := extractText(t, "INVOICE\nInvoice No: A-1\nSubtotal: €10.00\n"+line+"\nTotal: €12.00\n")
+		require.Equal(t, "2.00", x.Tax, line)
+		require.Equal(t, "10.00", x.Subtotal, line)
+	}
+	for _, line := range []string{"VAT No: GB 123 4567 89", "GST/HST No. 629434529 RT0001", "Tax ID: 12-3456789"} {
+		x := extractText(t, "INVOICE\nInvoice No: A-1\n"+line+"\nTotal: €12.00\n")
+		require.Empty(t, x.Tax, "a registration number is not tax: %s", line)
+	}
+}
+
+func TestRules_SubtotalLabels(t *testing.T) {
+	t.Parallel()
+	for _, label := range []string{"Subtotal", "Sub-total", "Net Total", "Net amount", "Total net", "Total excl. VAT"} {
+		x := extractText(t, "INVOICE\nInvoice No: A-1\n"+label+":  €10.00\nVAT: €2.00\nTotal: €12.00\n")
+		require.Equal(t, "10.00", x.Subtotal, label)
+	}
+}
+
+func TestRules_Layouts(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		doc  string
+		want Extraction
+	}{
+		{"two columns: Bill to beside the invoice fields", `Acme Widgets Ltd
+
+Bill To:                          Invoice No: W-12
+Globex Corporation Ltd            Date: 03/03/2026
+12 Main St                        Due: 02/04/2026
+
+Description            Qty    Price    Amount
+Widget                   2     5.00     10.00
+
+Total                                  £10.00
+`, Extraction{InvoiceNumber: "W-12", Vendor: "Acme Widgets Ltd", IssueDate: "2026-03-03", Currency: "GBP", Total: "10.00"}},
+		{"a header row of labels, values below", `Acme Widgets Ltd
+INVOICE
+Invoice No.    Date          Currency
+W-13           2026-03-05    EUR
+
+Description            Amount
+Widget                  10.00
+
+Total                   10.00
+`, Extraction{InvoiceNumber: "W-13", Vendor: "Acme Widgets Ltd", IssueDate: "2026-03-05", Currency: "EUR", Total: "10.00"}},
+		{"label on its own line, value below", `INVOICE
+Invoice Number:
+W-14
+Vendor:
+Acme Widgets Ltd
+Date: 2026-03-06
+Total: $10.00
+`, Extraction{InvoiceNumber: "W-14", Vendor: "Acme Widgets Ltd", IssueDate: "2026-03-06", Currency: "USD", Total: "10.00"}},
+		{"an e-mail with the numbers in prose", `From: Acme Widgets Ltd <billing@acme.example>
+To: ap@globex.example
+Subject: Invoice W-15
+Date: Mon, 2 Mar 2026 09:00:00 +0000
+
+Hello,
+
+this is invoice W-15, dated 2 March 2026. The subtotal is £10.00, plus VAT
+of £2.00, so the total due is £12.00.
+
+Regards,
+Acme Widgets Ltd
+`, Extraction{InvoiceNumber: "W-15", Vendor: "Acme Widgets Ltd", IssueDate: "2026-03-02", Currency: "GBP", Subtotal: "10.00", Tax: "2.00", Total: "12.00"}},
+		{"a semicolon export", `InvoiceNo;InvoiceDate;Supplier;Currency;Total
+W-16;2026-03-07;Acme Widgets Ltd;EUR;10,00
+`, Extraction{InvoiceNumber: "W-16", Vendor: "Acme Widgets Ltd", IssueDate: "2026-03-07", Currency: "EUR", Total: "10.00"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			x := extractText(t, tt.doc)
+			require.Equal(t, DocInvoice, x.DocumentType)
+			require.Equal(t, tt.want.InvoiceNumber, x.InvoiceNumber)
+			require.Equal(t, tt.want.Vendor, x.Vendor)
+			require.Equal(t, tt.want.IssueDate, x.IssueDate)
+			require.Equal(t, tt.want.Currency, x.Currency)
+			require.Equal(t, tt.want.Total, x.Total)
+			require.Equal(t, tt.want.Subtotal, x.Subtotal)
+			require.Equal(t, tt.want.Tax, x.Tax)
+			require.Empty(t, x.Problems)
+		})
+	}
+}
+
+func TestRules_LineItemForms(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		body string
+		want []ExtractedLine
+	}{
+		{"aligned, any column order", "Description      Amount   Qty   Unit Price\nWidget            12.00     3         4.00\n",
+			[]ExtractedLine{{Description: "Widget", Quantity: "3", UnitPrice: "4.00", Amount: "12.00"}}},
+		{"pipe table", "| Item | Qty | Price | Total |\n|---|---:|---:|---:|\n| Widget | 3 | 4.00 | 12.00 |\n",
+			[]ExtractedLine{{Description: "Widget", Quantity: "3", UnitPrice: "4.00", Amount: "12.00"}}},
+		{"inline bullet", "- 3 x Widget @ £4.00 = £12.00\n",
+			[]ExtractedLine{{Description: "Widget", Quantity: "3", UnitPrice: "4.00", Amount: "12.00"}}},
+		{"description then quantity x price", "Items:\nWidget, blue  3 x 4.00\n",
+			[]ExtractedLine{{Description: "Widget, blue", Quantity: "3", UnitPrice: "4.00"}}},
+		{"numbered, numbers on the next line", "1. Design work\n   9.5 hrs x 120.00 = 1,140.00\n",
+			[]ExtractedLine{{Description: "Design work", Quantity: "9.5", UnitPrice: "120.00", Amount: "1140.00"}}},
+		{"hours at a rate", "* Waiting staff (3.25 hours @ $31.95) $103.84\n",
+			[]ExtractedLine{{Description: "Waiting staff", Quantity: "3.25", UnitPrice: "31.95", Amount: "103.84"}}},
+		{"a size is not a quantity", "- 4 × Whiteboard 120 x 90 cm at ¥16,050 each: ¥64,200\n",
+			[]ExtractedLine{{Description: "Whiteboard 120 x 90 cm", Quantity: "4", UnitPrice: "16050", Amount: "64200"}}},
+		{"description and amount only", "Consulting, March        4,500.00\nTravel                     320.00\n",
+			[]ExtractedLine{{Description: "Consulting, March", Amount: "4500.00"}, {Description: "Travel", Amount: "320.00"}}},
+		{"items in a sentence", "This covers 9 x berth fee at 45.63 each (410.67) and the hull inspection at 623.00.\n",
+			[]ExtractedLine{{Description: "berth fee", Quantity: "9", UnitPrice: "45.63", Amount: "410.67"},
+				{Description: "hull inspection", Quantity: "1", UnitPrice: "623.00"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			x := extractText(t, "INVOICE\nInvoice No: A-1\n\n"+tt.body+"\nTotal: 1.00\n")
+			require.Equal(t, tt.want, x.LineItems)
+		})
+	}
+}
+
+func TestRules_FractionalQuantitiesAndRowsInsideTheTable(t *testing.T) {
+	t.Parallel()
+	inv, err := run(t, `Atelier Nord GmbH
+INVOICE
+Invoice No.: RE-9
+Date: 09.02.2026
+
+Pos  Description            Qty    Unit Price      Total
+  1  Commissioning         5,25         96,00     504,00
+  2  Cable set               12         18,75     225,00
+     Shipping                                      10,00
+                                  Subtotal        739,00
+                                  Discount        -39,00
+                                  VAT 19%         133,00
+                                  Total (EUR)     833,00
+`)
+	require.NoError(t, err)
+	require.Equal(t, "5.25", inv.LineItems[0].Quantity)
+	require.Len(t, inv.LineItems, 3, "the shipping row above the subtotal is one of the lines")
+	require.Equal(t, []Charge{{Kind: ChargeDiscount, Amount: "-39.00"}}, inv.Charges)
+	require.Equal(t, "833.00", inv.Total)
+}
+
+func TestRules_InvoicesThatDoNotAddUpAreNeverAccepted(t *testing.T) {
+	t.Parallel()
+	good := "INVOICE\nInvoice No: A-1\nVendor: Acme Ltd\nDate: 2026-03-03\nCurrency: EUR\n\n" +
+		"Qty  Description  Unit Price  Amount\n3    Widget       4.00        12.00\n2    Gadget       5.00        10.00\n\n" +
+		"Subtotal  22.00\nShipping  3.00\nVAT 20%  4.40\nTotal  €29.40\n"
+	_, err := run(t, good)
+	require.NoError(t, err)
+	tests := []struct{ from, to, reason string }{
+		{"4.00        12.00", "4.00        13.00", ReasonLineMismatch},
+		{"Subtotal  22.00", "Subtotal  23.00", ReasonSubtotalMismatch},
+		{"Total  €29.40", "Total  €29.41", ReasonTotalMismatch},
+		{"Shipping  3.00", "Shipping  3.01", ReasonTotalMismatch},
+		{"VAT 20%  4.40", "VAT 20%  4.41", ReasonTotalMismatch},
+		{"Total  €29.40", "Total  €29.4O", "unparseable_amount:total"},
+		{"Invoice No: A-1\n", "", "missing_field:invoiceNumber"},
+		{"Total  €29.40", "", "missing_field:total"},
+	}
+	for _, tt := range tests {
+		_, err := run(t, strings.Replace(good, tt.from, tt.to, 1))
+		require.Error(t, err, tt.to)
+		require.Equal(t, tt.reason, reasonOf(t, err), tt.to)
+	}
+}
