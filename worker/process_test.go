@@ -445,8 +445,11 @@ func TestProcess_Zombie_StaleWritesRejectedAfterSIGCONT(t *testing.T) {
 	require.Equal(t, job.EventID, after.EventID)
 	require.Equal(t, job.FinishedAt, after.FinishedAt, "A changed nothing")
 	// The rules extractor checkpoints nothing: A's first write after waking
-	// is its commit, refused for its stale fence.
-	require.Equal(t, 1, stageCalls(k, StageValidate, a), "A's stages ran, and wrote nothing")
+	// is refused for its stale fence — its commit when its stages ran, or
+	// the failure of its attempt when Asynq had already cancelled the
+	// attempt's context for the lost lease (then no stage ran). Which of
+	// the two depends on timing; either way A changed nothing (above).
+	require.LessOrEqual(t, stageCalls(k, StageValidate, a), 1, "A ran its stages at most once")
 	require.Equal(t, 1, stageCalls(k, StageValidate, b))
 	a.signal(syscall.SIGTERM)
 	require.True(t, a.waitExit(40*time.Second).Success())
