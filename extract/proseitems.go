@@ -3,6 +3,7 @@ package extract
 import (
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -50,15 +51,16 @@ func proseItems(text string, f numberFormat) ([]ExtractedLine, bool) {
 		if hasMoneyTok(text, toksIn(toks, start, pr.at)) {
 			return nil, false // an amount the grammar does not explain
 		}
-		x, ok := proseQuantity(seg, f)
+		pq, ok := proseQuantity(seg, f)
 		if !ok {
 			return nil, false
 		}
-		var end int
-		x.UnitPrice, x.Amount, end = priceAndAmount(text, pr.price, toksIn(toks, pr.price.end, pr.price.end+64), f)
-		if x.UnitPrice == "" {
+		price, amount, end := priceAndAmount(text, pr.price, toksIn(toks, pr.price.end, pr.price.end+64), f)
+		if price == "" {
 			return nil, false
 		}
+		x := pq.settle(price, amount)
+		x.UnitPrice, x.Amount = price, amount
 		out = append(out, x)
 		start = end
 	}
@@ -108,36 +110,111 @@ func toksIn(toks []numTok, from, to int) []numTok {
 	return toks[i:j]
 }
 
+// proseQty is an item's text before "at": its description and quantity.
+// A leading count ("3 design concepts", "two site visits") is the
+// quantity unless the amount the sentence states says the price is for the
+// lot: lot is then the reading as one item of the whole text.
+type proseQty struct {
+	line ExtractedLine
+	lot  *ExtractedLine // nil unless the count is an unmarked leading count
+}
+
+// countNames are the counts written as words; "a", "an" and "the" are
+// dropped before, so they read as one.
+var countNames = map[string]string{
+	"one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7",
+	"eight": "8", "nine": "9", "ten": "10", "eleven": "11", "twelve": "12",
+}
+
 // proseQuantity reads an item's text before "at": "the hull inspection"
-// (one), "30 x warehousing", "21.75 hours of diver hours".
-func proseQuantity(seg string, f numberFormat) (ExtractedLine, bool) {
+// (one), "30 x warehousing", "21.75 hours of diver hours", "3 design
+// concepts", "two site visits".
+func proseQuantity(seg string, f numberFormat) (proseQty, bool) {
 	s := strings.TrimSpace(seg)
 	for _, p := range []string{",", "and ", "the ", "a ", "an "} {
 		s = strings.TrimSpace(strings.TrimPrefix(s, p))
 	}
 	words := strings.Fields(s)
 	if len(words) == 0 {
-		return ExtractedLine{}, false
+		return proseQty{}, false
 	}
-	toks := scanNumbers(words[0], false)
-	if len(toks) != 1 || toks[0].start != 0 || toks[0].end != len(words[0]) || toks[0].unit != "" && toks[0].unit != "x" {
-		return ExtractedLine{Description: s, Quantity: "1"}, true
+	one := ExtractedLine{Description: s, Quantity: "1"}
+	q, marked, ok := leadingCount(words, f)
+	if !ok {
+		return proseQty{line: one}, true
+	}
+	if q == "" {
+		return proseQty{}, false // a count in no consistent format
 	}
 	rest := words[1:]
 	switch {
 	case len(rest) > 1 && isMulSign(rest[0]):
-		rest = rest[1:]
+		rest, marked = rest[1:], true
 	case len(rest) > 2 && unitWords[strings.ToLower(rest[0])] && rest[1] == "of":
-		rest = rest[2:]
-	case toks[0].unit == "x":
-	default:
-		return ExtractedLine{Description: s, Quantity: "1"}, true
+		rest, marked = rest[2:], true
+	}
+	x := proseQty{line: ExtractedLine{Description: strings.Join(rest, " "), Quantity: q}}
+	if !marked {
+		x.lot = &one
+	}
+	return x, true
+}
+
+// leadingCount reads the count that opens an item's words: a number (with
+// a glued "x": "3x"), or a number word. A year ("2026 retainer") is no
+// count. marked says the count was written as one ("3x"). ok is false when
+// the words open with no count; q is empty when the number is in no
+// consistent format.
+func leadingCount(words []string, f numberFormat) (q string, marked, ok bool) {
+	if len(words) < 2 {
+		return "", false, false
+	}
+	if n, isName := countNames[strings.ToLower(words[0])]; isName {
+		return n, false, true
+	}
+	toks := scanNumbers(words[0], false)
+	if len(toks) != 1 || toks[0].start != 0 || toks[0].end != len(words[0]) || toks[0].cur != "" ||
+		toks[0].neg || toks[0].pct || toks[0].unit != "" && toks[0].unit != "x" {
+		return "", false, false
 	}
 	q, bad := canonicalTok(toks[0], f)
 	if bad {
-		return ExtractedLine{}, false
+		return "", false, true
 	}
-	return ExtractedLine{Description: strings.Join(rest, " "), Quantity: q}, true
+	if toks[0].unit != "x" && isYear(q) && !isMulSign(words[1]) {
+		return "", false, false
+	}
+	return q, toks[0].unit == "x", true
+}
+
+// isYear: a whole number from 1900 to 2099.
+func isYear(q string) bool {
+	n, err := strconv.Atoi(q)
+	return err == nil && len(q) == 4 && n >= 1900 && n <= 2099
+}
+
+// settle chooses between the count and the lot reading of an item whose
+// amount the sentence states: "500 flyers at €45.00 (€45.00)" is one lot,
+// "3 design concepts at ¥45,000 each (¥135,000)" three concepts. When
+// neither reading adds up, the count stays and validation says so.
+func (x proseQty) settle(price, amount string) ExtractedLine {
+	if x.lot == nil || amount == "" || timesEquals(x.line.Quantity, price, amount) ||
+		!timesEquals("1", price, amount) {
+		return x.line
+	}
+	return *x.lot
+}
+
+// timesEquals reports whether qty × price is amount to within half of the
+// amount's last written digit.
+func timesEquals(qty, price, amount string) bool {
+	q, err1 := parseDecimal(qty)
+	p, err2 := parseDecimal(price)
+	a, err3 := parseDecimal(amount)
+	if err1 != nil || err2 != nil || err3 != nil {
+		return false
+	}
+	return mulDecimal(q, p).withinHalfMinor(a.units, a.scale)
 }
 
 // priceAndAmount reads the price token and what follows it: "each" or

@@ -1,0 +1,53 @@
+package extract
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestRules_ProseItems_LeadingCountIsTheQuantity(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		sentence string
+		want     []LineItem
+	}{
+		{"It covers 3 design concepts at ¥45,000 each (¥135,000) and one revision round at ¥30,000.",
+			[]LineItem{{"design concepts", "3", "45000", "135000"}, {"revision round", "1", "30000", "30000"}}},
+		{"This is for two site visits at ¥60,000 and twelve photographs at ¥3,750 each.",
+			[]LineItem{{"site visits", "2", "60000", "120000"}, {"photographs", "12", "3750", "45000"}}},
+		{"It includes 9.5 hours of consulting at ¥12,000 per hour (¥114,000) and a 3x workshop at ¥17,000.",
+			[]LineItem{{"consulting", "9.5", "12000", "114000"}, {"workshop", "3", "17000", "51000"}}},
+		// The stated amount says the price is for the lot.
+		{"It covers 500 flyers at ¥90,000 (¥90,000) and Eleven banners at ¥5,000 each.",
+			[]LineItem{{"500 flyers", "1", "90000", "90000"}, {"banners", "11", "5000", "55000"}}},
+		// A year opening an item is no count.
+		{"It covers 2026 membership at ¥70,000 and ten badges at ¥7,500.",
+			[]LineItem{{"2026 membership", "1", "70000", "70000"}, {"badges", "10", "7500", "75000"}}},
+	}
+	for _, tt := range tests {
+		var sum int64
+		for _, l := range tt.want {
+			d, err := parseDecimal(l.Amount)
+			require.NoError(t, err)
+			sum += d.units
+		}
+		total := formatMinor(sum, 0)
+		doc := "From: Kobayashi Design Studio <billing@kobayashi.example>\nSubject: Invoice KD-7\n\n" +
+			"Please find our invoice KD-7 dated 28 February 2026.\n" + tt.sentence + "\nTotal amount due ¥" + total + ".\n"
+		inv, err := run(t, doc)
+		require.NoError(t, err, tt.sentence)
+		require.Equal(t, tt.want, inv.LineItems, tt.sentence)
+		require.Equal(t, total, inv.Total, tt.sentence)
+	}
+}
+
+func TestRules_ProseItems_CountThatDoesNotAddUp_IsALineMismatch(t *testing.T) {
+	t.Parallel()
+	doc := "From: Kobayashi Design Studio <billing@kobayashi.example>\nSubject: Invoice KD-8\n\n" +
+		"Please find our invoice KD-8 dated 28 February 2026.\n" +
+		"It covers 3 design concepts at ¥45,000 each (¥125,000) and one revision round at ¥30,000.\n" +
+		"Total amount due ¥155,000.\n"
+	_, err := run(t, doc)
+	require.Equal(t, ReasonLineMismatch, reasonOf(t, err))
+}
