@@ -112,9 +112,13 @@ func invoiceNumberToken(v string) string {
 
 // companySuffixRe finds the legal form or trade word that marks a company
 // name.
-var companySuffixRe = regexp.MustCompile(`(?i)(?:^|[\s,])(?:ltd|limited|llc|l\.l\.c|inc|incorporated|corp|corporation|co|company|gmbh|ag|kg|ohg|ug|se|sa|s\.a|sas|sarl|s\.r\.l|srl|spa|s\.p\.a|bv|b\.v|nv|n\.v|plc|llp|lp|pty|pte|oy|ab|a/s|aps|kk|k\.k|w\.l\.l|wll|s\.l|e\.k|gbr|group|holdings|partners|associates|studio|consulting|services|solutions|trading|traders|industries|enterprises|labs|systems|supplies|supply|agency|design|media|gmbh & co\. kg)\.?(?:$|[\s,)])`)
+var companySuffixRe = regexp.MustCompile(`(?i)(?:^|[\s,])(?:ltd|limited|llc|l\.l\.c|inc|incorporated|corp|corporation|co|company|gmbh|ag|kg|ohg|ug|se|sa|s\.a|sas|sarl|s\.r\.l|srl|spa|s\.p\.a|bv|b\.v|nv|n\.v|plc|llp|lp|pty|pte|oy|ab|a/s|aps|kk|k\.k|w\.l\.l|wll|s\.l|e\.k|gbr|dac|group|holdings|partners|associates|studio|consulting|services|solutions|trading|traders|industries|enterprises|labs|systems|supplies|supply|agency|design|media|gmbh & co\. kg)\.?(?:$|[\s,)])`)
 
-func hasCompanySuffix(s string) bool { return companySuffixRe.MatchString(s) }
+// hasCompanySuffix: a name with a legal form or a trade word after it. The
+// word alone ("Services", a section heading) names no company.
+func hasCompanySuffix(s string) bool {
+	return strings.IndexFunc(strings.TrimSpace(s), unicode.IsSpace) > 0 && companySuffixRe.MatchString(s)
+}
 
 // weakVendorLabel are the labels that may name a person rather than the
 // company: a bare "From" and the e-mail sender.

@@ -130,8 +130,9 @@ func paragraphRows(p paragraph, f numberFormat, have map[labelKind]bool) []amoun
 		if needsIntroduction(m.kind) && !introduced(s[:start]) {
 			continue
 		}
-		tok, ok := proseValue(s[start+m.end:], f)
-		if !ok || !moneyShaped(tok, f) {
+		rest := s[start+m.end:]
+		tok, ok := proseValue(rest, f)
+		if !ok || !moneyShaped(tok, f) && !ratedWhole(rest[:tok.start], f) {
 			continue
 		}
 		v, bad := canonicalTok(tok, f)
@@ -255,6 +256,13 @@ func proseGap(gap string) bool {
 		}
 	}
 	return len(words) <= 6
+}
+
+// ratedWhole: in a currency without decimals, a bare whole number after
+// the label's rate is its amount ("plus Tax (8%) of 496"): the rate says
+// the label is a tax, not a term like "Net 60".
+func ratedWhole(gap string, f numberFormat) bool {
+	return f.minor == 0 && strings.Contains(gap, "%")
 }
 
 // moneyShaped: written as money, with a currency or the currency's

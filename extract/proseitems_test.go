@@ -51,3 +51,15 @@ func TestRules_ProseItems_CountThatDoesNotAddUp_IsALineMismatch(t *testing.T) {
 	_, err := run(t, doc)
 	require.Equal(t, ReasonLineMismatch, reasonOf(t, err))
 }
+
+func TestRules_ProseTaxes_TwoRatesAndABareWholeAmount(t *testing.T) {
+	t.Parallel()
+	doc := "From: Midori Printing <accounts@midori.example>\nSubject: Midori Printing: invoice INV-77\nTo: Sam <sam@client.example>\n\n" +
+		"This is our invoice no. INV-77 dated 14 July 2026.\n\n" +
+		"  - Design hours: 9 x 8,000 = 72,000\n  - Letterheads: 62 x 100 = 6,200\n\n" +
+		"The subtotal is 78,200, plus Tax (10%) of 7,200, plus Tax (8%) of 496.\nAmount due: 85,896.\n(All figures in JPY.)\n"
+	inv, err := run(t, doc)
+	require.NoError(t, err)
+	require.Equal(t, "7696", inv.Tax)
+	require.Equal(t, "85896", inv.Total)
+}

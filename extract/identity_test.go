@@ -1,0 +1,24 @@
+package extract
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestRules_Vendor_ASectionHeadingIsNoCompany(t *testing.T) {
+	t.Parallel()
+	doc := "# Shannon Digital DAC\n91 Harcourt Street, Dublin 2\n\n## Invoice\n\n- **Invoice #:** TK-5863\n- **Date:** 9 Jul 2026\n\n" +
+		"### Services\n\n| Service | Qty | Each | Amount |\n|---|--:|--:|--:|\n| Firewall configuration | 2 | €100.00 | €200.00 |\n\n**Amount Due:** €200.00\n"
+	inv, err := run(t, doc)
+	require.NoError(t, err)
+	require.Equal(t, "Shannon Digital DAC", inv.Vendor)
+}
+
+func TestHasCompanySuffix_TheWordAloneIsNoName(t *testing.T) {
+	t.Parallel()
+	for s, want := range map[string]bool{"Services": false, "Design": false, "Studio": false,
+		"Brightline Studio": true, "Shannon Digital DAC": true, "Acme Ltd": true, "Shannon Digital": false} {
+		require.Equal(t, want, hasCompanySuffix(s), s)
+	}
+}
