@@ -80,6 +80,7 @@ func cellHits(d *document, i int) []hit {
 		if v := labelValue(c.text, m); v != "" {
 			h.cells = append(h.cells, v)
 		}
+		first := j + 1
 		j = followingCells(l, j, &h)
 		if len(h.cells) == 0 {
 			if b, ok := cellBelow(d, i, c); ok {
@@ -88,6 +89,9 @@ func cellHits(d *document, i int) []hit {
 		}
 		if m.kind == lkCustomer {
 			markCustomerBlock(d, i, c)
+			for k := first; k <= j; k++ { // "Buyer:      Nordlicht Media GmbH": the value's cells too
+				markCustomerBlock(d, i, &l.cells[k])
+			}
 		}
 		hits = append(hits, h)
 	}

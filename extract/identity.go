@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // byRank returns the hits of kind, surest first, in document order within
@@ -110,14 +111,22 @@ func invoiceNumberToken(v string) string {
 	return w
 }
 
-// companySuffixRe finds the legal form or trade word that marks a company
-// name.
-var companySuffixRe = regexp.MustCompile(`(?i)(?:^|[\s,])(?:ltd|limited|llc|l\.l\.c|inc|incorporated|corp|corporation|co|company|gmbh|ag|kg|ohg|ug|se|sa|s\.a|sas|sarl|s\.r\.l|srl|spa|s\.p\.a|bv|b\.v|nv|n\.v|plc|llp|lp|pty|pte|oy|ab|a/s|aps|kk|k\.k|w\.l\.l|wll|s\.l|e\.k|gbr|dac|group|holdings|partners|associates|studio|consulting|services|solutions|trading|traders|industries|enterprises|labs|systems|supplies|supply|agency|design|media|gmbh & co\. kg)\.?(?:$|[\s,)])`)
+// legalFormRe finds the legal form that marks a company name; tradeWordRe
+// the trade word that may ("Brightline Studio").
+var (
+	legalFormRe = regexp.MustCompile(`(?i)(?:^|[\s,])(?:ltd|limited|llc|l\.l\.c|inc|incorporated|corp|corporation|co|company|gmbh|ag|kg|ohg|ug|se|sa|s\.a|sas|sarl|s\.r\.l|srl|spa|s\.p\.a|bv|b\.v|nv|n\.v|plc|llp|lp|pty|pte|oy|ab|a/s|aps|kk|k\.k|w\.l\.l|wll|s\.l|e\.k|e\.u|gbr|dac|sp\. z o\.o|s\.r\.o|a\.s|kft|zrt|d\.o\.o|gmbh & co\. kg)\.?(?:$|[\s,)])`)
+	tradeWordRe = regexp.MustCompile(`(?i)(?:^|[\s,])(?:group|holdings|partners|associates|studio|consulting|services|solutions|trading|traders|industries|enterprises|labs|systems|supplies|supply|agency|design|media)\.?(?:$|[\s,)])`)
+)
 
-// hasCompanySuffix: a name with a legal form or a trade word after it. The
-// word alone ("Services", a section heading) names no company.
+// hasCompanySuffix: a name with a legal form, or a trade word in a name
+// written as one. The word alone ("Services", a section heading) names no
+// company, nor does a phrase ("Facilitation & workshop design", a job
+// title under a signature).
 func hasCompanySuffix(s string) bool {
-	return strings.IndexFunc(strings.TrimSpace(s), unicode.IsSpace) > 0 && companySuffixRe.MatchString(s)
+	if strings.IndexFunc(strings.TrimSpace(s), unicode.IsSpace) <= 0 {
+		return false
+	}
+	return legalFormRe.MatchString(s) || tradeWordRe.MatchString(s) && nameCased(s)
 }
 
 // weakVendorLabel are the labels that may name a person rather than the
@@ -261,13 +270,26 @@ func signatureVendor(d *document, senders []string) string {
 		afterSender := false
 		for j := i + 1; j < len(d.lines) && j <= i+4; j++ {
 			v := cleanVendor(strings.TrimSpace(d.lines[j].text))
-			if v != "" && (hasCompanySuffix(v) || afterSender) {
+			if v != "" && (hasCompanySuffix(v) || afterSender && nameCased(v)) {
 				return v
 			}
 			afterSender = v != "" && containsStr(senders, v)
 		}
 	}
 	return ""
+}
+
+// nameCased reports text written as a name: every word of four letters or
+// more capitalised ("Weber Translations"), unlike a job title under a
+// signature ("Facilitation & workshop design").
+func nameCased(s string) bool {
+	for _, w := range strings.Fields(s) {
+		r, _ := utf8.DecodeRuneInString(w)
+		if utf8.RuneCountInString(w) >= 4 && isAllLetters(w) && !unicode.IsUpper(r) {
+			return false
+		}
+	}
+	return true
 }
 
 func isSignOff(t string) bool {

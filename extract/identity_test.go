@@ -18,7 +18,9 @@ func TestRules_Vendor_ASectionHeadingIsNoCompany(t *testing.T) {
 func TestHasCompanySuffix_TheWordAloneIsNoName(t *testing.T) {
 	t.Parallel()
 	for s, want := range map[string]bool{"Services": false, "Design": false, "Studio": false,
-		"Brightline Studio": true, "Shannon Digital DAC": true, "Acme Ltd": true, "Shannon Digital": false} {
+		"Brightline Studio": true, "Shannon Digital DAC": true, "Acme Ltd": true, "Shannon Digital": false,
+		"Facilitation & workshop design": false, "Kvetná Print s.r.o.": true, "SOFTHAUS SP. Z O.O.": true,
+		"Institut für angewandte Forschung GmbH": true} {
 		require.Equal(t, want, hasCompanySuffix(s), s)
 	}
 }

@@ -72,7 +72,10 @@ var labels = buildLabels(map[labelKind]string{
 		total ex gst|total excl gst|total excl tax|total excluding tax|net value|nettobetrag|
 		zwischensumme|summe netto|netto|goods total|items total|taxable amount|total ht|
 		subtotal excl vat|subtotal before tax|total net amount|net invoice amount|
-		subtotal net|lines total|total excl|taxable value|assessable value|net invoice value`,
+		subtotal net|lines total|total excl|taxable value|assessable value|net invoice value|
+		total charges before vat|total charges before tax|total charges excl vat|total charges excluding vat|
+		total before gst|total gst exclusive|total vat exclusive|total exclusive of gst|total exclusive of vat|
+		total exclusive of tax|charges before vat|charges before tax`,
 	lkTax: `tax|vat|sales tax|gst|hst|pst|qst|total tax|total vat|tax amount|vat amount|mwst|ust|
 		umsatzsteuer|mehrwertsteuer|tva|iva|consumption tax|vat total|gst amount|gst total|
 		tax total|total gst|plus vat|plus gst|plus tax|add vat|vat due|state tax|city tax|
@@ -89,7 +92,9 @@ var labels = buildLabels(map[labelKind]string{
 		amount payable|total to pay|gesamtbetrag|gesamt|summe|rechnungsbetrag|total ttc|
 		importe total|total value|invoice amount|invoice value|total invoice amount|
 		total amount payable|total sum|total cost|total price|total charges|total fees|
-		total brutto|bruttobetrag|montant total|total a payer|totale|total invoice value|invoice total value`,
+		total brutto|bruttobetrag|montant total|total a payer|totale|total invoice value|invoice total value|
+		total gst inclusive|total vat inclusive|total tax inclusive|total inclusive of gst|total inclusive of vat|
+		total inclusive of tax|total gst incl|total vat incl`,
 	lkAmountDue: `total due|amount due|balance due|balance|amount owing|please pay|
 		pay this amount|total amount due|amount to pay|outstanding|balance outstanding|
 		now due|due now|amount due now|total now due|zu zahlen|zahlbetrag|net payable|

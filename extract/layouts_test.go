@@ -49,6 +49,8 @@ func TestRules_LabelSynonyms(t *testing.T) {
 		{"total", "Grand Total: €12.00", "12.00"},
 		{"total", "Invoice Total €12.00", "12.00"},
 		{"total", "Total (EUR)  12.00", "12.00"},
+		{"total", "Total (GST inclusive)  €12.00", "12.00"},
+		{"total", "Total inclusive of VAT: €12.00", "12.00"},
 	}
 	for _, tt := range tests {
 		lines := []string{"INVOICE"}
@@ -81,7 +83,8 @@ func TestRules_TaxLabels(t *testing.T) {
 
 func TestRules_SubtotalLabels(t *testing.T) {
 	t.Parallel()
-	for _, label := range []string{"Subtotal", "Sub-total", "Net Total", "Net amount", "Total net", "Total excl. VAT"} {
+	for _, label := range []string{"Subtotal", "Sub-total", "Net Total", "Net amount", "Total net", "Total excl. VAT",
+		"Total charges before VAT", "Total (GST exclusive)"} {
 		x := extractText(t, "INVOICE\nInvoice No: A-1\n"+label+":  €10.00\nVAT: €2.00\nTotal: €12.00\n")
 		require.Equal(t, "10.00", x.Subtotal, label)
 	}
@@ -238,4 +241,32 @@ func TestRules_InvoicesThatDoNotAddUpAreNeverAccepted(t *testing.T) {
 		require.Error(t, err, tt.to)
 		require.Equal(t, tt.reason, reasonOf(t, err), tt.to)
 	}
+}
+
+func TestRules_NetThirtyIsAPaymentTermNotASubtotal(t *testing.T) {
+	t.Parallel()
+	for _, terms := range []string{"Terms          Net 30", "Terms: Net 30", "Payment terms  Net 14"} {
+		x := extractText(t, "INVOICE\nInvoice No: A-1\n"+terms+"\nSubtotal: €10.00\nVAT: €2.00\nTotal: €12.00\n")
+		require.Equal(t, "10.00", x.Subtotal, terms)
+	}
+	x := extractText(t, "INVOICE\nInvoice No: A-1\nNet  €10.00\nVAT: €2.00\nTotal: €12.00\n")
+	require.Equal(t, "10.00", x.Subtotal, "a net amount with its currency")
+}
+
+func TestRules_Vendor_ACustomerLabelsValueCellsAreTheCustomers(t *testing.T) {
+	t.Parallel()
+	for _, label := range []string{"Buyer:", "Customer:", "Bill to:"} {
+		x := extractText(t, "SOFTHAUS SP. Z O.O.\nul. Grochowska 306, Warszawa\n\nINVOICE INV/2026/0042\n"+
+			label+"          Nordlicht Media GmbH, Hamburg\n\nTotal (EUR):  5,280.00\n")
+		require.Equal(t, "SOFTHAUS SP. Z O.O.", x.Vendor, label)
+		require.Equal(t, "INV/2026/0042", x.InvoiceNumber, label)
+	}
+}
+
+func TestRules_Vendor_AJobTitleUnderTheSignatureIsNoCompany(t *testing.T) {
+	t.Parallel()
+	head := "From: Tom Becker <tom@tombecker.dev>\nTo: ap@client.example\nSubject: Invoice 2026-11\n\n" +
+		"Here is my invoice 2026-11 dated 2 November 2026. Total due: £300.00\n\nCheers,\nTom Becker\n"
+	require.Equal(t, "Tom Becker", extractText(t, head+"Facilitation & workshop design\n").Vendor)
+	require.Equal(t, "Becker Facilitation", extractText(t, head+"Becker Facilitation\n").Vendor)
 }

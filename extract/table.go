@@ -14,6 +14,7 @@ var unitWords = map[string]bool{
 	"seat": true, "users": true, "user": true, "nights": true, "night": true, "pax": true, "lot": true,
 	"pieces": true, "piece": true, "items": true, "item": true, "stk": true, "std": true, "min": true,
 	"mins": true, "km": true, "sqm": true, "t": true, "pack": true, "packs": true, "rolls": true,
+	"kwh": true, "mwh": true, "therms": true, "litres": true, "liters": true,
 }
 
 // rowCell is a cell of a table row: a number (with its canonical value),

@@ -152,7 +152,7 @@ var brokenNumberRe = regexp.MustCompile(`\d[.,]\d{1,2}[.,]\d`)
 func amountRows(hits []hit, f numberFormat, prose map[int]bool) []amountRow {
 	var rows []amountRow
 	for _, h := range hits {
-		if !h.kind.isAmount() || prose[h.line] {
+		if !h.kind.isAmount() || prose[h.line] || paymentTerm(h) {
 			continue
 		}
 		v, bad := readAmount(h.cells, f)
@@ -162,6 +162,20 @@ func amountRows(hits []hit, f numberFormat, prose map[int]bool) []amountRow {
 		rows = append(rows, amountRow{kind: h.kind, phrase: h.phrase, raw: h.raw, amount: v, bad: bad, line: h.line})
 	}
 	return rows
+}
+
+// paymentTerm reports "Net 30" (as the value of "Terms"): after "Net", a
+// bare whole number of at most three digits, without currency or
+// decimals, is a number of days, not the net amount.
+func paymentTerm(h hit) bool {
+	if h.phrase != "net" {
+		return false
+	}
+	var toks []numTok
+	for _, c := range h.cells {
+		toks = append(toks, scanNumbers(c, false)...)
+	}
+	return len(toks) == 1 && toks[0].cur == "" && toks[0].unit == "" && len(toks[0].raw) <= 3 && allDigits(toks[0].raw)
 }
 
 // mergeRows merges two lists of rows in document order.
