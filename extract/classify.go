@@ -34,6 +34,8 @@ var docKeywords = []struct {
 	{"timesheet", DocOther}, {"agenda", DocOther}, {"newsletter", DocOther},
 	{"invoice", DocInvoice}, {"rechnung", DocInvoice}, {"facture", DocInvoice}, {"factura", DocInvoice},
 	{"fattura", DocInvoice},
+	// a heading written without its space ("# TaxInvoice", "VATINVOICE")
+	{"taxinvoice", DocInvoice}, {"vatinvoice", DocInvoice}, {"salesinvoice", DocInvoice},
 }
 
 // markers are phrases anywhere in a document that show it is not an

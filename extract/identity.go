@@ -175,14 +175,40 @@ func cleanVendor(v string) string {
 			v = v[:i]
 		}
 	}
-	if i := strings.Index(v, ", "); i > 0 && hasDigit(v[i:]) {
-		v = v[:i] // "Visser BV, Industrieweg 135, Eindhoven"
+	if i := addressStart(v); i > 0 {
+		v = v[:i] // "Visser BV, Industrieweg 135, Eindhoven", "Kawaguchi Co., Ltd., 1-1-2 Otemachi"
 	}
 	v = strings.Trim(v, " \"'`,;:-–—|")
 	if !vendorLike(v) {
 		return ""
 	}
 	return v
+}
+
+// addressStart returns where an address follows a name on its line: the
+// first ", " whose part (up to the next ", ") holds a digit; -1 when no
+// part after a comma does.
+func addressStart(v string) int {
+	first := strings.Index(v, ", ")
+	if first < 0 || !hasDigit(v[first:]) {
+		return -1
+	}
+	for i := first; i >= 0; {
+		rest := v[i+2:]
+		next := strings.Index(rest, ", ")
+		part := rest
+		if next >= 0 {
+			part = rest[:next]
+		}
+		if hasDigit(part) {
+			return i
+		}
+		if next < 0 {
+			break
+		}
+		i += 2 + next
+	}
+	return first
 }
 
 // vendorLike reports text that may be a company or person name: letters,

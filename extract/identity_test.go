@@ -24,3 +24,15 @@ func TestHasCompanySuffix_TheWordAloneIsNoName(t *testing.T) {
 		require.Equal(t, want, hasCompanySuffix(s), s)
 	}
 }
+
+func TestCleanVendor_TheAddressAfterTheNameIsCut(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"Visser BV, Industrieweg 135, Eindhoven":                     "Visser BV",
+		"Kawaguchi Co., Ltd., 1-1-2 Otemachi, Chiyoda-ku, Osaka":     "Kawaguchi Co., Ltd.",
+		"Brandt & Söhne, Inh. K. Brandt, Hauptstr. 5, 80331 München": "Brandt & Söhne, Inh. K. Brandt",
+		"Acme Inc., Springfield":                                     "Acme Inc., Springfield",
+	} {
+		require.Equal(t, want, cleanVendor(in), in)
+	}
+}
