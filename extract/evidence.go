@@ -256,13 +256,21 @@ var (
 	}
 )
 
-// byCountry returns the first hint's code found in the document, else def.
-// A code written in the document wins over a country.
+// byCountry resolves a shared symbol: the code among the hints' and def
+// written most often in the document wins over a country ("$49.00 USD"
+// from a Toronto company), else the first hint's country found, else def.
 func (e *evidence) byCountry(list []countryHint, def string) string {
+	best, n := "", 0
 	for _, h := range list {
-		if e.currencies[h.code] > 0 {
-			return h.code
+		if c := e.currencies[h.code]; c > n {
+			best, n = h.code, c
 		}
+	}
+	if e.currencies[def] > n { // "$49.00 USD" from a Toronto company
+		return def
+	}
+	if best != "" {
+		return best
 	}
 	lower := e.lower()
 	for _, h := range list {

@@ -126,7 +126,19 @@ func hasCompanySuffix(s string) bool {
 	if strings.IndexFunc(strings.TrimSpace(s), unicode.IsSpace) <= 0 {
 		return false
 	}
-	return legalFormRe.MatchString(s) || tradeWordRe.MatchString(s) && nameCased(s)
+	return afterFirstWord(legalFormRe, s) || afterFirstWord(tradeWordRe, s) && nameCased(s)
+}
+
+// afterFirstWord reports a match of re that is not the first word: "Studio
+// 4, 22 Canal Street" is an address, "Brightline Studio" a name.
+func afterFirstWord(re *regexp.Regexp, s string) bool {
+	s = strings.TrimSpace(s)
+	for _, m := range re.FindAllStringIndex(s, -1) {
+		if m[0] > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // weakVendorLabel are the labels that may name a person rather than the

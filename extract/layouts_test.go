@@ -270,3 +270,45 @@ func TestRules_Vendor_AJobTitleUnderTheSignatureIsNoCompany(t *testing.T) {
 	require.Equal(t, "Tom Becker", extractText(t, head+"Facilitation & workshop design\n").Vendor)
 	require.Equal(t, "Becker Facilitation", extractText(t, head+"Becker Facilitation\n").Vendor)
 }
+
+func TestRules_TaxWrittenAfterTheTotal(t *testing.T) {
+	t.Parallel()
+	head := "Acme Ltd\nINVOICE\nInvoice No: A-1\nDate: 2026-11-30\n\nDescription   Qty   Price   Amount\nLamp  1  £29.99  £29.99\nBulbs  2  £7.99  £15.98\n\n"
+	// The rate says the total includes it.
+	inv, err := run(t, head+"Invoice total  £45.97\nVAT 20%  £7.66\n")
+	require.NoError(t, err)
+	require.Equal(t, "7.66", inv.Tax)
+	require.True(t, inv.TaxIncluded)
+	require.Equal(t, "45.97", inv.Total)
+	// A summary of the tax the total added.
+	inv, err = run(t, head+"Subtotal  £45.97\nTotal  £55.16\nVAT 20%  £9.19\n")
+	require.NoError(t, err)
+	require.Equal(t, "9.19", inv.Tax)
+	require.False(t, inv.TaxIncluded)
+	// A tax the total leaves out is no success.
+	_, err = run(t, head+"Total  £45.97\nVAT 20%  £9.19\n")
+	require.Equal(t, ReasonTotalMismatch, reasonOf(t, err))
+}
+
+func TestRules_ShortSectionHeadingsBetweenListedItems(t *testing.T) {
+	t.Parallel()
+	doc := "Miller Roofing Inc.\nInvoice Number: 7781\nInvoice Date: 11/24/2026\n\nLABOR\n" +
+		"Gutter removal              6 hrs    $65.00     $390.00\n\nMaterials:\n" +
+		"Downspouts, 10 ft           4        $28.00     $112.00\n\nTotal                                $502.00\n"
+	inv, err := run(t, doc)
+	require.NoError(t, err)
+	require.Len(t, inv.LineItems, 2)
+	require.Equal(t, "6", inv.LineItems[0].Quantity)
+	require.Equal(t, "502.00", inv.Total)
+}
+
+func TestRules_ExtColumnIsTheAmount(t *testing.T) {
+	t.Parallel()
+	doc := "ACME TOOLING CORP\nINVOICE NO  A-99012          DATE  11/30/2026\n\n" +
+		"ITEM       DESCRIPTION                QTY      PRICE        EXT\n" +
+		"TX-100     Diamond blade 14\"           3     189.00     567.00\n" +
+		"FRT        Freight                     1      45.00      45.00\n\nTOTAL USD                                          612.00\n"
+	inv, err := run(t, doc)
+	require.NoError(t, err)
+	require.Equal(t, []LineItem{{"Diamond blade 14\"", "3", "189.00", "567.00"}, {"Freight", "1", "45.00", "45.00"}}, inv.LineItems)
+}
