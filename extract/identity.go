@@ -290,10 +290,17 @@ func topCandidate(c cell) string {
 	if _, ok := matchLabel(c.text); ok {
 		return ""
 	}
-	if len(findDates(c.text)) > 0 {
+	if len(findDates(c.text)) > 0 || fieldShaped(c.text) {
 		return ""
 	}
 	return cleanVendor(c.text)
+}
+
+// fieldShaped reports "Company: Ortiz Consulting Ltd": a few words and a
+// colon before a value are a field the labels do not know, not a name.
+func fieldShaped(text string) bool {
+	i := strings.Index(text, ": ")
+	return i > 0 && len(strings.Fields(text[:i])) <= 3 && strings.TrimSpace(text[i+2:]) != ""
 }
 
 // signatureVendor returns the company in the closing lines of an e-mail,

@@ -55,7 +55,7 @@ var labels = buildLabels(map[labelKind]string{
 	lkCustomer: `bill to|billed to|invoice to|invoiced to|sold to|ship to|shipped to|deliver to|
 		delivery address|billing address|shipping address|customer|client|to|buyer|recipient|
 		attention|attn|customer name|client name|purchaser|rechnungsempfanger|kunde|
-		customer details|client details|billing to`,
+		customer details|client details|billing to|guest|guest name`,
 	lkIssueDate: `date|invoice date|issue date|date of issue|issued|issued on|tax point|
 		tax point date|date issued|billing date|dated|invoice date tax point|date tax point|
 		tax date|invoice issue date|rechnungsdatum|datum|date de facture|fecha|
@@ -85,7 +85,8 @@ var labels = buildLabels(map[labelKind]string{
 	lkTaxIncluded: `incl vat|including vat|vat included|includes vat|of which vat|inc vat|
 		incl gst|including gst|gst included|includes gst|inc gst|incl tax|including tax|
 		tax included|includes tax|thereof vat|inkl mwst|enthaltene mwst|darin enthaltene mwst|
-		vat incl|gst incl|total includes gst|total includes vat|included vat|included gst`,
+		vat incl|gst incl|total includes gst|total includes vat|included vat|included gst|gst content|
+		vat content|tax content|total includes vat of|total includes gst of|total includes tax of`,
 	lkTotal: `total|grand total|invoice total|total amount|total incl vat|total including vat|
 		total inc vat|total incl gst|total inc gst|total including gst|total including tax|
 		total incl tax|total inc tax|total gross|gross total|gross amount|gross|total payable|

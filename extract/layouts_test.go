@@ -312,3 +312,19 @@ func TestRules_ExtColumnIsTheAmount(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []LineItem{{"Diamond blade 14\"", "3", "189.00", "567.00"}, {"Freight", "1", "45.00", "45.00"}}, inv.LineItems)
 }
+
+func TestRules_TaxContentIsIncludedTax(t *testing.T) {
+	t.Parallel()
+	for _, label := range []string{"GST content", "VAT content", "Total includes VAT of"} {
+		x := extractText(t, "INVOICE\nInvoice No: A-1\nTotal incl. GST  $465.00\n"+label+"  $60.65\n")
+		require.Equal(t, "60.65", x.Tax, label)
+		require.True(t, x.TaxIncluded, label)
+	}
+}
+
+func TestRules_Vendor_AnUnknownFieldIsNoName(t *testing.T) {
+	t.Parallel()
+	x := extractText(t, "THE HARBOUR HOTEL\n1 Quay Street, Galway\n\nINVOICE\nInvoice No.: HH-558120\n"+
+		"Guest: Mr. Daniel Ortiz      Company: Ortiz Consulting Ltd\n\nTotal  €553.50\n")
+	require.Equal(t, "THE HARBOUR HOTEL", x.Vendor)
+}
