@@ -32,6 +32,11 @@ var docKeywords = []struct {
 	{"notice", DocOther}, {"dunning", DocOther}, {"mahnung", DocOther}, {"payment advice", DocOther},
 	{"advice note", DocOther}, {"price list", DocOther}, {"acknowledgement", DocOther},
 	{"timesheet", DocOther}, {"agenda", DocOther}, {"newsletter", DocOther},
+	// an e-mail about an invoice, not one: "Approval needed: invoice
+	// PN-1126", "Query about invoice 4471"
+	{"approval", DocOther}, {"approve", DocOther}, {"dispute", DocOther}, {"query", DocOther},
+	{"question", DocOther}, {"payment confirmation", DocOther}, {"booking confirmation", DocOther},
+	{"shipping confirmation", DocOther}, {"dispatch confirmation", DocOther},
 	{"invoice", DocInvoice}, {"rechnung", DocInvoice}, {"facture", DocInvoice}, {"factura", DocInvoice},
 	{"fattura", DocInvoice},
 	// a heading written without its space ("# TaxInvoice", "VATINVOICE")
