@@ -112,6 +112,12 @@ func TestRules_ValidSamples(t *testing.T) {
 		{"real-slashed-number.txt", want{"INV/2026/0042", "SOFTHAUS SP. Z O.O.", "2026-11-30", "EUR", "5280.00", "0.00", "5280.00", 2}},
 		{"real-code-after-amount.txt", want{"2026110037", "Kvetná Print s.r.o.", "2026-11-19", "EUR", "2645.60", "529.12", "3174.72", 3}},
 		{"real-email-leading-counts.txt", want{"MR-2026-087", "Ruiz Surveying S.L.", "2026-11-27", "EUR", "1680.00", "352.80", "2032.80", 3}},
+		{"real-contractor-sections.txt", want{"7781", "MILLER ROOFING & GUTTERS, INC.", "2026-11-24", "USD", "1747.00", "51.26", "1798.26", 4}},
+		{"real-saas-usd-from-canada.txt", want{"A1B2C3D4-0019", "Fathom Analytics Inc.", "2026-11-28", "USD", "49.00", "0.00", "49.00", 1}},
+		{"real-nz-gst-content.txt", want{"KWS-0098", "Kauri Web Studio Limited", "2026-11-30", "NZD", "465.00", "60.65", "465.00", 3}},
+		{"real-hotel-folio.txt", want{"HH-558120", "THE HARBOUR HOTEL", "2026-11-28", "EUR", "553.50", "65.83", "553.50", 4}},
+		{"real-omr-three-decimals.txt", want{"ABT/INV/26/0731", "Al Batinah Trading LLC", "2026-11-30", "OMR", "211.550", "10.578", "222.128", 3}},
+		{"real-florist-deposit.txt", want{"0412", "Bloom & Wild Events", "2026-12-01", "GBP", "836.00", "0.00", "836.00", 4}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
@@ -176,6 +182,10 @@ func TestRules_NonInvoicesAreRejectedNotGuessed(t *testing.T) {
 		// issued: it is an offer, not an invoice.
 		{"other-proforma-invoice.txt", DocQuote},
 		{"other-order-confirmation.txt", DocOther},
+		{"other-approval-request.txt", DocOther},
+		{"other-payment-confirmation.txt", DocOther},
+		{"other-booking-confirmation.txt", DocOther},
+		{"other-shipping-confirmation.txt", DocOther},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
