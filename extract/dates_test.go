@@ -34,6 +34,9 @@ func TestFindDates_EveryWrittenForm(t *testing.T) {
 		{"15 janvier 2026", orderUnknown, "2026-01-15"},
 		{"2026年3月3日 (2026-03-03)", orderUnknown, "2026-03-03"},
 		{"Date: Fri, 27 Feb 2026 16:02:11 -0800", orderUnknown, "2026-02-27"},
+		{"30 Nov 26", orderUnknown, "2026-11-30"},
+		{"30-Nov-26", orderUnknown, "2026-11-30"},
+		{"Issued 2026-11-30T10:00:00Z", orderUnknown, "2026-11-30"},
 	}
 	for _, tt := range tests {
 		ds := findDates(tt.text)
@@ -46,7 +49,8 @@ func TestFindDates_EveryWrittenForm(t *testing.T) {
 
 func TestFindDates_NotDates(t *testing.T) {
 	t.Parallel()
-	for _, text := range []string{"1,234.56", "12.34.56", "Tel 0113 496 8642", "May we remind you", "INV-2026-0042", "99/99/2026"} {
+	for _, text := range []string{"1,234.56", "12.34.56", "Tel 0113 496 8642", "May we remind you", "INV-2026-0042", "99/99/2026",
+		"30 Nov 10:30", "2026-11-30Tuesday"} {
 		require.Empty(t, findDates(text), text)
 	}
 }
