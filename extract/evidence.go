@@ -24,6 +24,9 @@ type evidence struct {
 	// usAt and ukAt are where a US state and ZIP code, and a UK postcode
 	// or GB VAT number, first occur in raw, or -1.
 	usAt, ukAt int
+	// spacedDot counts money written with a currency, space-grouped
+	// thousands and a decimal point ("$1 234.56", "1 234.56 CHF").
+	spacedDot int
 }
 
 // commonCodes are the currency codes counted when they stand alone ("All
@@ -88,6 +91,9 @@ func (e *evidence) line(l *line) {
 		if t.cur != "" {
 			e.currencies[t.cur] += weight
 		}
+	}
+	if strings.IndexByte(l.text, '.') >= 0 {
+		e.spacedDot += countSpacedDot(l.text, weight > 1)
 	}
 	for _, code := range codeWords(l.text) {
 		if containsStr(commonCodes, code) {
@@ -302,7 +308,22 @@ func (e *evidence) format(currency string) numberFormat {
 	if !ok {
 		minor = 2
 	}
-	return e.votes.decide(minor)
+	f := e.votes.decide(minor)
+	f.spaceGroups = f.decimal == '.' && e.spacedDot > 0
+	return f
+}
+
+// countSpacedDot counts the amounts of text written with a currency (or
+// on a total's line), a space between digit groups and a decimal point.
+func countSpacedDot(text string, total bool) int {
+	n := 0
+	for _, t := range scanNumbers(text, true) {
+		if (t.cur != "" || total) && strings.IndexByte(t.raw, ' ') > 0 && strings.IndexByte(t.raw, ',') < 0 &&
+			strings.IndexByte(t.raw, '.') > strings.LastIndexByte(t.raw, ' ') {
+			n++
+		}
+	}
+	return n
 }
 
 // dateOrder returns the document's order of day and month, adding the

@@ -130,7 +130,7 @@ func moneyTokens(s string, f numberFormat) []numTok {
 func numbersOf(s string, f numberFormat, garbled bool) []numTok {
 	dates := findDates(s)
 	var out []numTok
-	for _, t := range scanNumbers(s, f.decimal == ',') {
+	for _, t := range scanNumbers(s, f.spaces()) {
 		if t.pct || overlaps(dates, t.start, t.end) || t.garbled && !garbled {
 			continue
 		}

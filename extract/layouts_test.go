@@ -328,3 +328,18 @@ func TestRules_Vendor_AnUnknownFieldIsNoName(t *testing.T) {
 		"Guest: Mr. Daniel Ortiz      Company: Ortiz Consulting Ltd\n\nTotal  €553.50\n")
 	require.Equal(t, "THE HARBOUR HOTEL", x.Vendor)
 }
+
+func TestRules_SpaceThousandsWithADecimalPoint(t *testing.T) {
+	t.Parallel()
+	for _, total := range []string{"$1 234.56", "1 234.56 $", "USD 1 234.56", "CHF 1 234.56", "1 234,56 €"} {
+		x := extractText(t, "Acme Ltd\nINVOICE\nInvoice No: A-1\nDate: 2026-11-30\nTotal: "+total+"\n")
+		require.Equal(t, "1234.56", x.Total, total)
+	}
+	inv, err := run(t, "Karoo Solar Ltd\nVancouver, BC\n\nINVOICE\nInvoice No: KS-2211\nDate: 2026-11-30\n\n"+
+		"Description          Qty     Unit Price        Amount\nInverter 5 kW          2     $12 450.00    $24 900.00\n"+
+		"Installation           1      $3 500.00     $3 500.00\n\nTotal                                   $28 400.00\n")
+	require.NoError(t, err)
+	require.Equal(t, []LineItem{{"Inverter 5 kW", "2", "12450.00", "24900.00"}, {"Installation", "1", "3500.00", "3500.00"}}, inv.LineItems)
+	x := extractText(t, "Acme Ltd\nINVOICE\nInvoice No: A-1\nDate: 2026-11-30\nCurrency: CAD\nTotal: 1 234.50\n")
+	require.Equal(t, "1234.50", x.Total, "a total's line shows the grouping without a currency")
+}

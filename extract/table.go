@@ -37,7 +37,7 @@ func classifyCell(c cell, f numberFormat) rowCell {
 		rc.missing, rc.num = true, true
 		return rc
 	}
-	toks := scanNumbers(c.text, f.decimal == ',')
+	toks := scanNumbers(c.text, f.spaces())
 	if len(toks) == 1 && toks[0].garbled && numericResidue(c.text, numTok{start: toks[0].start, end: toks[0].end}) {
 		rc.num, rc.bad, rc.tok = true, true, toks[0]
 		return rc
@@ -54,7 +54,7 @@ func classifyCell(c cell, f numberFormat) rowCell {
 // several numbers ("4 001,00 SEK 24 006,00 SEK", a price and an amount
 // one space apart) into one cell per number.
 func splitNumberCell(c cell, f numberFormat) []rowCell {
-	toks := scanNumbers(c.text, f.decimal == ',')
+	toks := scanNumbers(c.text, f.spaces())
 	if len(toks) < 2 || !onlyNumbers(c.text, toks) {
 		return []rowCell{classifyCell(c, f)}
 	}

@@ -128,7 +128,7 @@ func onlyRatesAndDates(cells []string, f numberFormat) bool {
 	for _, c := range cells {
 		text := dropBrackets(c)
 		dates := findDates(text)
-		for _, t := range scanNumbers(text, f.decimal == ',') {
+		for _, t := range scanNumbers(text, f.spaces()) {
 			if !t.pct && !overlaps(dates, t.start, t.end) && !countWords[t.unit] &&
 				!countWords[strings.ToLower(firstWord(text[t.end:]))] {
 				return false
