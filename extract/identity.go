@@ -25,16 +25,27 @@ func byRank(hits []hit, kind labelKind) []hit {
 // in running text.
 var proseNumberRe = regexp.MustCompile(`(?i)\binvoice\s*(?:no\.?|number|nr\.?|num\.?|#|ref\.?|id)?\s*[:#]?\s*([A-Za-z0-9][A-Za-z0-9._/-]*[0-9][A-Za-z0-9._/-]*)`)
 
+// weakNumberLabel are the labels that number any document ("Document
+// No."): the invoice's own label or title goes first.
+var weakNumberLabel = map[string]bool{"document no": true, "document number": true, "doc no": true}
+
 // resolveInvoiceNumber takes the invoice number from a label, else the
-// title, else the e-mail subject, else running text.
+// title, else a document number, else the e-mail subject, else running
+// text.
 func resolveInvoiceNumber(d *document, hits []hit) string {
-	for _, h := range byRank(hits, lkInvoiceNo) {
-		if n := invoiceNumberToken(h.value()); n != "" {
+	ranked := byRank(hits, lkInvoiceNo)
+	for _, h := range ranked {
+		if n := invoiceNumberToken(h.value()); n != "" && !weakNumberLabel[h.phrase] {
 			return n
 		}
 	}
 	for _, text := range titleTexts(d) {
 		if n := numberAfterInvoiceWord(text); n != "" {
+			return n
+		}
+	}
+	for _, h := range ranked {
+		if n := invoiceNumberToken(h.value()); n != "" {
 			return n
 		}
 	}
@@ -94,13 +105,13 @@ func numberAfterInvoiceWord(text string) string {
 // number: letters, digits and . _ / -, at least one digit, not a date.
 func invoiceNumberToken(v string) string {
 	words := strings.Fields(v)
-	for len(words) > 0 && numberWords[strings.ToLower(strings.Trim(words[0], ".:#"))] {
+	for len(words) > 0 && (numberWords[strings.ToLower(strings.Trim(words[0], ".:#"))] || strings.Trim(words[0], "№:") == "") {
 		words = words[1:]
 	}
 	if len(words) == 0 {
 		return ""
 	}
-	w := strings.TrimLeft(words[0], "#:")
+	w := strings.TrimLeft(words[0], "#:№")
 	w = strings.TrimRight(w, ".,;:)]")
 	if !hasDigit(w) || !invoiceNumberRe.MatchString(w) {
 		return ""

@@ -35,6 +35,8 @@ func TestRules_LabelSynonyms(t *testing.T) {
 		{"number", "Inv. No 2026/17", "2026/17"},
 		{"number", "Invoice ref: MSC-9", "MSC-9"},
 		{"number", "Invoice ID: BH-1", "BH-1"},
+		{"number", "Document No.: DN-7", "DN-7"},
+		{"number", "Invoice № 4471", "4471"},
 		{"vendor", "Supplier: Northwind B.V.", "Northwind B.V."},
 		{"vendor", "Seller: Acme Inc.", "Acme Inc."},
 		{"vendor", "From: Oakhurst Ltd", "Oakhurst Ltd"},
@@ -342,4 +344,14 @@ func TestRules_SpaceThousandsWithADecimalPoint(t *testing.T) {
 	require.Equal(t, []LineItem{{"Inverter 5 kW", "2", "12450.00", "24900.00"}, {"Installation", "1", "3500.00", "3500.00"}}, inv.LineItems)
 	x := extractText(t, "Acme Ltd\nINVOICE\nInvoice No: A-1\nDate: 2026-11-30\nCurrency: CAD\nTotal: 1 234.50\n")
 	require.Equal(t, "1234.50", x.Total, "a total's line shows the grouping without a currency")
+}
+
+func TestRules_InvoiceNumber_TheInvoiceLabelBeatsADocumentNumber(t *testing.T) {
+	t.Parallel()
+	for _, doc := range []string{
+		"Acme Ltd\nINVOICE\nDocument No.: D-55\nInvoice No: 10023\nTotal: £10.00\n",
+		"Acme Ltd\nINVOICE 10023\nDocument No.: D-55\nTotal: £10.00\n",
+	} {
+		require.Equal(t, "10023", extractText(t, doc).InvoiceNumber, doc)
+	}
 }
