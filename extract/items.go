@@ -225,7 +225,8 @@ func pureRemainder(s string) bool {
 			continue
 		}
 		switch strings.ToLower(w) {
-		case "on", "at", "of", "rate", "due", "incl", "excl", "inc", "ex", "x", "is", "in", "to", "pay", "now", "amount":
+		case "on", "at", "of", "rate", "due", "incl", "excl", "inc", "ex", "x", "is", "in", "to", "pay", "now", "amount",
+			"by", "before": // "Balance due by 30/12/2026"
 			continue
 		}
 		return false

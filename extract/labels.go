@@ -96,7 +96,8 @@ var labels = buildLabels(map[labelKind]string{
 		total amount payable|total sum|total cost|total price|total charges|total fees|
 		total brutto|bruttobetrag|montant total|total a payer|totale|total invoice value|invoice total value|
 		total gst inclusive|total vat inclusive|total tax inclusive|total inclusive of gst|total inclusive of vat|
-		total inclusive of tax|total gst incl|total vat incl`,
+		total inclusive of tax|total gst incl|total vat incl|total this invoice|total for this invoice|
+		this invoice total|total of this invoice|amount of this invoice|total amount of this invoice`,
 	lkAmountDue: `total due|amount due|balance due|balance|amount owing|please pay|
 		pay this amount|total amount due|amount to pay|outstanding|balance outstanding|
 		now due|due now|amount due now|total now due|zu zahlen|zahlbetrag|net payable|

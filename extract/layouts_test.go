@@ -52,6 +52,9 @@ func TestRules_LabelSynonyms(t *testing.T) {
 		{"total", "Invoice Total €12.00", "12.00"},
 		{"total", "Total (EUR)  12.00", "12.00"},
 		{"total", "Total (GST inclusive)  €12.00", "12.00"},
+		{"total", "Total this invoice: €12.00", "12.00"},
+		{"total", "TOTAL DUE BY 30/03/2026: €12.00", "12.00"},
+		{"total", "Balance due by 30/03/2026  €12.00", "12.00"},
 		{"total", "Total inclusive of VAT: €12.00", "12.00"},
 	}
 	for _, tt := range tests {
