@@ -76,8 +76,8 @@ func freeDate(d *document) (dateTok, bool) {
 			continue
 		}
 		for _, c := range l.cells {
-			if m, ok := matchLabel(c.text); ok && m.kind != lkIssueDate {
-				continue
+			if m, ok := matchLabel(c.text); ok && m.kind != lkIssueDate && m.kind != lkInvoiceNo {
+				continue // another field's date; a title's is the issue date ("Invoice 2041 | 30 November 2026")
 			}
 			for _, dt := range findDates(c.text) {
 				if !notIssueBefore(c.text[:dt.start]) {

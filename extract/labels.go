@@ -52,7 +52,7 @@ var labels = buildLabels(map[labelKind]string{
 		document no|document number|doc no`,
 	lkVendor: `vendor|supplier|seller|from|sold by|issued by|bill from|billed by|billed from|
 		invoice from|vendor name|supplier name|seller name|company name|payee|remit to|
-		service provider|provider|contractor|lieferant|verkaufer|fournisseur|proveedor`,
+		service provider|provider|contractor|lieferant|verkaufer|fournisseur|proveedor|please remit to`,
 	lkCustomer: `bill to|billed to|invoice to|invoiced to|sold to|ship to|shipped to|deliver to|
 		delivery address|billing address|shipping address|customer|client|to|buyer|recipient|
 		attention|attn|customer name|client name|purchaser|rechnungsempfanger|kunde|
@@ -102,7 +102,8 @@ var labels = buildLabels(map[labelKind]string{
 		pay this amount|total amount due|amount to pay|outstanding|balance outstanding|
 		now due|due now|amount due now|total now due|zu zahlen|zahlbetrag|net payable|
 		amount to be paid|total to be paid|remaining balance|outstanding balance|
-		balance payable|amount outstanding|total balance due|total due now|payable`,
+		balance payable|amount outstanding|total balance due|total due now|payable|please remit|
+		kindly remit`,
 	lkPaid: `paid|amount paid|payments|payment received|less paid|deposit|less deposit|
 		deposit paid|payments credits|prepaid|advance|payment|less payment|paid to date|
 		payments received|already paid|credit applied|credits|less amount paid`,

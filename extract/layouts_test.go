@@ -53,6 +53,7 @@ func TestRules_LabelSynonyms(t *testing.T) {
 		{"total", "Total (EUR)  12.00", "12.00"},
 		{"total", "Total (GST inclusive)  €12.00", "12.00"},
 		{"total", "Total this invoice: €12.00", "12.00"},
+		{"total", "Please remit €12.00", "12.00"},
 		{"total", "TOTAL DUE BY 30/03/2026: €12.00", "12.00"},
 		{"total", "Balance due by 30/03/2026  €12.00", "12.00"},
 		{"total", "Total inclusive of VAT: €12.00", "12.00"},
@@ -357,4 +358,18 @@ func TestRules_InvoiceNumber_TheInvoiceLabelBeatsADocumentNumber(t *testing.T) {
 	} {
 		require.Equal(t, "10023", extractText(t, doc).InvoiceNumber, doc)
 	}
+}
+
+func TestRules_IssueDate_OnTheTitleLine(t *testing.T) {
+	t.Parallel()
+	x := extractText(t, "ACME DESIGN LTD | 12 High St, London\n\nInvoice 2041 | 30 November 2026\n\nTotal GBP  1,440.00\n")
+	require.Equal(t, "2041", x.InvoiceNumber)
+	require.Equal(t, "2026-11-30", x.IssueDate)
+}
+
+func TestRules_PleaseRemitToIsTheVendor(t *testing.T) {
+	t.Parallel()
+	x := extractText(t, "INVOICE\nInvoice No: A-1\nPlease remit to: Oakhurst Bakery Supplies Ltd\nTotal: €12.00\n")
+	require.Equal(t, "Oakhurst Bakery Supplies Ltd", x.Vendor)
+	require.Equal(t, "12.00", x.Total)
 }
