@@ -100,14 +100,15 @@ func cellHits(d *document, i int) []hit {
 
 // followingCells adds to h the cells after j up to the next label (all of
 // them for an amount, the next one only for another field without a value
-// yet) and returns the index of the last cell taken.
+// yet; all of them for a payment's method or date, whose amount may
+// follow) and returns the index of the last cell taken.
 func followingCells(l *line, j int, h *hit) int {
 	for k := j + 1; k < len(l.cells); k++ {
 		c := &l.cells[k]
 		if c.text == "" {
 			continue
 		}
-		if startsLabel(c.text) || (!h.kind.isAmount() && len(h.cells) > 0) {
+		if startsLabel(c.text) || (!h.kind.isAmount() && !paymentPhrases[h.phrase] && len(h.cells) > 0) {
 			return k - 1
 		}
 		h.cells = append(h.cells, c.text)

@@ -373,3 +373,12 @@ func TestRules_PleaseRemitToIsTheVendor(t *testing.T) {
 	require.Equal(t, "Oakhurst Bakery Supplies Ltd", x.Vendor)
 	require.Equal(t, "12.00", x.Total)
 }
+
+func TestRules_PaymentDescribedInWords_TheTotalIsTheInvoices(t *testing.T) {
+	t.Parallel()
+	for _, paid := range []string{"Paid by bank transfer on 02/12/2026     £1,234.00", "Paid on 02/12/2026 by card   £1,234.00",
+		"Amount paid (card, 2 Dec)   £1,234.00"} {
+		x := extractText(t, "Acme Ltd\nINVOICE\nInvoice #: 2041\nDate: 30/11/2026\nTotal     £1,234.00\n"+paid+"\nBalance due   £0.00\n")
+		require.Equal(t, "1234.00", x.Total, paid)
+	}
+}

@@ -153,16 +153,45 @@ var brokenNumberRe = regexp.MustCompile(`\d[.,]\d{1,2}[.,]\d`)
 func amountRows(hits []hit, f numberFormat, prose map[int]bool) []amountRow {
 	var rows []amountRow
 	for _, h := range hits {
+		if paymentPhrases[h.phrase] && !prose[h.line] {
+			if v := paymentAmount(h.cells, f); v != "" { // "Paid by bank transfer on 02/12/2026  £1,234.00"
+				rows = append(rows, amountRow{kind: lkPaid, phrase: h.phrase, raw: h.raw, amount: v, line: h.line})
+			}
+			continue
+		}
 		if !h.kind.isAmount() || prose[h.line] || paymentTerm(h) {
 			continue
 		}
 		v, bad := readAmount(h.cells, f)
+		if v == "" && !bad && h.kind == lkPaid {
+			v = paymentAmount(h.cells, f) // "Paid by bank transfer on 02/12/2026  £1,234.00"
+		}
 		if v == "" && !bad {
 			continue
 		}
 		rows = append(rows, amountRow{kind: h.kind, phrase: h.phrase, raw: h.raw, amount: v, bad: bad, line: h.line})
 	}
 	return rows
+}
+
+// paymentPhrases are labels of a payment's method or date ("Paid by",
+// "Paid on"): with an amount on their line they are a payment row.
+var paymentPhrases = map[string]bool{"paid by": true, "paid on": true, "date paid": true, "payment method": true}
+
+// paymentAmount returns the last amount written as money on a payment's
+// line, whatever words describe the payment.
+func paymentAmount(cells []string, f numberFormat) string {
+	v := ""
+	for _, c := range cells {
+		for _, t := range amountTokens(c, f) {
+			if looksLikeMoney(t) && !t.garbled {
+				if x, bad := canonicalTok(t, f); !bad {
+					v = x
+				}
+			}
+		}
+	}
+	return v
 }
 
 // paymentTerm reports "Net 30" (as the value of "Terms"): after "Net", a
