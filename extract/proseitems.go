@@ -9,8 +9,8 @@ import (
 
 // enumerationRe introduces the items of a sentence: "This covers the
 // customs clearance at ¥19,990, … and 30 x warehousing at ¥610 each
-// (¥18,300)."
-var enumerationRe = regexp.MustCompile(`(?i)\b(?:covers|covering|includes|including|comprises|comprising|consists\s+of|is\s+for|are\s+for|as\s+follows)\b:?`)
+// (¥18,300).", "for the Rossi wedding: the full-day shoot at €1,800.00, …".
+var enumerationRe = regexp.MustCompile(`(?i)\b(?:covers|covering|includes|including|comprises|comprising|consists\s+of|is\s+for|are\s+for|as\s+follows)\b:?|:\s`)
 
 // findProseItems reads the items enumerated in a sentence, when nothing
 // else gave items. Each item is priced with "at":
@@ -45,6 +45,9 @@ func proseItems(text string, f numberFormat) ([]ExtractedLine, bool) {
 		return nil, false
 	}
 	start := m[len(m)-1][1]
+	if text[m[len(m)-1][0]] == ':' && len(prices) < 2 {
+		return nil, false // "Note: the deposit at €500 …" lists no items
+	}
 	var out []ExtractedLine
 	for _, pr := range prices {
 		seg := text[start:pr.at]
@@ -67,12 +70,12 @@ func proseItems(text string, f numberFormat) ([]ExtractedLine, bool) {
 	return out, true
 }
 
-// pricedAt returns the numbers written right after "at" (not a time or a
-// count: "at 3 hours").
+// pricedAt returns the numbers written right after "at" (not a time, "at
+// 10:12", or a count: "at 3 hours").
 func pricedAt(text string, toks []numTok, f numberFormat) []proseItem {
 	var out []proseItem
 	for _, t := range toks {
-		if isPricedAt(text, t) && !countWords[strings.ToLower(firstWord(text[t.end:]))] && !t.neg {
+		if isPricedAt(text, t) && !countWords[strings.ToLower(firstWord(text[t.end:]))] && !t.neg && !timeFollows(text, t.end) {
 			out = append(out, proseItem{price: t, at: len(strings.TrimRight(text[:t.start], " ")) - 3})
 		}
 	}
@@ -117,6 +120,10 @@ func toksIn(toks []numTok, from, to int) []numTok {
 type proseQty struct {
 	line ExtractedLine
 	lot  *ExtractedLine // nil unless the count is an unmarked leading count
+	// counts are the other numbers of the item's words ("translating
+	// 4,200 words"): one of them is the quantity when the stated amount
+	// says so.
+	counts []string
 }
 
 // countNames are the counts written as words; "a", "an" and "the" are
@@ -141,7 +148,7 @@ func proseQuantity(seg string, f numberFormat) (proseQty, bool) {
 	one := ExtractedLine{Description: s, Quantity: "1"}
 	q, marked, ok := leadingCount(words, f)
 	if !ok {
-		return proseQty{line: one}, true
+		return proseQty{line: one, counts: countsIn(s, f)}, true
 	}
 	if q == "" {
 		return proseQty{}, false // a count in no consistent format
@@ -193,16 +200,41 @@ func isYear(q string) bool {
 	return err == nil && len(q) == 4 && n >= 1900 && n <= 2099
 }
 
-// settle chooses between the count and the lot reading of an item whose
-// amount the sentence states: "500 flyers at €45.00 (€45.00)" is one lot,
-// "3 design concepts at ¥45,000 each (¥135,000)" three concepts. When
-// neither reading adds up, the count stays and validation says so.
+// settle chooses the quantity of an item whose amount the sentence
+// states: "500 flyers at €45.00 (€45.00)" is one lot, "3 design concepts at
+// ¥45,000 each (¥135,000)" three concepts, "translating 4,200 words at
+// €0.12 per word (€504.00)" 4,200 words. When no reading adds up, the first
+// stays and validation says so.
 func (x proseQty) settle(price, amount string) ExtractedLine {
-	if x.lot == nil || amount == "" || timesEquals(x.line.Quantity, price, amount) ||
-		!timesEquals("1", price, amount) {
+	if amount == "" || timesEquals(x.line.Quantity, price, amount) {
 		return x.line
 	}
-	return *x.lot
+	if x.lot != nil && timesEquals("1", price, amount) {
+		return *x.lot
+	}
+	for _, n := range x.counts {
+		if timesEquals(n, price, amount) {
+			l := x.line
+			l.Quantity = n // "translating 4,200 words at €0.12 per word (€504.00)"
+			return l
+		}
+	}
+	return x.line
+}
+
+// countsIn returns the plain numbers of an item's words (no currency, no
+// rate, not glued to letters).
+func countsIn(s string, f numberFormat) []string {
+	var out []string
+	for _, t := range scanNumbers(s, f.spaces()) {
+		if t.cur != "" || t.pct || t.neg || t.garbled || t.unit != "" && !unitWords[t.unit] {
+			continue
+		}
+		if v, bad := canonicalTok(t, f); !bad {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // timesEquals reports whether qty × price is amount to within half of the

@@ -21,6 +21,12 @@ func TestRules_ProseItems_LeadingCountIsTheQuantity(t *testing.T) {
 		// The stated amount says the price is for the lot.
 		{"It covers 500 flyers at ¥90,000 (¥90,000) and Eleven banners at ¥5,000 each.",
 			[]LineItem{{"500 flyers", "1", "90000", "90000"}, {"banners", "11", "5000", "55000"}}},
+		// The count inside the item's words, when the stated amount says so.
+		{"It is for translating 4,200 words at ¥12 per word (¥50,400) and proofreading of 3 pages at ¥2,500 each (¥7,500).",
+			[]LineItem{{"translating 4,200 words", "4200", "12", "50400"}, {"proofreading of 3 pages", "3", "2500", "7500"}}},
+		// A colon introduces the items.
+		{"For the Rossi wedding: the full-day shoot at ¥180,000, and 40 printed photos at ¥350 each (¥14,000).",
+			[]LineItem{{"full-day shoot", "1", "180000", "180000"}, {"printed photos", "40", "350", "14000"}}},
 		// A year opening an item is no count.
 		{"It covers 2026 membership at ¥70,000 and ten badges at ¥7,500.",
 			[]LineItem{{"2026 membership", "1", "70000", "70000"}, {"badges", "10", "7500", "75000"}}},
@@ -62,4 +68,18 @@ func TestRules_ProseTaxes_TwoRatesAndABareWholeAmount(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "7696", inv.Tax)
 	require.Equal(t, "85896", inv.Total)
+}
+
+func TestRules_ProseItems_NotItems(t *testing.T) {
+	t.Parallel()
+	for _, sentence := range []string{
+		"Note: the deposit at ¥50,000 was received with thanks.",
+		"Sent: Mon, 30 Nov 2026 at 10:12, and it covers the work at our studio.",
+	} {
+		doc := "From: Kobayashi Design Studio <billing@kobayashi.example>\nSubject: Invoice KD-9\n\n" +
+			"Please find our invoice KD-9 dated 28 February 2026.\n" + sentence + "\nTotal amount due ¥165,000.\n"
+		x := extractText(t, doc)
+		require.Empty(t, x.LineItems, sentence)
+		require.Equal(t, "165000", x.Total, sentence)
+	}
 }
