@@ -37,6 +37,11 @@ var docKeywords = []struct {
 	{"approval", DocOther}, {"approve", DocOther}, {"dispute", DocOther}, {"query", DocOther},
 	{"question", DocOther}, {"payment confirmation", DocOther}, {"booking confirmation", DocOther},
 	{"shipping confirmation", DocOther}, {"dispatch confirmation", DocOther},
+	// about invoices, not one: a list, a report, a request
+	{"open invoices", DocOther}, {"outstanding invoices", DocOther}, {"unpaid invoices", DocOther},
+	{"list of invoices", DocOther}, {"invoices issued", DocOther}, {"invoice summary", DocOther}, {"invoice list", DocOther},
+	{"invoice register", DocOther}, {"invoice report", DocOther}, {"invoice request", DocOther},
+	{"accounts payable", DocOther}, {"aged payables", DocOther}, {"aged receivables", DocOther},
 	{"invoice", DocInvoice}, {"rechnung", DocInvoice}, {"facture", DocInvoice}, {"factura", DocInvoice},
 	{"fattura", DocInvoice},
 	// a heading written without its space ("# TaxInvoice", "VATINVOICE")

@@ -52,11 +52,12 @@ var labels = buildLabels(map[labelKind]string{
 		document no|document number|doc no`,
 	lkVendor: `vendor|supplier|seller|from|sold by|issued by|bill from|billed by|billed from|
 		invoice from|vendor name|supplier name|seller name|company name|payee|remit to|
-		service provider|provider|contractor|lieferant|verkaufer|fournisseur|proveedor|please remit to`,
+		service provider|provider|contractor|lieferant|verkaufer|fournisseur|proveedor|please remit to|
+		exporter|shipper`,
 	lkCustomer: `bill to|billed to|invoice to|invoiced to|sold to|ship to|shipped to|deliver to|
 		delivery address|billing address|shipping address|customer|client|to|buyer|recipient|
 		attention|attn|customer name|client name|purchaser|rechnungsempfanger|kunde|
-		customer details|client details|billing to|guest|guest name`,
+		customer details|client details|billing to|guest|guest name|consignee|importer`,
 	lkIssueDate: `date|invoice date|issue date|date of issue|issued|issued on|tax point|
 		tax point date|date issued|billing date|dated|invoice date tax point|date tax point|
 		tax date|invoice issue date|rechnungsdatum|datum|date de facture|fecha|

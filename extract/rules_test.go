@@ -118,6 +118,7 @@ func TestRules_ValidSamples(t *testing.T) {
 		{"real-hotel-folio.txt", want{"HH-558120", "THE HARBOUR HOTEL", "2026-11-28", "EUR", "553.50", "65.83", "553.50", 4}},
 		{"real-omr-three-decimals.txt", want{"ABT/INV/26/0731", "Al Batinah Trading LLC", "2026-11-30", "OMR", "211.550", "10.578", "222.128", 3}},
 		{"real-florist-deposit.txt", want{"0412", "Bloom & Wild Events", "2026-12-01", "GBP", "836.00", "0.00", "836.00", 4}},
+		{"real-commercial-invoice.txt", want{"CI-26-0456", "Sakura Office Co., Ltd.", "2026-11-28", "USD", "1320.00", "0.00", "1320.00", 2}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
@@ -186,6 +187,7 @@ func TestRules_NonInvoicesAreRejectedNotGuessed(t *testing.T) {
 		{"other-payment-confirmation.txt", DocOther},
 		{"other-booking-confirmation.txt", DocOther},
 		{"other-shipping-confirmation.txt", DocOther},
+		{"other-open-invoices-list.txt", DocOther},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
