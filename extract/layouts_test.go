@@ -382,3 +382,17 @@ func TestRules_PaymentDescribedInWords_TheTotalIsTheInvoices(t *testing.T) {
 		require.Equal(t, "1234.00", x.Total, paid)
 	}
 }
+
+func TestRules_NoBreakSpacesFromAWebPageSeparateColumns(t *testing.T) {
+	t.Parallel()
+	for _, file := range []string{"real-uk-aligned-columns.txt", "real-eu-continental.txt", "real-se-moms.txt"} {
+		content := readSample(t, file)
+		want, err := run(t, content)
+		require.NoError(t, err, file)
+		got, err := run(t, strings.ReplaceAll(content, "  ", "\u00a0 "))
+		require.NoError(t, err, file)
+		require.Equal(t, want, got, file)
+	}
+	x := extractText(t, "Acme SARL\nFACTURE / INVOICE\nInvoice No: A-1\nTotal\u00a0: 2\u00a0400,00\u00a0€\n")
+	require.Equal(t, "2400.00", x.Total, "a no-break space between digits still groups them")
+}
