@@ -171,8 +171,11 @@ func markCustomerBlock(d *document, i int, c *cell) {
 		if l.blank() || b == nil {
 			return
 		}
-		if m, ok := matchLabel(b.text); ok && m.colon {
-			return
+		if m, ok := matchLabel(b.text); ok && (m.colon || m.kind.isAmount()) {
+			return // the next field, or the totals of a document without blank lines
+		}
+		if _, ok := parseHeader(l); ok {
+			return // the item table's header row
 		}
 		b.customer = true
 	}

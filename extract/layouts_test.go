@@ -396,3 +396,15 @@ func TestRules_NoBreakSpacesFromAWebPageSeparateColumns(t *testing.T) {
 	x := extractText(t, "Acme SARL\nFACTURE / INVOICE\nInvoice No: A-1\nTotal\u00a0: 2\u00a0400,00\u00a0€\n")
 	require.Equal(t, "2400.00", x.Total, "a no-break space between digits still groups them")
 }
+
+func TestRules_PDFTextWithoutBlankLines_ALongFieldIsNoSentence(t *testing.T) {
+	t.Parallel()
+	doc := "Harbour & Finch Office Supplies Ltd\nINVOICE\nInvoice #: 50-1190 Date: 12/11/2026\n" +
+		"Bill to: Meridian Dental, 4 Park Row, Bristol BS1 5LJ\nQty Description Unit Price Amount\n" +
+		"3 Ergonomic office chair 149.99 449.97\n2 Monitor arm, dual 89.50 179.00\nSubtotal 628.97\nVAT 20% 125.79\nAmount Due £754.76\n"
+	inv, err := run(t, doc)
+	require.NoError(t, err)
+	require.Equal(t, "628.97", inv.Subtotal)
+	require.Equal(t, "125.79", inv.Tax)
+	require.Equal(t, "754.76", inv.Total)
+}

@@ -66,10 +66,18 @@ func paragraphs(d *document) []paragraph {
 		}
 		cur.starts = append(cur.starts, b.Len())
 		b.WriteString(strings.TrimSpace(l.text))
-		cur.prose = cur.prose || len(l.cells) == 1 && len(strings.Fields(l.text)) >= 10
+		cur.prose = cur.prose || len(l.cells) == 1 && len(strings.Fields(l.text)) >= 10 && !labelledField(l.text)
 	}
 	flush()
 	return out
+}
+
+// labelledField reports a line that opens with a label and a colon ("Bill
+// to: Meridian Dental, 4 Park Row, Bristol BS1 5LJ"): a field, however many
+// words its value has, not a sentence.
+func labelledField(text string) bool {
+	m, ok := matchLabel(text)
+	return ok && m.colon
 }
 
 // proseLines returns the running-text lines of prose paragraphs: one cell,
