@@ -14,6 +14,9 @@ type items struct {
 	// firstRow and lastRow are the line indexes of the item rows (-1 when
 	// none).
 	firstRow, lastRow int
+	// spaced: some items were read from rows one space apart by their
+	// arithmetic alone; they stand only if they add up to the totals.
+	spaced bool
 }
 
 func (it *items) add(l ExtractedLine, row int) {

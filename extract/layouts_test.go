@@ -407,4 +407,21 @@ func TestRules_PDFTextWithoutBlankLines_ALongFieldIsNoSentence(t *testing.T) {
 	require.Equal(t, "628.97", inv.Subtotal)
 	require.Equal(t, "125.79", inv.Tax)
 	require.Equal(t, "754.76", inv.Total)
+	require.Equal(t, []LineItem{{"Ergonomic office chair", "3", "149.99", "449.97"}, {"Monitor arm, dual", "2", "89.50", "179.00"}}, inv.LineItems)
+}
+
+func TestRules_RowsOneSpaceApart_ReadByTheirArithmetic(t *testing.T) {
+	t.Parallel()
+	head := "Acme Ltd\nINVOICE\nInvoice #: 50-1190 Date: 12/11/2026\n"
+	x := extractText(t, head+"Ergonomic office chair 3 149.99 449.97\nLogo design 10.0 80.00 800.00\nTotal £1,249.97\n")
+	require.Equal(t, []ExtractedLine{{Description: "Ergonomic office chair", Quantity: "3", UnitPrice: "149.99", Amount: "449.97"},
+		{Description: "Logo design", Quantity: "10.0", UnitPrice: "80.00", Amount: "800.00"}}, x.LineItems)
+	// Numbers that do not multiply out are no item.
+	x = extractText(t, head+"Unit 4 Park Row 12 3.50 40.00\nTotal £40.00\n")
+	require.Empty(t, x.LineItems)
+	// Rows that miss an item of the total are dropped: the total stands alone.
+	inv, err := run(t, head+"3 Ergonomic office chair 149.99 449.97\nAssembly, flat fee 60.00\nTotal £509.97\n")
+	require.NoError(t, err)
+	require.Empty(t, inv.LineItems)
+	require.Equal(t, "509.97", inv.Total)
 }

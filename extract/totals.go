@@ -174,6 +174,24 @@ func amountRows(hits []hit, f numberFormat, prose map[int]bool) []amountRow {
 	return rows
 }
 
+// reconciles reports whether the lines' amounts add up to the stated
+// subtotal, or to the total with or without the tax.
+func (t *totals) reconciles(lines []ExtractedLine) bool {
+	sum := new(big.Rat)
+	for _, l := range lines {
+		a, ok := new(big.Rat).SetString(l.Amount)
+		if !ok {
+			return false
+		}
+		sum.Add(sum, a)
+	}
+	s := sum.RatString()
+	if t.subtotal != "" {
+		return sumIs(s, "0", t.subtotal)
+	}
+	return t.total != "" && (sumIs(s, "0", t.total) || t.tax != "" && sumIs(s, t.tax, t.total))
+}
+
 // paymentPhrases are labels of a payment's method or date ("Paid by",
 // "Paid on"): with an amount on their line they are a payment row.
 var paymentPhrases = map[string]bool{"paid by": true, "paid on": true, "date paid": true, "payment method": true}
