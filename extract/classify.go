@@ -19,7 +19,8 @@ var docKeywords = []struct {
 	docType string
 }{
 	{"pro forma", DocQuote}, {"proforma", DocQuote}, {"pro-forma", DocQuote},
-	{"credit note", DocCreditNote}, {"credit memo", DocCreditNote}, {"gutschrift", DocCreditNote},
+	{"credit note", DocCreditNote}, {"credit memo", DocCreditNote}, {"credit invoice", DocCreditNote},
+	{"cancellation invoice", DocCreditNote}, {"gutschrift", DocCreditNote},
 	{"avoir", DocCreditNote}, {"refund", DocCreditNote},
 	{"receipt", DocReceipt}, {"quittung", DocReceipt}, {"recibo", DocReceipt},
 	{"purchase order", DocPurchaseOrder}, {"order form", DocPurchaseOrder}, {"bestellung", DocPurchaseOrder},
@@ -28,6 +29,7 @@ var docKeywords = []struct {
 	{"statement", DocStatement}, {"kontoauszug", DocStatement},
 	{"memo", DocOther}, {"memorandum", DocOther}, {"meeting notes", DocOther}, {"minutes", DocOther},
 	{"delivery note", DocOther}, {"packing slip", DocOther}, {"packing list", DocOther},
+	{"dispatch note", DocOther}, {"goods received note", DocOther},
 	{"remittance", DocOther}, {"reminder", DocOther}, {"overdue", DocOther}, {"order confirmation", DocOther},
 	{"notice", DocOther}, {"dunning", DocOther}, {"mahnung", DocOther}, {"payment advice", DocOther},
 	{"advice note", DocOther}, {"price list", DocOther}, {"acknowledgement", DocOther},

@@ -38,6 +38,7 @@ func TestClassify_TitlesDecide(t *testing.T) {
 		{"an invoice summary", "INVOICE SUMMARY - NOVEMBER 2026\nInvoice No. 2041\nTotal invoiced: £1,234.00", DocOther},
 		{"a request for an invoice", "Invoice request - logo project\nPlease send us an invoice for £1,234.00.", DocOther},
 		{"an invoice from a mailbox named invoices", "ACME LTD\ninvoices@acme.example\n\nINVOICE\nInvoice No: 7\nTotal: 10.00", DocInvoice},
+		{"credit invoice", "CREDIT INVOICE CI-7\nOriginal invoice: 2041\nTotal: -10.00", DocCreditNote},
 		{"payment reminder", "Reminder: overdue invoice\nInvoice: 2025/1413\nAmount outstanding: $2,163.81", DocOther},
 		{"empty", "", DocOther},
 		{"whitespace", " \n\t\n ", DocOther},
