@@ -219,11 +219,15 @@ func unspaceLetters(text string) string {
 
 // titleShaped: a title starts with a capital letter and is not a sentence
 // ("corrected invoice?", "We attach the invoice."; "… from Acme Co." is a
-// title).
+// title), nor the start of one that goes on past the line (an unclosed
+// bracket).
 func titleShaped(text string) bool {
 	r, _ := utf8.DecodeRuneInString(text)
 	if !(unicode.IsUpper(r) || unicode.IsLetter(r) && !unicode.IsLower(r)) || strings.ContainsAny(text[len(text)-1:], "?!,;") {
 		return false
+	}
+	if strings.Count(text, "(") > strings.Count(text, ")") {
+		return false // a sentence wrapped onto the next line: "Invoice 4471 from Acme (total"
 	}
 	if !strings.HasSuffix(text, ".") {
 		return true

@@ -39,6 +39,7 @@ func TestClassify_TitlesDecide(t *testing.T) {
 		{"a request for an invoice", "Invoice request - logo project\nPlease send us an invoice for £1,234.00.", DocOther},
 		{"an invoice from a mailbox named invoices", "ACME LTD\ninvoices@acme.example\n\nINVOICE\nInvoice No: 7\nTotal: 10.00", DocInvoice},
 		{"credit invoice", "CREDIT INVOICE CI-7\nOriginal invoice: 2041\nTotal: -10.00", DocCreditNote},
+		{"meeting notes mentioning an invoice", "Notes: procurement sync\nDate: 28/09/2025\n\n1. Supplier invoices\nInvoice INV-2025-0379 from Shannon DAC (total\n€2,322.66) is disputed.\n", DocOther},
 		{"payment reminder", "Reminder: overdue invoice\nInvoice: 2025/1413\nAmount outstanding: $2,163.81", DocOther},
 		{"empty", "", DocOther},
 		{"whitespace", " \n\t\n ", DocOther},

@@ -111,6 +111,9 @@ func invoiceNumberToken(v string) string {
 	if len(words) == 0 {
 		return ""
 	}
+	if ds := findDates(strings.Join(words, " ")); len(ds) > 0 && ds[0].start == 0 {
+		return "" // "16 June 2025": a date below a title, not a number
+	}
 	w := strings.TrimLeft(words[0], "#:№")
 	w = strings.TrimRight(w, ".,;:)]")
 	if !hasDigit(w) || !invoiceNumberRe.MatchString(w) {

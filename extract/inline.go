@@ -97,7 +97,22 @@ func inlineCandidate(d *document, i int) bool {
 	if _, _, ok := amountLabelOf(l); ok {
 		return false
 	}
-	return !d.mail || l.bullet || numberedRe.MatchString(l.text)
+	return !d.mail || l.bullet || numberedRe.MatchString(l.text) && !wrapsSentence(d, i)
+}
+
+// wrapsSentence reports a line that carries on the sentence of the line
+// above ("… hex bolts M8x40 (box of" then "100) at $26.50 …"): that line
+// is running text, not a list item, and does not end a sentence.
+func wrapsSentence(d *document, i int) bool {
+	if i == 0 {
+		return false
+	}
+	p := &d.lines[i-1]
+	if p.blank() || p.bullet || numberedRe.MatchString(p.text) {
+		return false
+	}
+	t := strings.TrimRight(p.text, " ")
+	return !strings.ContainsAny(t[len(t)-1:], ".:;!?")
 }
 
 // numberedPair reads a numbered description line i whose quantity, price

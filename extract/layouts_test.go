@@ -425,3 +425,10 @@ func TestRules_RowsOneSpaceApart_ReadByTheirArithmetic(t *testing.T) {
 	require.Empty(t, inv.LineItems)
 	require.Equal(t, "509.97", inv.Total)
 }
+
+func TestRules_InvoiceNumber_ADateUnderTheTitleIsNone(t *testing.T) {
+	t.Parallel()
+	doc := "Ingrid Nakamura Design\nDublin 2, D02 X285\n\n                      INVOICE\n\nInvoice Date:    16 June 2025\nCurrency:        EUR\n\nTOTAL:   €2,786.50\n"
+	_, err := run(t, doc)
+	require.Equal(t, "missing_field:invoiceNumber", reasonOf(t, err))
+}

@@ -83,3 +83,16 @@ func TestRules_ProseItems_NotItems(t *testing.T) {
 		require.Equal(t, "165000", x.Total, sentence)
 	}
 }
+
+func TestRules_ProseItems_ANumberWrappedToTheLineStartIsNoListItem(t *testing.T) {
+	t.Parallel()
+	doc := "From: \"Red Gum Pty. Ltd.\" <invoices@redgum.example>\nTo: Aisha <aisha@client.example>\nSubject: Your invoice 2502587\n\n" +
+		"Here is invoice 2502587, dated 29 November 2025.\n\n" +
+		"This covers 50 x safety gloves at $9.90 each ($495.00), 10 x hex bolts M8x40 (box of\n" +
+		"100) at $26.50 each ($265.00) and the cordless drill 18V at $196.00.\n\nTotal Due: $956.00\nAll amounts are in AUD.\n"
+	inv, err := run(t, doc)
+	require.NoError(t, err)
+	require.Len(t, inv.LineItems, 3)
+	require.Equal(t, "hex bolts M8x40 (box of 100)", inv.LineItems[1].Description)
+	require.Equal(t, "10", inv.LineItems[1].Quantity)
+}
