@@ -250,7 +250,14 @@ func proseValue(rest string, f numberFormat) (numTok, bool) {
 	return numTok{}, false
 }
 
+// gapRateRe finds a rate in the words between a label and its amount,
+// decimal comma included ("less discount (2,5%) (35,42)").
+var gapRateRe = regexp.MustCompile(`\d+(?:[.,]\d+)?\s?%`)
+
 func proseGap(gap string) bool {
+	if strings.IndexByte(gap, '%') >= 0 {
+		gap = gapRateRe.ReplaceAllString(gap, " ")
+	}
 	words := strings.FieldsFunc(gap, func(r rune) bool { return strings.ContainsRune(" :()[]@=,", r) })
 	for i, w := range words {
 		w = strings.Trim(w, ".")

@@ -96,3 +96,15 @@ func TestRules_ProseItems_ANumberWrappedToTheLineStartIsNoListItem(t *testing.T)
 	require.Equal(t, "hex bolts M8x40 (box of 100)", inv.LineItems[1].Description)
 	require.Equal(t, "10", inv.LineItems[1].Quantity)
 }
+
+func TestRules_ProseTotals_ADecimalCommaRateBeforeTheAmount(t *testing.T) {
+	t.Parallel()
+	doc := "From: Vogel AG <invoices@vogelag.example>\nTo: Priya <priya@client.example>\nSubject: Invoice 88834\n\n" +
+		"Please find below our invoice 88834, dated 14.02.2024.\n\n" +
+		"This covers the vinyl window lettering at 1.416,69.\n\n" +
+		"That comes to 1.416,69, less discount (2,5%) (35,42), plus MwSt 19% of\n262,44, so the total due is 1.643,71.\nAll amounts are in EUR.\n"
+	inv, err := run(t, doc)
+	require.NoError(t, err)
+	require.Equal(t, []Charge{{Kind: "discount", Amount: "-35.42"}}, inv.Charges)
+	require.Equal(t, "1643.71", inv.Total)
+}
