@@ -148,8 +148,8 @@ func hasCompanySuffix(s string) bool {
 func afterFirstWord(re *regexp.Regexp, s string) bool {
 	s = strings.TrimSpace(s)
 	for _, m := range re.FindAllStringIndex(s, -1) {
-		if m[0] > 0 {
-			return true
+		if f := strings.Fields(s[:m[0]+1]); m[0] > 0 && !hasDigit(f[len(f)-1]) {
+			return true // not after a number: "1.6 kg" is a weight
 		}
 	}
 	return false
