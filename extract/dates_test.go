@@ -100,6 +100,8 @@ func TestRules_DateOrderPerDocument(t *testing.T) {
 		{"a US document", "Austin, TX 78701\nSales Tax: 0.00", "$", "2026-03-04"},
 		{"a UK document", "VAT Reg No: GB 123\nVAT 0%: 0.00", "£", "2026-04-03"},
 		{"another date decides", "Due date: 17/04/2026", "$", "2026-04-03"},
+		{"a customer ID is no US state and ZIP", "Singapore 048616\nCustomer ID     13118\nGST @ 9%  0.00", "SGD ", "2026-04-03"},
+		{"a state and ZIP without a comma", "Boulder CO 80301\nSales Tax: 0.00", "$", "2026-03-04"},
 	}
 	for _, tt := range tests {
 		inv, err := run(t, doc(tt.extra, tt.currency))

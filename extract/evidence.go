@@ -55,6 +55,30 @@ var (
 	usStateZipRe = regexp.MustCompile(`\b(?:AL|AK|AZ|AR|CA|CO|CT|DE|FL|GA|HI|ID|IL|IN|IA|KS|KY|LA|ME|MD|MA|MI|MN|MS|MO|MT|NE|NV|NH|NJ|NM|NY|NC|ND|OH|OK|OR|PA|RI|SC|SD|TN|TX|UT|VT|VA|WA|WV|WI|WY|DC),?\s+\d{5}(?:-\d{4})?\b`)
 )
 
+// usStateZip reports a US state and ZIP code ("Boulder, CO 80301"), not a
+// label's value that looks like one ("Customer ID 13118").
+func usStateZip(text string) bool {
+	for _, m := range usStateZipRe.FindAllStringIndex(text, -1) {
+		before := strings.TrimRight(text[:m[0]], " ")
+		if strings.HasSuffix(before, ",") {
+			return true
+		}
+		f := strings.Fields(before)
+		if len(f) == 0 || !idLabelWords[strings.ToLower(strings.Trim(f[len(f)-1], ".:#"))] {
+			return true
+		}
+	}
+	return false
+}
+
+// idLabelWords name an identifier whose abbreviation is a state's ("Customer
+// ID", "Order NO").
+var idLabelWords = map[string]bool{
+	"customer": true, "client": true, "account": true, "tax": true, "vendor": true, "supplier": true,
+	"order": true, "invoice": true, "member": true, "user": true, "employee": true, "project": true,
+	"reference": true, "ref": true, "transaction": true, "payment": true, "document": true,
+}
+
 // gatherEvidence reads every line of d once.
 func gatherEvidence(d *document) *evidence {
 	e := &evidence{currencies: map[string]int{}, usAt: -1, ukAt: -1}
@@ -68,7 +92,7 @@ func (e *evidence) line(l *line) {
 	if l.blank() {
 		return
 	}
-	if e.usAt < 0 && hasDigitRun(l.text, 5) && usStateZipRe.MatchString(l.text) {
+	if e.usAt < 0 && hasDigitRun(l.text, 5) && usStateZip(l.text) {
 		e.usAt = e.raw.Len()
 	}
 	if e.ukAt < 0 && ukRe.MatchString(l.text) {
@@ -120,7 +144,7 @@ func (e *evidence) conventions(l *line) {
 			}
 		}
 	}
-	if hasDigitRun(l.text, 5) && usStateZipRe.MatchString(l.text) {
+	if hasDigitRun(l.text, 5) && usStateZip(l.text) {
 		e.dates.strongUS++
 	}
 }

@@ -256,7 +256,7 @@ var gapRateRe = regexp.MustCompile(`\d+(?:[.,]\d+)?\s?%`)
 
 func proseGap(gap string) bool {
 	if strings.IndexByte(gap, '%') >= 0 {
-		gap = gapRateRe.ReplaceAllString(gap, " ")
+		gap = gapRateRe.ReplaceAllString(gap, " 1% ") // one word, its decimal comma no separator
 	}
 	words := strings.FieldsFunc(gap, func(r rune) bool { return strings.ContainsRune(" :()[]@=,", r) })
 	for i, w := range words {

@@ -108,3 +108,15 @@ func TestRules_ProseTotals_ADecimalCommaRateBeforeTheAmount(t *testing.T) {
 	require.Equal(t, []Charge{{Kind: "discount", Amount: "-35.42"}}, inv.Charges)
 	require.Equal(t, "1643.71", inv.Total)
 }
+
+func TestRules_ProseTotals_TaxAtARateOfABase(t *testing.T) {
+	t.Parallel()
+	doc := "From: \"Kenji Jansen Engineering\" <accounts@kje.example>\nTo: Fatima <fatima@client.example>\nSubject: Invoice INV-2026-0866\n\n" +
+		"Please find below our invoice INV-2026-0866, dated 2 September 2026.\n\n" +
+		"This covers 4 x cordless drill 18V at €245.80 each (€983.20).\n\n" +
+		"That comes to €983.20, plus shipping of €12.00, plus VAT at 23% of\n€228.90, so the total due is €1,224.10.\n"
+	inv, err := run(t, doc)
+	require.NoError(t, err)
+	require.Equal(t, "228.90", inv.Tax)
+	require.Equal(t, "1224.10", inv.Total)
+}
