@@ -30,8 +30,7 @@ var proseNumberRe = regexp.MustCompile(`(?i)\binvoice\s*(?:no\.?|number|nr\.?|nu
 var weakNumberLabel = map[string]bool{"document no": true, "document number": true, "doc no": true}
 
 // resolveInvoiceNumber takes the invoice number from a label, else the
-// title, else a document number, else the e-mail subject, else running
-// text.
+// title or the e-mail subject, else a document number, else running text.
 func resolveInvoiceNumber(d *document, hits []hit) string {
 	ranked := byRank(hits, lkInvoiceNo)
 	for _, h := range ranked {
