@@ -49,7 +49,7 @@ var labels = buildLabels(map[labelKind]string{
 	lkInvoiceNo: `invoice no|invoice|inv no|inv|invoice ref|invoice reference|invoice id|invoice code|
 		bill no|tax invoice no|invoice no and date|rechnung no|rechnungsnummer|rechnungs no|
 		facture no|numero de facture|factura no|fattura no|invoice identifier|invoice serial no|
-		document no|document number|doc no`,
+		document no|document number|doc no|folio|folio no|folio number`,
 	lkVendor: `vendor|supplier|seller|from|sold by|issued by|bill from|billed by|billed from|
 		invoice from|vendor name|supplier name|seller name|company name|payee|remit to|
 		service provider|provider|contractor|lieferant|verkaufer|fournisseur|proveedor|please remit to|

@@ -37,6 +37,7 @@ func TestRules_LabelSynonyms(t *testing.T) {
 		{"number", "Invoice ID: BH-1", "BH-1"},
 		{"number", "Document No.: DN-7", "DN-7"},
 		{"number", "Invoice № 4471", "4471"},
+		{"number", "Folio: A-10294", "A-10294"},
 		{"vendor", "Supplier: Northwind B.V.", "Northwind B.V."},
 		{"vendor", "Seller: Acme Inc.", "Acme Inc."},
 		{"vendor", "From: Oakhurst Ltd", "Oakhurst Ltd"},
