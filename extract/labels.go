@@ -104,7 +104,7 @@ var labels = buildLabels(map[labelKind]string{
 		now due|due now|amount due now|total now due|zu zahlen|zahlbetrag|net payable|
 		amount to be paid|total to be paid|remaining balance|outstanding balance|
 		balance payable|amount outstanding|total balance due|total due now|payable|please remit|
-		kindly remit`,
+		kindly remit|to pay|att betala|at betale`,
 	lkPaid: `paid|amount paid|payments|payment received|less paid|deposit|less deposit|
 		deposit paid|payments credits|prepaid|advance|payment|less payment|paid to date|
 		payments received|already paid|credit applied|credits|less amount paid`,

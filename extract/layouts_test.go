@@ -55,6 +55,7 @@ func TestRules_LabelSynonyms(t *testing.T) {
 		{"total", "Total (GST inclusive)  €12.00", "12.00"},
 		{"total", "Total this invoice: €12.00", "12.00"},
 		{"total", "Please remit €12.00", "12.00"},
+		{"total", "To pay  12,00 EUR", "12.00"},
 		{"total", "TOTAL DUE BY 30/03/2026: €12.00", "12.00"},
 		{"total", "Balance due by 30/03/2026  €12.00", "12.00"},
 		{"total", "Total inclusive of VAT: €12.00", "12.00"},
