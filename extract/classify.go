@@ -194,6 +194,9 @@ func titleTypeWords(text string, maxWords int) string {
 		}
 	}
 	lower := " " + strings.ToLower(text) + " "
+	if billTitles[strings.TrimSpace(lower)] {
+		return DocInvoice
+	}
 	best, bestAt := "", len(lower)
 	for _, k := range docKeywords {
 		if at := wordIndex(lower, k.phrase); at >= 0 && at < bestAt {
@@ -201,6 +204,15 @@ func titleTypeWords(text string, maxWords int) string {
 		}
 	}
 	return best
+}
+
+// billTitles are the titles of a bill that ask for payment like an invoice
+// ("BILL", "Your electricity bill"); "bill" elsewhere is a label ("Bill
+// to") or a verb.
+var billTitles = map[string]bool{
+	"bill": true, "your bill": true, "tax bill": true, "final bill": true, "utility bill": true,
+	"your electricity bill": true, "your gas bill": true, "your water bill": true, "your energy bill": true,
+	"your phone bill": true, "electricity bill": true, "gas bill": true, "water bill": true, "energy bill": true,
 }
 
 // unspaceLetters joins a letter-spaced word: "I N V O I C E" → "INVOICE".

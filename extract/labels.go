@@ -49,7 +49,7 @@ var labels = buildLabels(map[labelKind]string{
 	lkInvoiceNo: `invoice no|invoice|inv no|inv|invoice ref|invoice reference|invoice id|invoice code|
 		bill no|tax invoice no|invoice no and date|rechnung no|rechnungsnummer|rechnungs no|
 		facture no|numero de facture|factura no|fattura no|invoice identifier|invoice serial no|
-		document no|document number|doc no|folio|folio no|folio number`,
+		document no|document number|doc no|folio|folio no|folio number|bill number|bill ref|bill reference`,
 	lkVendor: `vendor|supplier|seller|from|sold by|issued by|bill from|billed by|billed from|
 		invoice from|vendor name|supplier name|seller name|company name|payee|remit to|
 		service provider|provider|contractor|lieferant|verkaufer|fournisseur|proveedor|please remit to|
@@ -61,7 +61,7 @@ var labels = buildLabels(map[labelKind]string{
 	lkIssueDate: `date|invoice date|issue date|date of issue|issued|issued on|tax point|
 		tax point date|date issued|billing date|dated|invoice date tax point|date tax point|
 		tax date|invoice issue date|rechnungsdatum|datum|date de facture|fecha|
-		document date|date of invoice`,
+		document date|date of invoice|bill date|date of bill`,
 	lkDueDate: `due date|due|payment due|due by|pay by|date due|payment due date|due on|
 		faellig|falligkeitsdatum|echeance|payment date|please pay by`,
 	lkOtherDate: `delivery date|order date|ship date|shipping date|service date|service period|
