@@ -147,11 +147,19 @@ func hasCompanySuffix(s string) bool {
 func afterFirstWord(re *regexp.Regexp, s string) bool {
 	s = strings.TrimSpace(s)
 	for _, m := range re.FindAllStringIndex(s, -1) {
-		if f := strings.Fields(s[:m[0]+1]); m[0] > 0 && !hasDigit(f[len(f)-1]) {
-			return true // not after a number: "1.6 kg" is a weight
+		if m[0] > 0 && !unitAfterNumber(s, m) {
+			return true
 		}
 	}
 	return false
+}
+
+// unitAfterNumber reports a match that is a unit in lower case after a
+// number ("1.6 kg of steel"), not a legal form ("Synthetic Vendor 01 Ltd").
+func unitAfterNumber(s string, m []int) bool {
+	f := strings.Fields(s[:m[0]+1])
+	word := strings.Trim(s[m[0]:m[1]], " ,.)")
+	return len(f) > 0 && hasDigit(f[len(f)-1]) && word == strings.ToLower(word)
 }
 
 // weakVendorLabel are the labels that may name a person rather than the

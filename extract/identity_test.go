@@ -21,7 +21,8 @@ func TestHasCompanySuffix_TheWordAloneIsNoName(t *testing.T) {
 		"Brightline Studio": true, "Shannon Digital DAC": true, "Acme Ltd": true, "Shannon Digital": false,
 		"Facilitation & workshop design": false, "Kvetná Print s.r.o.": true, "SOFTHAUS SP. Z O.O.": true,
 		"Institut für angewandte Forschung GmbH": true, "Studio 4": false, "Studio Nord GmbH": true,
-		"This covers 1.6 kg of steel sheet 2mm": false, "Müller GmbH & Co. KG": true} {
+		"This covers 1.6 kg of steel sheet 2mm": false, "Müller GmbH & Co. KG": true,
+		"Synthetic Vendor 01 Ltd": true} {
 		require.Equal(t, want, hasCompanySuffix(s), s)
 	}
 }
