@@ -38,7 +38,8 @@ var docKeywords = []struct {
 	// PN-1126", "Query about invoice 4471"
 	{"approval", DocOther}, {"approve", DocOther}, {"dispute", DocOther}, {"query", DocOther},
 	{"question", DocOther}, {"payment confirmation", DocOther}, {"booking confirmation", DocOther},
-	{"shipping confirmation", DocOther}, {"dispatch confirmation", DocOther},
+	{"shipping confirmation", DocOther}, {"dispatch confirmation", DocOther}, {"order summary", DocOther},
+	{"order details", DocOther}, {"delivery docket", DocOther},
 	// about invoices, not one: a list, a report, a request
 	{"open invoices", DocOther}, {"outstanding invoices", DocOther}, {"unpaid invoices", DocOther},
 	{"list of invoices", DocOther}, {"invoices issued", DocOther}, {"invoice summary", DocOther}, {"invoice list", DocOther},

@@ -43,6 +43,7 @@ func TestClassify_TitlesDecide(t *testing.T) {
 		{"a bill", "BILL\nBill No: 4471\nTotal: £730.00", DocInvoice},
 		{"a utility bill", "Your electricity bill\nBill number  BSE-77\nTotal amount due  £117.64", DocInvoice},
 		{"bill to is no title", "BILL TO\nAcme Ltd\nTotal: 10.00", DocOther},
+		{"an order summary", "Order summary\nOrder number: 400-2213\nInvoice No: 2041\nTotal: £10.00", DocOther},
 		{"payment reminder", "Reminder: overdue invoice\nInvoice: 2025/1413\nAmount outstanding: $2,163.81", DocOther},
 		{"empty", "", DocOther},
 		{"whitespace", " \n\t\n ", DocOther},
