@@ -10,7 +10,7 @@ import (
 // enumerationRe introduces the items of a sentence: "This covers the
 // customs clearance at ¥19,990, … and 30 x warehousing at ¥610 each
 // (¥18,300).", "for the Rossi wedding: the full-day shoot at €1,800.00, …".
-var enumerationRe = regexp.MustCompile(`(?i)\b(?:covers|covering|includes|including|comprises|comprising|consists\s+of|is\s+for|are\s+for|as\s+follows)\b:?|:\s`)
+var enumerationRe = regexp.MustCompile(`(?i)\b(?:covers|covering|includes|including|comprises|comprising|consists\s+of|is\s+for|are\s+for|as\s+follows|billed|charged)\b:?|:\s`)
 
 // findProseItems reads the items enumerated in a sentence, when nothing
 // else gave items. Each item is priced with "at":

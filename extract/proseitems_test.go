@@ -120,3 +120,15 @@ func TestRules_ProseTotals_TaxAtARateOfABase(t *testing.T) {
 	require.Equal(t, "228.90", inv.Tax)
 	require.Equal(t, "1224.10", inv.Total)
 }
+
+func TestRules_ProseTotals_AmountBeforeInTotalAndVATInBrackets(t *testing.T) {
+	t.Parallel()
+	doc := "From: Chris Moore <chris@mooredesign.example>\nTo: jo@client.example\nSubject: Invoice CM-204\n\n" +
+		"This is invoice CM-204, dated 30 November 2026. I've billed 3 days at £450.00 per day (£1,350.00)\n" +
+		"for the drawings. The fee is £1,350.00 plus VAT (£270.00), so £1,620.00 in total.\n\nCheers,\nChris\nMoore Design Ltd\n"
+	inv, err := run(t, doc)
+	require.NoError(t, err)
+	require.Equal(t, "270.00", inv.Tax)
+	require.Equal(t, "1620.00", inv.Total)
+	require.Equal(t, []LineItem{{"days", "3", "450.00", "1350.00"}}, inv.LineItems)
+}
