@@ -119,6 +119,7 @@ func TestRules_ValidSamples(t *testing.T) {
 		{"real-omr-three-decimals.txt", want{"ABT/INV/26/0731", "Al Batinah Trading LLC", "2026-11-30", "OMR", "211.550", "10.578", "222.128", 3}},
 		{"real-florist-deposit.txt", want{"0412", "Bloom & Wild Events", "2026-12-01", "GBP", "836.00", "0.00", "836.00", 4}},
 		{"real-commercial-invoice.txt", want{"CI-26-0456", "Sakura Office Co., Ltd.", "2026-11-28", "USD", "1320.00", "0.00", "1320.00", 2}},
+		{"real-carried-forward.txt", want{"4471", "Oakhurst Bakery Supplies Ltd", "2026-02-09", "GBP", "262.00", "0.00", "262.00", 3}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
