@@ -240,7 +240,13 @@ type numberFormat struct {
 	voted bool
 	// minor is the currency's decimals (2 when unknown).
 	minor int
+	// spaceGroups: a document with a decimal point that groups thousands
+	// with spaces ("$1 234.56"); a decimal comma always may ("1 234,56").
+	spaceGroups bool
 }
+
+// spaces reports whether an ordinary space may group digits.
+func (f numberFormat) spaces() bool { return f.decimal == ',' || f.spaceGroups }
 
 // formatVotes counts the evidence for each decimal separator.
 type formatVotes struct{ dot, comma int }

@@ -19,7 +19,8 @@ var docKeywords = []struct {
 	docType string
 }{
 	{"pro forma", DocQuote}, {"proforma", DocQuote}, {"pro-forma", DocQuote},
-	{"credit note", DocCreditNote}, {"credit memo", DocCreditNote}, {"gutschrift", DocCreditNote},
+	{"credit note", DocCreditNote}, {"credit memo", DocCreditNote}, {"credit invoice", DocCreditNote},
+	{"cancellation invoice", DocCreditNote}, {"gutschrift", DocCreditNote},
 	{"avoir", DocCreditNote}, {"refund", DocCreditNote},
 	{"receipt", DocReceipt}, {"quittung", DocReceipt}, {"recibo", DocReceipt},
 	{"purchase order", DocPurchaseOrder}, {"order form", DocPurchaseOrder}, {"bestellung", DocPurchaseOrder},
@@ -28,12 +29,26 @@ var docKeywords = []struct {
 	{"statement", DocStatement}, {"kontoauszug", DocStatement},
 	{"memo", DocOther}, {"memorandum", DocOther}, {"meeting notes", DocOther}, {"minutes", DocOther},
 	{"delivery note", DocOther}, {"packing slip", DocOther}, {"packing list", DocOther},
+	{"dispatch note", DocOther}, {"goods received note", DocOther},
 	{"remittance", DocOther}, {"reminder", DocOther}, {"overdue", DocOther}, {"order confirmation", DocOther},
 	{"notice", DocOther}, {"dunning", DocOther}, {"mahnung", DocOther}, {"payment advice", DocOther},
 	{"advice note", DocOther}, {"price list", DocOther}, {"acknowledgement", DocOther},
 	{"timesheet", DocOther}, {"agenda", DocOther}, {"newsletter", DocOther},
+	// an e-mail about an invoice, not one: "Approval needed: invoice
+	// PN-1126", "Query about invoice 4471"
+	{"approval", DocOther}, {"approve", DocOther}, {"dispute", DocOther}, {"query", DocOther},
+	{"question", DocOther}, {"payment confirmation", DocOther}, {"booking confirmation", DocOther},
+	{"shipping confirmation", DocOther}, {"dispatch confirmation", DocOther}, {"order summary", DocOther},
+	{"order details", DocOther}, {"delivery docket", DocOther},
+	// about invoices, not one: a list, a report, a request
+	{"open invoices", DocOther}, {"outstanding invoices", DocOther}, {"unpaid invoices", DocOther},
+	{"list of invoices", DocOther}, {"invoices issued", DocOther}, {"invoice summary", DocOther}, {"invoice list", DocOther},
+	{"invoice register", DocOther}, {"invoice report", DocOther}, {"invoice request", DocOther},
+	{"accounts payable", DocOther}, {"aged payables", DocOther}, {"aged receivables", DocOther},
 	{"invoice", DocInvoice}, {"rechnung", DocInvoice}, {"facture", DocInvoice}, {"factura", DocInvoice},
 	{"fattura", DocInvoice},
+	// a heading written without its space ("# TaxInvoice", "VATINVOICE")
+	{"taxinvoice", DocInvoice}, {"vatinvoice", DocInvoice}, {"salesinvoice", DocInvoice},
 }
 
 // markers are phrases anywhere in a document that show it is not an
@@ -180,6 +195,9 @@ func titleTypeWords(text string, maxWords int) string {
 		}
 	}
 	lower := " " + strings.ToLower(text) + " "
+	if billTitles[strings.TrimSpace(lower)] {
+		return DocInvoice
+	}
 	best, bestAt := "", len(lower)
 	for _, k := range docKeywords {
 		if at := wordIndex(lower, k.phrase); at >= 0 && at < bestAt {
@@ -187,6 +205,15 @@ func titleTypeWords(text string, maxWords int) string {
 		}
 	}
 	return best
+}
+
+// billTitles are the titles of a bill that ask for payment like an invoice
+// ("BILL", "Your electricity bill"); "bill" elsewhere is a label ("Bill
+// to") or a verb.
+var billTitles = map[string]bool{
+	"bill": true, "your bill": true, "tax bill": true, "final bill": true, "utility bill": true,
+	"your electricity bill": true, "your gas bill": true, "your water bill": true, "your energy bill": true,
+	"your phone bill": true, "electricity bill": true, "gas bill": true, "water bill": true, "energy bill": true,
 }
 
 // unspaceLetters joins a letter-spaced word: "I N V O I C E" → "INVOICE".
@@ -205,11 +232,15 @@ func unspaceLetters(text string) string {
 
 // titleShaped: a title starts with a capital letter and is not a sentence
 // ("corrected invoice?", "We attach the invoice."; "… from Acme Co." is a
-// title).
+// title), nor the start of one that goes on past the line (an unclosed
+// bracket).
 func titleShaped(text string) bool {
 	r, _ := utf8.DecodeRuneInString(text)
 	if !(unicode.IsUpper(r) || unicode.IsLetter(r) && !unicode.IsLower(r)) || strings.ContainsAny(text[len(text)-1:], "?!,;") {
 		return false
+	}
+	if strings.Count(text, "(") > strings.Count(text, ")") {
+		return false // a sentence wrapped onto the next line: "Invoice 4471 from Acme (total"
 	}
 	if !strings.HasSuffix(text, ".") {
 		return true

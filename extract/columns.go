@@ -50,7 +50,8 @@ var columnWords = buildColumns(map[colRole]string{
 	colAmount: `amount|total|line total|net|net amount|value|gesamt|betrag|montant|sum|ext price|
 		extended|extended price|line amount|subtotal|gesamtpreis|gp|importe|importo|total price|
 		amount excl vat|total net|net total|line net|charge|net value|amount net|total excl vat|
-		nettobetrag|montant ht|total ht|line value|ext amount|amount excl tax|total excl tax`,
+		nettobetrag|montant ht|total ht|line value|ext amount|amount excl tax|total excl tax|
+		ext|extension|ext total|ext cost|extended amount|extended total`,
 	colIndex: `#|no|pos|position|line|item no|s no|sr no|sl no|ln|line no|pos no`,
 	colCode: `sku|code|item code|product code|part no|part number|article no|ref|reference|art no|
 		item id|ean|product id|model|catalog no|artikelnummer`,

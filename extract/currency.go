@@ -63,6 +63,12 @@ func isCurrencyWord(w string) bool {
 func currencyBefore(t string) (string, int) {
 	for _, c := range currencySymbols {
 		if strings.HasSuffix(t, c.sym) && boundedBefore(t[:len(t)-len(c.sym)], c.sym) {
+			if c.code == "$" { // "MXN $4,500.00": the code names the dollar
+				u := strings.TrimRight(t[:len(t)-1], " ")
+				if code, n := currencyBefore(u); n == 3 && isCurrencyCode(u[len(u)-3:]) {
+					return code, len(t) - len(u) + n
+				}
+			}
 			return c.code, len(c.sym)
 		}
 	}

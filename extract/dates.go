@@ -156,7 +156,7 @@ func numericDateAt(s string, i int) (dateTok, bool) {
 	}
 	c, m := digitsAt(s, k+1, 4)
 	n := m - k - 1
-	if n == 0 || m < len(s) && isWordByte(s[m]) {
+	if n == 0 || m < len(s) && isWordByte(s[m]) && !(j-i == 4 && timeFollows(s, m)) {
 		return dateTok{}, false
 	}
 	switch {
@@ -166,6 +166,17 @@ func numericDateAt(s string, i int) (dateTok, bool) {
 		return dateTok{start: i, end: m, style: styleNumeric, sep: sep, a: a, b: b, year: fullYear(c)}, true
 	}
 	return dateTok{}, false
+}
+
+// timeFollows reports a time of day at i: "T10:00" of an ISO timestamp,
+// or ":30" of a time whose hour was read as a year.
+func timeFollows(s string, i int) bool {
+	if i < len(s) && s[i] == 'T' {
+		i++
+		_, e := digitsAt(s, i, 2)
+		return e-i == 2 && e < len(s) && s[e] == ':'
+	}
+	return i < len(s) && (s[i] == ':' || s[i] == '.' && i+1 < len(s) && isDigit(s[i+1]))
 }
 
 // digitsAt reads at most max digits at i and returns their value and end.
@@ -233,7 +244,8 @@ func isOrdinal(s string) bool {
 	return false
 }
 
-// yearAfter reads the four-digit year after a month word ending at i:
+// yearAfter reads the four-digit year after a month word ending at i (two
+// digits after a day-first date, "30 Nov 26", unless a time follows):
 // an optional '.', an optional ',', then spaces (or '-' when dashes
 // allowed).
 func yearAfter(s string, i int, dashes bool) (int, int, bool) {
@@ -249,10 +261,16 @@ func yearAfter(s string, i int, dashes bool) (int, int, bool) {
 		k++
 	}
 	year, end := digitsAt(s, k, 4)
-	if k == j || end-k != 4 || end < len(s) && isWordByte(s[end]) {
+	if k == j || end < len(s) && isWordByte(s[end]) {
 		return 0, 0, false
 	}
-	return end, year, true
+	switch {
+	case end-k == 4:
+		return end, year, true
+	case end-k == 2 && dashes && !timeFollows(s, end): // "30 Nov 26", "30-Nov-26"
+		return end, fullYear(year), true
+	}
+	return 0, 0, false
 }
 
 // dayYearAfter reads " 3, 2026" or " 3rd 2026" after a month word.

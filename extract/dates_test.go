@@ -34,6 +34,9 @@ func TestFindDates_EveryWrittenForm(t *testing.T) {
 		{"15 janvier 2026", orderUnknown, "2026-01-15"},
 		{"2026年3月3日 (2026-03-03)", orderUnknown, "2026-03-03"},
 		{"Date: Fri, 27 Feb 2026 16:02:11 -0800", orderUnknown, "2026-02-27"},
+		{"30 Nov 26", orderUnknown, "2026-11-30"},
+		{"30-Nov-26", orderUnknown, "2026-11-30"},
+		{"Issued 2026-11-30T10:00:00Z", orderUnknown, "2026-11-30"},
 	}
 	for _, tt := range tests {
 		ds := findDates(tt.text)
@@ -46,7 +49,8 @@ func TestFindDates_EveryWrittenForm(t *testing.T) {
 
 func TestFindDates_NotDates(t *testing.T) {
 	t.Parallel()
-	for _, text := range []string{"1,234.56", "12.34.56", "Tel 0113 496 8642", "May we remind you", "INV-2026-0042", "99/99/2026"} {
+	for _, text := range []string{"1,234.56", "12.34.56", "Tel 0113 496 8642", "May we remind you", "INV-2026-0042", "99/99/2026",
+		"30 Nov 10:30", "2026-11-30Tuesday"} {
 		require.Empty(t, findDates(text), text)
 	}
 }
@@ -96,6 +100,8 @@ func TestRules_DateOrderPerDocument(t *testing.T) {
 		{"a US document", "Austin, TX 78701\nSales Tax: 0.00", "$", "2026-03-04"},
 		{"a UK document", "VAT Reg No: GB 123\nVAT 0%: 0.00", "£", "2026-04-03"},
 		{"another date decides", "Due date: 17/04/2026", "$", "2026-04-03"},
+		{"a customer ID is no US state and ZIP", "Singapore 048616\nCustomer ID     13118\nGST @ 9%  0.00", "SGD ", "2026-04-03"},
+		{"a state and ZIP without a comma", "Boulder CO 80301\nSales Tax: 0.00", "$", "2026-03-04"},
 	}
 	for _, tt := range tests {
 		inv, err := run(t, doc(tt.extra, tt.currency))

@@ -3,6 +3,7 @@ package extract
 import (
 	"regexp"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -95,12 +96,35 @@ func parseDocument(content string) *document {
 	return d
 }
 
+// plainSpaces turns the no-break and thin spaces of text copied from a web
+// page or a PDF into ordinary ones, so that they separate words and
+// columns; between two digits one stays, grouping them ("1 234,56").
+func plainSpaces(s string) string {
+	if !strings.ContainsAny(s, "\u00a0\u202f\u2009\u2007") {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	prev := rune(0)
+	for i, r := range s {
+		if r == '\u00a0' || r == '\u202f' || r == '\u2009' || r == '\u2007' {
+			next, _ := utf8.DecodeRuneInString(s[i+utf8.RuneLen(r):])
+			if !(unicode.IsDigit(prev) && unicode.IsDigit(next)) {
+				r = ' '
+			}
+		}
+		b.WriteRune(r)
+		prev = r
+	}
+	return b.String()
+}
+
 func parseLine(raw string) line {
 	raw = strings.TrimRight(raw, "\r\n")
 	if !utf8.ValidString(raw) {
 		raw = strings.ToValidUTF8(raw, " ")
 	}
-	text := expandTabs(raw)
+	text := expandTabs(plainSpaces(raw))
 	var l line
 	text, l.heading = stripHeading(text)
 	text = stripLeaders(stripMarkdown(text))

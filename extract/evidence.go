@@ -24,6 +24,9 @@ type evidence struct {
 	// usAt and ukAt are where a US state and ZIP code, and a UK postcode
 	// or GB VAT number, first occur in raw, or -1.
 	usAt, ukAt int
+	// spacedDot counts money written with a currency, space-grouped
+	// thousands and a decimal point ("$1 234.56", "1 234.56 CHF").
+	spacedDot int
 }
 
 // commonCodes are the currency codes counted when they stand alone ("All
@@ -52,6 +55,30 @@ var (
 	usStateZipRe = regexp.MustCompile(`\b(?:AL|AK|AZ|AR|CA|CO|CT|DE|FL|GA|HI|ID|IL|IN|IA|KS|KY|LA|ME|MD|MA|MI|MN|MS|MO|MT|NE|NV|NH|NJ|NM|NY|NC|ND|OH|OK|OR|PA|RI|SC|SD|TN|TX|UT|VT|VA|WA|WV|WI|WY|DC),?\s+\d{5}(?:-\d{4})?\b`)
 )
 
+// usStateZip reports a US state and ZIP code ("Boulder, CO 80301"), not a
+// label's value that looks like one ("Customer ID 13118").
+func usStateZip(text string) bool {
+	for _, m := range usStateZipRe.FindAllStringIndex(text, -1) {
+		before := strings.TrimRight(text[:m[0]], " ")
+		if strings.HasSuffix(before, ",") {
+			return true
+		}
+		f := strings.Fields(before)
+		if len(f) == 0 || !idLabelWords[strings.ToLower(strings.Trim(f[len(f)-1], ".:#"))] {
+			return true
+		}
+	}
+	return false
+}
+
+// idLabelWords name an identifier whose abbreviation is a state's ("Customer
+// ID", "Order NO").
+var idLabelWords = map[string]bool{
+	"customer": true, "client": true, "account": true, "tax": true, "vendor": true, "supplier": true,
+	"order": true, "invoice": true, "member": true, "user": true, "employee": true, "project": true,
+	"reference": true, "ref": true, "transaction": true, "payment": true, "document": true,
+}
+
 // gatherEvidence reads every line of d once.
 func gatherEvidence(d *document) *evidence {
 	e := &evidence{currencies: map[string]int{}, usAt: -1, ukAt: -1}
@@ -65,7 +92,7 @@ func (e *evidence) line(l *line) {
 	if l.blank() {
 		return
 	}
-	if e.usAt < 0 && hasDigitRun(l.text, 5) && usStateZipRe.MatchString(l.text) {
+	if e.usAt < 0 && hasDigitRun(l.text, 5) && usStateZip(l.text) {
 		e.usAt = e.raw.Len()
 	}
 	if e.ukAt < 0 && ukRe.MatchString(l.text) {
@@ -88,6 +115,9 @@ func (e *evidence) line(l *line) {
 		if t.cur != "" {
 			e.currencies[t.cur] += weight
 		}
+	}
+	if strings.IndexByte(l.text, '.') >= 0 {
+		e.spacedDot += countSpacedDot(l.text, weight > 1)
 	}
 	for _, code := range codeWords(l.text) {
 		if containsStr(commonCodes, code) {
@@ -114,7 +144,7 @@ func (e *evidence) conventions(l *line) {
 			}
 		}
 	}
-	if hasDigitRun(l.text, 5) && usStateZipRe.MatchString(l.text) {
+	if hasDigitRun(l.text, 5) && usStateZip(l.text) {
 		e.dates.strongUS++
 	}
 }
@@ -256,13 +286,21 @@ var (
 	}
 )
 
-// byCountry returns the first hint's code found in the document, else def.
-// A code written in the document wins over a country.
+// byCountry resolves a shared symbol: the code among the hints' and def
+// written most often in the document wins over a country ("$49.00 USD"
+// from a Toronto company), else the first hint's country found, else def.
 func (e *evidence) byCountry(list []countryHint, def string) string {
+	best, n := "", 0
 	for _, h := range list {
-		if e.currencies[h.code] > 0 {
-			return h.code
+		if c := e.currencies[h.code]; c > n {
+			best, n = h.code, c
 		}
+	}
+	if e.currencies[def] > n { // "$49.00 USD" from a Toronto company
+		return def
+	}
+	if best != "" {
+		return best
 	}
 	lower := e.lower()
 	for _, h := range list {
@@ -294,7 +332,22 @@ func (e *evidence) format(currency string) numberFormat {
 	if !ok {
 		minor = 2
 	}
-	return e.votes.decide(minor)
+	f := e.votes.decide(minor)
+	f.spaceGroups = f.decimal == '.' && e.spacedDot > 0
+	return f
+}
+
+// countSpacedDot counts the amounts of text written with a currency (or
+// on a total's line), a space between digit groups and a decimal point.
+func countSpacedDot(text string, total bool) int {
+	n := 0
+	for _, t := range scanNumbers(text, true) {
+		if (t.cur != "" || total) && strings.IndexByte(t.raw, ' ') > 0 && strings.IndexByte(t.raw, ',') < 0 &&
+			strings.IndexByte(t.raw, '.') > strings.LastIndexByte(t.raw, ' ') {
+			n++
+		}
+	}
+	return n
 }
 
 // dateOrder returns the document's order of day and month, adding the

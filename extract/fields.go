@@ -80,6 +80,7 @@ func cellHits(d *document, i int) []hit {
 		if v := labelValue(c.text, m); v != "" {
 			h.cells = append(h.cells, v)
 		}
+		first := j + 1
 		j = followingCells(l, j, &h)
 		if len(h.cells) == 0 {
 			if b, ok := cellBelow(d, i, c); ok {
@@ -88,6 +89,9 @@ func cellHits(d *document, i int) []hit {
 		}
 		if m.kind == lkCustomer {
 			markCustomerBlock(d, i, c)
+			for k := first; k <= j; k++ { // "Buyer:      Nordlicht Media GmbH": the value's cells too
+				markCustomerBlock(d, i, &l.cells[k])
+			}
 		}
 		hits = append(hits, h)
 	}
@@ -96,14 +100,15 @@ func cellHits(d *document, i int) []hit {
 
 // followingCells adds to h the cells after j up to the next label (all of
 // them for an amount, the next one only for another field without a value
-// yet) and returns the index of the last cell taken.
+// yet; all of them for a payment's method or date, whose amount may
+// follow) and returns the index of the last cell taken.
 func followingCells(l *line, j int, h *hit) int {
 	for k := j + 1; k < len(l.cells); k++ {
 		c := &l.cells[k]
 		if c.text == "" {
 			continue
 		}
-		if startsLabel(c.text) || (!h.kind.isAmount() && len(h.cells) > 0) {
+		if startsLabel(c.text) || (!h.kind.isAmount() && !paymentPhrases[h.phrase] && len(h.cells) > 0) {
 			return k - 1
 		}
 		h.cells = append(h.cells, c.text)
@@ -166,8 +171,11 @@ func markCustomerBlock(d *document, i int, c *cell) {
 		if l.blank() || b == nil {
 			return
 		}
-		if m, ok := matchLabel(b.text); ok && m.colon {
-			return
+		if m, ok := matchLabel(b.text); ok && (m.colon || m.kind.isAmount()) {
+			return // the next field, or the totals of a document without blank lines
+		}
+		if _, ok := parseHeader(l); ok {
+			return // the item table's header row
 		}
 		b.customer = true
 	}

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // byRank returns the hits of kind, surest first, in document order within
@@ -24,16 +25,26 @@ func byRank(hits []hit, kind labelKind) []hit {
 // in running text.
 var proseNumberRe = regexp.MustCompile(`(?i)\binvoice\s*(?:no\.?|number|nr\.?|num\.?|#|ref\.?|id)?\s*[:#]?\s*([A-Za-z0-9][A-Za-z0-9._/-]*[0-9][A-Za-z0-9._/-]*)`)
 
+// weakNumberLabel are the labels that number any document ("Document
+// No."): the invoice's own label or title goes first.
+var weakNumberLabel = map[string]bool{"document no": true, "document number": true, "doc no": true}
+
 // resolveInvoiceNumber takes the invoice number from a label, else the
-// title, else the e-mail subject, else running text.
+// title or the e-mail subject, else a document number, else running text.
 func resolveInvoiceNumber(d *document, hits []hit) string {
-	for _, h := range byRank(hits, lkInvoiceNo) {
-		if n := invoiceNumberToken(h.value()); n != "" {
+	ranked := byRank(hits, lkInvoiceNo)
+	for _, h := range ranked {
+		if n := invoiceNumberToken(h.value()); n != "" && !weakNumberLabel[h.phrase] {
 			return n
 		}
 	}
 	for _, text := range titleTexts(d) {
 		if n := numberAfterInvoiceWord(text); n != "" {
+			return n
+		}
+	}
+	for _, h := range ranked {
+		if n := invoiceNumberToken(h.value()); n != "" {
 			return n
 		}
 	}
@@ -93,13 +104,16 @@ func numberAfterInvoiceWord(text string) string {
 // number: letters, digits and . _ / -, at least one digit, not a date.
 func invoiceNumberToken(v string) string {
 	words := strings.Fields(v)
-	for len(words) > 0 && numberWords[strings.ToLower(strings.Trim(words[0], ".:#"))] {
+	for len(words) > 0 && (numberWords[strings.ToLower(strings.Trim(words[0], ".:#"))] || strings.Trim(words[0], "№:") == "") {
 		words = words[1:]
 	}
 	if len(words) == 0 {
 		return ""
 	}
-	w := strings.TrimLeft(words[0], "#:")
+	if ds := findDates(strings.Join(words, " ")); len(ds) > 0 && ds[0].start == 0 {
+		return "" // "16 June 2025": a date below a title, not a number
+	}
+	w := strings.TrimLeft(words[0], "#:№")
 	w = strings.TrimRight(w, ".,;:)]")
 	if !hasDigit(w) || !invoiceNumberRe.MatchString(w) {
 		return ""
@@ -110,11 +124,43 @@ func invoiceNumberToken(v string) string {
 	return w
 }
 
-// companySuffixRe finds the legal form or trade word that marks a company
-// name.
-var companySuffixRe = regexp.MustCompile(`(?i)(?:^|[\s,])(?:ltd|limited|llc|l\.l\.c|inc|incorporated|corp|corporation|co|company|gmbh|ag|kg|ohg|ug|se|sa|s\.a|sas|sarl|s\.r\.l|srl|spa|s\.p\.a|bv|b\.v|nv|n\.v|plc|llp|lp|pty|pte|oy|ab|a/s|aps|kk|k\.k|w\.l\.l|wll|s\.l|e\.k|gbr|group|holdings|partners|associates|studio|consulting|services|solutions|trading|traders|industries|enterprises|labs|systems|supplies|supply|agency|design|media|gmbh & co\. kg)\.?(?:$|[\s,)])`)
+// legalFormRe finds the legal form that marks a company name; tradeWordRe
+// the trade word that may ("Brightline Studio").
+var (
+	legalFormRe = regexp.MustCompile(`(?i)(?:^|[\s,])(?:ltd|limited|llc|l\.l\.c|inc|incorporated|corp|corporation|co|company|gmbh|ag|kg|ohg|ug|se|sa|s\.a|sas|sarl|s\.r\.l|srl|spa|s\.p\.a|bv|b\.v|nv|n\.v|plc|llp|lp|pty|pte|oy|ab|a/s|aps|kk|k\.k|w\.l\.l|wll|s\.l|e\.k|e\.u|gbr|dac|sp\. z o\.o|s\.r\.o|a\.s|kft|zrt|d\.o\.o|gmbh & co\. kg)\.?(?:$|[\s,)])`)
+	tradeWordRe = regexp.MustCompile(`(?i)(?:^|[\s,])(?:group|holdings|partners|associates|studio|consulting|services|solutions|trading|traders|industries|enterprises|labs|systems|supplies|supply|agency|design|media)\.?(?:$|[\s,)])`)
+)
 
-func hasCompanySuffix(s string) bool { return companySuffixRe.MatchString(s) }
+// hasCompanySuffix: a name with a legal form, or a trade word in a name
+// written as one. The word alone ("Services", a section heading) names no
+// company, nor does a phrase ("Facilitation & workshop design", a job
+// title under a signature).
+func hasCompanySuffix(s string) bool {
+	if strings.IndexFunc(strings.TrimSpace(s), unicode.IsSpace) <= 0 {
+		return false
+	}
+	return afterFirstWord(legalFormRe, s) || afterFirstWord(tradeWordRe, s) && nameCased(s)
+}
+
+// afterFirstWord reports a match of re that is not the first word: "Studio
+// 4, 22 Canal Street" is an address, "Brightline Studio" a name.
+func afterFirstWord(re *regexp.Regexp, s string) bool {
+	s = strings.TrimSpace(s)
+	for _, m := range re.FindAllStringIndex(s, -1) {
+		if m[0] > 0 && !unitAfterNumber(s, m) {
+			return true
+		}
+	}
+	return false
+}
+
+// unitAfterNumber reports a match that is a unit in lower case after a
+// number ("1.6 kg of steel"), not a legal form ("Synthetic Vendor 01 Ltd").
+func unitAfterNumber(s string, m []int) bool {
+	f := strings.Fields(s[:m[0]+1])
+	word := strings.Trim(s[m[0]:m[1]], " ,.)")
+	return len(f) > 0 && hasDigit(f[len(f)-1]) && word == strings.ToLower(word)
+}
 
 // weakVendorLabel are the labels that may name a person rather than the
 // company: a bare "From" and the e-mail sender.
@@ -162,14 +208,40 @@ func cleanVendor(v string) string {
 			v = v[:i]
 		}
 	}
-	if i := strings.Index(v, ", "); i > 0 && hasDigit(v[i:]) {
-		v = v[:i] // "Visser BV, Industrieweg 135, Eindhoven"
+	if i := addressStart(v); i > 0 {
+		v = v[:i] // "Visser BV, Industrieweg 135, Eindhoven", "Kawaguchi Co., Ltd., 1-1-2 Otemachi"
 	}
 	v = strings.Trim(v, " \"'`,;:-–—|")
 	if !vendorLike(v) {
 		return ""
 	}
 	return v
+}
+
+// addressStart returns where an address follows a name on its line: the
+// first ", " whose part (up to the next ", ") holds a digit; -1 when no
+// part after a comma does.
+func addressStart(v string) int {
+	first := strings.Index(v, ", ")
+	if first < 0 || !hasDigit(v[first:]) {
+		return -1
+	}
+	for i := first; i >= 0; {
+		rest := v[i+2:]
+		next := strings.Index(rest, ", ")
+		part := rest
+		if next >= 0 {
+			part = rest[:next]
+		}
+		if hasDigit(part) {
+			return i
+		}
+		if next < 0 {
+			break
+		}
+		i += 2 + next
+	}
+	return first
 }
 
 // vendorLike reports text that may be a company or person name: letters,
@@ -239,10 +311,17 @@ func topCandidate(c cell) string {
 	if _, ok := matchLabel(c.text); ok {
 		return ""
 	}
-	if len(findDates(c.text)) > 0 {
+	if len(findDates(c.text)) > 0 || fieldShaped(c.text) {
 		return ""
 	}
 	return cleanVendor(c.text)
+}
+
+// fieldShaped reports "Company: Ortiz Consulting Ltd": a few words and a
+// colon before a value are a field the labels do not know, not a name.
+func fieldShaped(text string) bool {
+	i := strings.Index(text, ": ")
+	return i > 0 && len(strings.Fields(text[:i])) <= 3 && strings.TrimSpace(text[i+2:]) != ""
 }
 
 // signatureVendor returns the company in the closing lines of an e-mail,
@@ -257,13 +336,26 @@ func signatureVendor(d *document, senders []string) string {
 		afterSender := false
 		for j := i + 1; j < len(d.lines) && j <= i+4; j++ {
 			v := cleanVendor(strings.TrimSpace(d.lines[j].text))
-			if v != "" && (hasCompanySuffix(v) || afterSender) {
+			if v != "" && (hasCompanySuffix(v) || afterSender && nameCased(v)) {
 				return v
 			}
 			afterSender = v != "" && containsStr(senders, v)
 		}
 	}
 	return ""
+}
+
+// nameCased reports text written as a name: every word of four letters or
+// more capitalised ("Weber Translations"), unlike a job title under a
+// signature ("Facilitation & workshop design").
+func nameCased(s string) bool {
+	for _, w := range strings.Fields(s) {
+		r, _ := utf8.DecodeRuneInString(w)
+		if utf8.RuneCountInString(w) >= 4 && isAllLetters(w) && !unicode.IsUpper(r) {
+			return false
+		}
+	}
+	return true
 }
 
 func isSignOff(t string) bool {

@@ -12,7 +12,7 @@ var proseDateRe = regexp.MustCompile(`(?i)\b(?:dated|issued(?:\s+on)?|date\s+of\
 // notIssueWords before a date on its line make it another date: a due
 // date, a period, a delivery.
 var notIssueWords = []string{"due", " by", "until", "before", "payable", "period", "from", "through",
-	"deliver", "valid", "expir", "paid", "ship", "order", "service", "between", " to ", "-", "–", "pay "}
+	"deliver", "valid", "expir", "paid", "ship", "order", "service", "between", " to ", " -", "–", "pay "}
 
 // resolveIssueDate returns the issue date as YYYY-MM-DD: from a date label,
 // else running text ("dated …"), else a title line, else the first date
@@ -76,8 +76,8 @@ func freeDate(d *document) (dateTok, bool) {
 			continue
 		}
 		for _, c := range l.cells {
-			if m, ok := matchLabel(c.text); ok && m.kind != lkIssueDate {
-				continue
+			if m, ok := matchLabel(c.text); ok && m.kind != lkIssueDate && m.kind != lkInvoiceNo {
+				continue // another field's date; a title's is the issue date ("Invoice 2041 | 30 November 2026")
 			}
 			for _, dt := range findDates(c.text) {
 				if !notIssueBefore(c.text[:dt.start]) {

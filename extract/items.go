@@ -14,15 +14,37 @@ type items struct {
 	// firstRow and lastRow are the line indexes of the item rows (-1 when
 	// none).
 	firstRow, lastRow int
+	// spaced: some items were read from rows one space apart by their
+	// arithmetic alone; they stand only if they add up to the totals.
+	spaced bool
 }
 
 func (it *items) add(l ExtractedLine, row int) {
+	if carryRow(l.Description) {
+		return // a page's running total, already in the items above
+	}
 	l.Description = cutRunes(strings.TrimSpace(l.Description), maxDescriptionRunes)
 	it.lines = append(it.lines, l)
 	if it.firstRow < 0 {
 		it.firstRow = row
 	}
 	it.lastRow = row
+}
+
+// carryPhrases name the running total a page carries to the next:
+// "Carried forward 212.00" at the foot, "Brought forward 212.00" at the
+// head.
+var carryPhrases = []string{"carried forward", "brought forward", "carried over", "brought over",
+	"c/f", "b/f", "c/fwd", "b/fwd", "übertrag", "transfer from previous page", "continued from previous page"}
+
+func carryRow(desc string) bool {
+	d := strings.ToLower(strings.TrimSpace(desc))
+	for _, p := range carryPhrases {
+		if strings.HasPrefix(d, p) {
+			return true
+		}
+	}
+	return false
 }
 
 func (it *items) problem(p string) {
@@ -225,7 +247,8 @@ func pureRemainder(s string) bool {
 			continue
 		}
 		switch strings.ToLower(w) {
-		case "on", "at", "of", "rate", "due", "incl", "excl", "inc", "ex", "x", "is", "in", "to", "pay", "now", "amount":
+		case "on", "at", "of", "rate", "due", "incl", "excl", "inc", "ex", "x", "is", "in", "to", "pay", "now", "amount",
+			"by", "before": // "Balance due by 30/12/2026"
 			continue
 		}
 		return false

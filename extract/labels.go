@@ -48,18 +48,20 @@ func (k labelKind) isAmount() bool {
 var labels = buildLabels(map[labelKind]string{
 	lkInvoiceNo: `invoice no|invoice|inv no|inv|invoice ref|invoice reference|invoice id|invoice code|
 		bill no|tax invoice no|invoice no and date|rechnung no|rechnungsnummer|rechnungs no|
-		facture no|numero de facture|factura no|fattura no|invoice identifier|invoice serial no`,
+		facture no|numero de facture|factura no|fattura no|invoice identifier|invoice serial no|
+		document no|document number|doc no|folio|folio no|folio number|bill number|bill ref|bill reference`,
 	lkVendor: `vendor|supplier|seller|from|sold by|issued by|bill from|billed by|billed from|
 		invoice from|vendor name|supplier name|seller name|company name|payee|remit to|
-		service provider|provider|contractor|lieferant|verkaufer|fournisseur|proveedor`,
+		service provider|provider|contractor|lieferant|verkaufer|fournisseur|proveedor|please remit to|
+		exporter|shipper`,
 	lkCustomer: `bill to|billed to|invoice to|invoiced to|sold to|ship to|shipped to|deliver to|
 		delivery address|billing address|shipping address|customer|client|to|buyer|recipient|
 		attention|attn|customer name|client name|purchaser|rechnungsempfanger|kunde|
-		customer details|client details|billing to`,
+		customer details|client details|billing to|guest|guest name|consignee|importer`,
 	lkIssueDate: `date|invoice date|issue date|date of issue|issued|issued on|tax point|
 		tax point date|date issued|billing date|dated|invoice date tax point|date tax point|
 		tax date|invoice issue date|rechnungsdatum|datum|date de facture|fecha|
-		document date|date of invoice`,
+		document date|date of invoice|bill date|date of bill`,
 	lkDueDate: `due date|due|payment due|due by|pay by|date due|payment due date|due on|
 		faellig|falligkeitsdatum|echeance|payment date|please pay by`,
 	lkOtherDate: `delivery date|order date|ship date|shipping date|service date|service period|
@@ -72,7 +74,10 @@ var labels = buildLabels(map[labelKind]string{
 		total ex gst|total excl gst|total excl tax|total excluding tax|net value|nettobetrag|
 		zwischensumme|summe netto|netto|goods total|items total|taxable amount|total ht|
 		subtotal excl vat|subtotal before tax|total net amount|net invoice amount|
-		subtotal net|lines total|total excl|taxable value|assessable value|net invoice value`,
+		subtotal net|lines total|total excl|taxable value|assessable value|net invoice value|
+		total charges before vat|total charges before tax|total charges excl vat|total charges excluding vat|
+		total before gst|total gst exclusive|total vat exclusive|total exclusive of gst|total exclusive of vat|
+		total exclusive of tax|charges before vat|charges before tax`,
 	lkTax: `tax|vat|sales tax|gst|hst|pst|qst|total tax|total vat|tax amount|vat amount|mwst|ust|
 		umsatzsteuer|mehrwertsteuer|tva|iva|consumption tax|vat total|gst amount|gst total|
 		tax total|total gst|plus vat|plus gst|plus tax|add vat|vat due|state tax|city tax|
@@ -82,19 +87,24 @@ var labels = buildLabels(map[labelKind]string{
 	lkTaxIncluded: `incl vat|including vat|vat included|includes vat|of which vat|inc vat|
 		incl gst|including gst|gst included|includes gst|inc gst|incl tax|including tax|
 		tax included|includes tax|thereof vat|inkl mwst|enthaltene mwst|darin enthaltene mwst|
-		vat incl|gst incl|total includes gst|total includes vat|included vat|included gst`,
+		vat incl|gst incl|total includes gst|total includes vat|included vat|included gst|gst content|
+		vat content|tax content|total includes vat of|total includes gst of|total includes tax of`,
 	lkTotal: `total|grand total|invoice total|total amount|total incl vat|total including vat|
 		total inc vat|total incl gst|total inc gst|total including gst|total including tax|
 		total incl tax|total inc tax|total gross|gross total|gross amount|gross|total payable|
 		amount payable|total to pay|gesamtbetrag|gesamt|summe|rechnungsbetrag|total ttc|
 		importe total|total value|invoice amount|invoice value|total invoice amount|
 		total amount payable|total sum|total cost|total price|total charges|total fees|
-		total brutto|bruttobetrag|montant total|total a payer|totale|total invoice value|invoice total value`,
+		total brutto|bruttobetrag|montant total|total a payer|totale|total invoice value|invoice total value|
+		total gst inclusive|total vat inclusive|total tax inclusive|total inclusive of gst|total inclusive of vat|
+		total inclusive of tax|total gst incl|total vat incl|total this invoice|total for this invoice|
+		this invoice total|total of this invoice|amount of this invoice|total amount of this invoice`,
 	lkAmountDue: `total due|amount due|balance due|balance|amount owing|please pay|
 		pay this amount|total amount due|amount to pay|outstanding|balance outstanding|
 		now due|due now|amount due now|total now due|zu zahlen|zahlbetrag|net payable|
 		amount to be paid|total to be paid|remaining balance|outstanding balance|
-		balance payable|amount outstanding|total balance due|total due now|payable`,
+		balance payable|amount outstanding|total balance due|total due now|payable|please remit|
+		kindly remit|to pay|att betala|at betale`,
 	lkPaid: `paid|amount paid|payments|payment received|less paid|deposit|less deposit|
 		deposit paid|payments credits|prepaid|advance|payment|less payment|paid to date|
 		payments received|already paid|credit applied|credits|less amount paid`,

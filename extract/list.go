@@ -22,6 +22,9 @@ func findListItems(d *document, f numberFormat, it *items) {
 			continue // an inline item among the list
 		}
 		if !listLine(l, f) {
+			if len(found) > 0 && sectionHeading(l) && listAbove(d, j, f) {
+				continue // "LABOR" between the labour and the material lines
+			}
 			break
 		}
 		found = append(found, j)
@@ -32,6 +35,22 @@ func findListItems(d *document, f numberFormat, it *items) {
 		it.add(x, found[k])
 		l.used, l.role = true, roleItem
 	}
+}
+
+// sectionHeading: a short line of words alone ("LABOR", "Materials:")
+// that groups the items under it.
+func sectionHeading(l *line) bool {
+	return len(l.cells) == 1 && !hasDigit(l.text) && len(strings.Fields(l.text)) <= 4
+}
+
+// listAbove reports a list line as the next non-blank line above j.
+func listAbove(d *document, j int, f numberFormat) bool {
+	for k := j - 1; k >= 0; k-- {
+		if l := &d.lines[k]; !l.blank() && !l.rule {
+			return listLine(l, f)
+		}
+	}
+	return false
 }
 
 // firstTotalsRow returns the first line with an amount label, or -1.

@@ -66,10 +66,18 @@ func paragraphs(d *document) []paragraph {
 		}
 		cur.starts = append(cur.starts, b.Len())
 		b.WriteString(strings.TrimSpace(l.text))
-		cur.prose = cur.prose || len(l.cells) == 1 && len(strings.Fields(l.text)) >= 10
+		cur.prose = cur.prose || len(l.cells) == 1 && len(strings.Fields(l.text)) >= 10 && !labelledField(l.text)
 	}
 	flush()
 	return out
+}
+
+// labelledField reports a line that opens with a label and a colon ("Bill
+// to: Meridian Dental, 4 Park Row, Bristol BS1 5LJ"): a field, however many
+// words its value has, not a sentence.
+func labelledField(text string) bool {
+	m, ok := matchLabel(text)
+	return ok && m.colon
 }
 
 // proseLines returns the running-text lines of prose paragraphs: one cell,
@@ -112,7 +120,7 @@ func proseRows(ps []paragraph, f numberFormat, labelled []amountRow) []amountRow
 // charge must be introduced as one ("plus freight of", "less discount"),
 // so that an item ("the berth fee at €52.09") is not read as a charge.
 func paragraphRows(p paragraph, f numberFormat, have map[labelKind]bool) []amountRow {
-	rows := summingRows(p, f, have)
+	rows := append(summingRows(p, f, have), inTotalRows(p, f, have)...)
 	s := p.text
 	for pos := 0; pos < len(s); pos++ {
 		if !wordStart(s, pos) || !labelInitials[lowerByte(s[pos])] {
@@ -127,12 +135,16 @@ func paragraphRows(p paragraph, f numberFormat, have map[labelKind]bool) []amoun
 		if !m.kind.isAmount() || have[amountClass(m.kind)] || m.kind == lkPaid {
 			continue
 		}
-		if needsIntroduction(m.kind) && !introduced(s[:start]) {
+		if needsIntroduction(m.kind) && !introduced(s[:start]) && !selfIntroduced(m.phrase) {
 			continue
 		}
-		tok, ok := proseValue(s[start+m.end:], f)
-		if !ok || !moneyShaped(tok, f) {
+		rest := s[start+m.end:]
+		tok, ok := proseValue(rest, f)
+		if !ok || !moneyShaped(tok, f) && !ratedWhole(rest[:tok.start], f) {
 			continue
+		}
+		if tok.neg && m.kind == lkTax && strings.HasPrefix(rest[tok.start:], "(") {
+			tok.neg = false // "plus VAT (£270.00)": brackets around an aside, not a sign
 		}
 		v, bad := canonicalTok(tok, f)
 		rows = append(rows, amountRow{kind: m.kind, phrase: m.phrase, raw: s[start : start+m.end],
@@ -173,6 +185,31 @@ func summingRows(p paragraph, f numberFormat, have map[labelKind]bool) []amountR
 	return rows
 }
 
+// inTotalRe finds an amount named after it: "so £1,620.00 in total".
+var inTotalRe = regexp.MustCompile(`(?i)\s(?:in\s+total|all\s+in|in\s+all)\b`)
+
+// inTotalRows reads "£1,620.00 in total": the amount right before the
+// words is the total.
+func inTotalRows(p paragraph, f numberFormat, have map[labelKind]bool) []amountRow {
+	if have[lkTotal] || !strings.Contains(strings.ToLower(p.text), " in ") && !strings.Contains(strings.ToLower(p.text), "all in") {
+		return nil
+	}
+	var rows []amountRow
+	for _, m := range inTotalRe.FindAllStringIndex(p.text, -1) {
+		toks := amountTokens(p.text[:m[0]], f)
+		if len(toks) == 0 {
+			continue
+		}
+		t := toks[len(toks)-1]
+		if strings.TrimSpace(p.text[t.end:m[0]]) != "" || !moneyShaped(t, f) {
+			continue
+		}
+		v, bad := canonicalTok(t, f)
+		rows = append(rows, amountRow{kind: lkTotal, phrase: "in total", amount: v, bad: bad, line: p.lineAt(t.start)})
+	}
+	return rows
+}
+
 func wordStart(s string, pos int) bool {
 	return isLetterByte(s[pos]) && (pos == 0 || !isLetterByte(s[pos-1]) && !isDigit(s[pos-1]))
 }
@@ -197,6 +234,12 @@ var labelInitials = func() map[byte]bool {
 }()
 
 func needsIntroduction(k labelKind) bool { return k == lkTax || k.isCharge() }
+
+// selfIntroduced: a label that says it is added or taken off ("plus VAT",
+// "less discount").
+func selfIntroduced(phrase string) bool {
+	return strings.HasPrefix(phrase, "plus ") || strings.HasPrefix(phrase, "less ") || strings.HasPrefix(phrase, "add ")
+}
 
 // introduced reports a tax or charge introduced by "plus", "less", "and",
 // "incl." or a comma, or opening a sentence.
@@ -241,7 +284,14 @@ func proseValue(rest string, f numberFormat) (numTok, bool) {
 	return numTok{}, false
 }
 
+// gapRateRe finds a rate in the words between a label and its amount,
+// decimal comma included ("less discount (2,5%) (35,42)").
+var gapRateRe = regexp.MustCompile(`\d+(?:[.,]\d+)?\s?%`)
+
 func proseGap(gap string) bool {
+	if strings.IndexByte(gap, '%') >= 0 {
+		gap = gapRateRe.ReplaceAllString(gap, " 1% ") // one word, its decimal comma no separator
+	}
 	words := strings.FieldsFunc(gap, func(r rune) bool { return strings.ContainsRune(" :()[]@=,", r) })
 	for i, w := range words {
 		w = strings.Trim(w, ".")
@@ -255,6 +305,13 @@ func proseGap(gap string) bool {
 		}
 	}
 	return len(words) <= 6
+}
+
+// ratedWhole: in a currency without decimals, a bare whole number after
+// the label's rate is its amount ("plus Tax (8%) of 496"): the rate says
+// the label is a tax, not a term like "Net 60".
+func ratedWhole(gap string, f numberFormat) bool {
+	return f.minor == 0 && strings.Contains(gap, "%")
 }
 
 // moneyShaped: written as money, with a currency or the currency's

@@ -3,13 +3,14 @@ package extract
 import (
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 )
 
 // enumerationRe introduces the items of a sentence: "This covers the
 // customs clearance at ¥19,990, … and 30 x warehousing at ¥610 each
-// (¥18,300)."
-var enumerationRe = regexp.MustCompile(`(?i)\b(?:covers|covering|includes|including|comprises|comprising|consists\s+of|is\s+for|are\s+for|as\s+follows)\b:?`)
+// (¥18,300).", "for the Rossi wedding: the full-day shoot at €1,800.00, …".
+var enumerationRe = regexp.MustCompile(`(?i)\b(?:covers|covering|includes|including|comprises|comprising|consists\s+of|is\s+for|are\s+for|as\s+follows|billed|charged)\b:?|:\s`)
 
 // findProseItems reads the items enumerated in a sentence, when nothing
 // else gave items. Each item is priced with "at":
@@ -44,33 +45,37 @@ func proseItems(text string, f numberFormat) ([]ExtractedLine, bool) {
 		return nil, false
 	}
 	start := m[len(m)-1][1]
+	if text[m[len(m)-1][0]] == ':' && len(prices) < 2 {
+		return nil, false // "Note: the deposit at €500 …" lists no items
+	}
 	var out []ExtractedLine
 	for _, pr := range prices {
 		seg := text[start:pr.at]
 		if hasMoneyTok(text, toksIn(toks, start, pr.at)) {
 			return nil, false // an amount the grammar does not explain
 		}
-		x, ok := proseQuantity(seg, f)
+		pq, ok := proseQuantity(seg, f)
 		if !ok {
 			return nil, false
 		}
-		var end int
-		x.UnitPrice, x.Amount, end = priceAndAmount(text, pr.price, toksIn(toks, pr.price.end, pr.price.end+64), f)
-		if x.UnitPrice == "" {
+		price, amount, end := priceAndAmount(text, pr.price, toksIn(toks, pr.price.end, pr.price.end+64), f)
+		if price == "" {
 			return nil, false
 		}
+		x := pq.settle(price, amount)
+		x.UnitPrice, x.Amount = price, amount
 		out = append(out, x)
 		start = end
 	}
 	return out, true
 }
 
-// pricedAt returns the numbers written right after "at" (not a time or a
-// count: "at 3 hours").
+// pricedAt returns the numbers written right after "at" (not a time, "at
+// 10:12", or a count: "at 3 hours").
 func pricedAt(text string, toks []numTok, f numberFormat) []proseItem {
 	var out []proseItem
 	for _, t := range toks {
-		if isPricedAt(text, t) && !countWords[strings.ToLower(firstWord(text[t.end:]))] && !t.neg {
+		if isPricedAt(text, t) && !countWords[strings.ToLower(firstWord(text[t.end:]))] && !t.neg && !timeFollows(text, t.end) {
 			out = append(out, proseItem{price: t, at: len(strings.TrimRight(text[:t.start], " ")) - 3})
 		}
 	}
@@ -108,36 +113,140 @@ func toksIn(toks []numTok, from, to int) []numTok {
 	return toks[i:j]
 }
 
+// proseQty is an item's text before "at": its description and quantity.
+// A leading count ("3 design concepts", "two site visits") is the
+// quantity unless the amount the sentence states says the price is for the
+// lot: lot is then the reading as one item of the whole text.
+type proseQty struct {
+	line ExtractedLine
+	lot  *ExtractedLine // nil unless the count is an unmarked leading count
+	// counts are the other numbers of the item's words ("translating
+	// 4,200 words"): one of them is the quantity when the stated amount
+	// says so.
+	counts []string
+}
+
+// countNames are the counts written as words; "a", "an" and "the" are
+// dropped before, so they read as one.
+var countNames = map[string]string{
+	"one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7",
+	"eight": "8", "nine": "9", "ten": "10", "eleven": "11", "twelve": "12",
+}
+
 // proseQuantity reads an item's text before "at": "the hull inspection"
-// (one), "30 x warehousing", "21.75 hours of diver hours".
-func proseQuantity(seg string, f numberFormat) (ExtractedLine, bool) {
+// (one), "30 x warehousing", "21.75 hours of diver hours", "3 design
+// concepts", "two site visits".
+func proseQuantity(seg string, f numberFormat) (proseQty, bool) {
 	s := strings.TrimSpace(seg)
 	for _, p := range []string{",", "and ", "the ", "a ", "an "} {
 		s = strings.TrimSpace(strings.TrimPrefix(s, p))
 	}
 	words := strings.Fields(s)
 	if len(words) == 0 {
-		return ExtractedLine{}, false
+		return proseQty{}, false
 	}
-	toks := scanNumbers(words[0], false)
-	if len(toks) != 1 || toks[0].start != 0 || toks[0].end != len(words[0]) || toks[0].unit != "" && toks[0].unit != "x" {
-		return ExtractedLine{Description: s, Quantity: "1"}, true
+	one := ExtractedLine{Description: s, Quantity: "1"}
+	q, marked, ok := leadingCount(words, f)
+	if !ok {
+		return proseQty{line: one, counts: countsIn(s, f)}, true
+	}
+	if q == "" {
+		return proseQty{}, false // a count in no consistent format
 	}
 	rest := words[1:]
 	switch {
 	case len(rest) > 1 && isMulSign(rest[0]):
-		rest = rest[1:]
+		rest, marked = rest[1:], true
 	case len(rest) > 2 && unitWords[strings.ToLower(rest[0])] && rest[1] == "of":
-		rest = rest[2:]
-	case toks[0].unit == "x":
-	default:
-		return ExtractedLine{Description: s, Quantity: "1"}, true
+		rest, marked = rest[2:], true
+	}
+	x := proseQty{line: ExtractedLine{Description: strings.Join(rest, " "), Quantity: q}}
+	if !marked {
+		x.lot = &one
+	}
+	return x, true
+}
+
+// leadingCount reads the count that opens an item's words: a number (with
+// a glued "x": "3x"), or a number word. A year ("2026 retainer") is no
+// count. marked says the count was written as one ("3x"). ok is false when
+// the words open with no count; q is empty when the number is in no
+// consistent format.
+func leadingCount(words []string, f numberFormat) (q string, marked, ok bool) {
+	if len(words) < 2 {
+		return "", false, false
+	}
+	if n, isName := countNames[strings.ToLower(words[0])]; isName {
+		return n, false, true
+	}
+	toks := scanNumbers(words[0], false)
+	if len(toks) != 1 || toks[0].start != 0 || toks[0].end != len(words[0]) || toks[0].cur != "" ||
+		toks[0].neg || toks[0].pct || toks[0].unit != "" && toks[0].unit != "x" {
+		return "", false, false
 	}
 	q, bad := canonicalTok(toks[0], f)
 	if bad {
-		return ExtractedLine{}, false
+		return "", false, true
 	}
-	return ExtractedLine{Description: strings.Join(rest, " "), Quantity: q}, true
+	if toks[0].unit != "x" && isYear(q) && !isMulSign(words[1]) {
+		return "", false, false
+	}
+	return q, toks[0].unit == "x", true
+}
+
+// isYear: a whole number from 1900 to 2099.
+func isYear(q string) bool {
+	n, err := strconv.Atoi(q)
+	return err == nil && len(q) == 4 && n >= 1900 && n <= 2099
+}
+
+// settle chooses the quantity of an item whose amount the sentence
+// states: "500 flyers at €45.00 (€45.00)" is one lot, "3 design concepts at
+// ¥45,000 each (¥135,000)" three concepts, "translating 4,200 words at
+// €0.12 per word (€504.00)" 4,200 words. When no reading adds up, the first
+// stays and validation says so.
+func (x proseQty) settle(price, amount string) ExtractedLine {
+	if amount == "" || timesEquals(x.line.Quantity, price, amount) {
+		return x.line
+	}
+	if x.lot != nil && timesEquals("1", price, amount) {
+		return *x.lot
+	}
+	for _, n := range x.counts {
+		if timesEquals(n, price, amount) {
+			l := x.line
+			l.Quantity = n // "translating 4,200 words at €0.12 per word (€504.00)"
+			return l
+		}
+	}
+	return x.line
+}
+
+// countsIn returns the plain numbers of an item's words (no currency, no
+// rate, not glued to letters).
+func countsIn(s string, f numberFormat) []string {
+	var out []string
+	for _, t := range scanNumbers(s, f.spaces()) {
+		if t.cur != "" || t.pct || t.neg || t.garbled || t.unit != "" && !unitWords[t.unit] {
+			continue
+		}
+		if v, bad := canonicalTok(t, f); !bad {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// timesEquals reports whether qty × price is amount to within half of the
+// amount's last written digit.
+func timesEquals(qty, price, amount string) bool {
+	q, err1 := parseDecimal(qty)
+	p, err2 := parseDecimal(price)
+	a, err3 := parseDecimal(amount)
+	if err1 != nil || err2 != nil || err3 != nil {
+		return false
+	}
+	return mulDecimal(q, p).withinHalfMinor(a.units, a.scale)
 }
 
 // priceAndAmount reads the price token and what follows it: "each" or

@@ -106,6 +106,9 @@ func extractInvoice(content string) Extraction {
 	ps := paragraphs(d)
 	rows := amountRows(hits, f, proseLines(d, ps))
 	t := resolveTotals(mergeRows(rows, proseRows(ps, f, rows)))
+	if it.spaced && !t.reconciles(it.lines) {
+		it.lines = nil // rows read by their arithmetic alone that miss some items
+	}
 	t.absorbTableCharges(&it)
 	x.LineItems, x.Subtotal, x.Tax, x.Total = it.lines, t.subtotal, t.tax, t.total
 	x.TaxIncluded, x.Charges = t.taxIncluded, t.charges

@@ -99,6 +99,27 @@ func TestRules_ValidSamples(t *testing.T) {
 		{"real-vat-included.txt", want{"2026-0177", "Café Rösterei Hansen e.K.", "2026-02-27", "EUR", "340.40", "29.43", "340.40", 3}},
 		{"real-balance-after-deposit.txt", want{"SEP-0419", "Summit Event Productions LLC", "2026-02-16", "USD", "10250.00", "0.00", "10250.00", 3}},
 		{"real-tab-separated.txt", want{"CPS-8812", "Contoso Print Services Ltd", "2026-01-30", "GBP", "235.00", "47.00", "282.00", 3}},
+		{"real-freelancer-day-rate.txt", want{"2026-11", "Tom Becker", "2026-11-02", "GBP", "3662.50", "0.00", "3662.50", 2}},
+		{"real-au-gst-inclusive.txt", want{"CC-2026-1184", "Coastal Cleaning Co Pty Ltd", "2026-10-14", "AUD", "1330.00", "120.91", "1330.00", 3}},
+		{"real-ca-gst-pst.txt", want{"NSI-40871", "NORTHSHORE IT SOLUTIONS INC.", "2026-11-12", "CAD", "1200.00", "144.00", "1344.00", 3}},
+		{"real-se-moms.txt", want{"24117", "Fjällbacka Trävaror AB", "2026-11-18", "SEK", "13520.00", "3380.00", "16900.00", 3}},
+		{"real-wrapped-description.txt", want{"HP/7731", "HOLLOWAY & PARTNERS LLP", "2026-11-23", "GBP", "1360.00", "272.00", "1632.00", 3}},
+		{"real-discount-in-table.txt", want{"GOF-55102", "Greenway Office Furniture Ltd", "2026-11-06", "GBP", "3484.20", "696.84", "4181.04", 5}},
+		{"real-paid-deposit-balance.txt", want{"BRK-2026-318", "BLUE RIDGE KITCHENS LLC", "2026-11-20", "USD", "12122.00", "848.54", "12970.54", 3}},
+		{"real-utility-bill.txt", want{"BSE-7704412", "BRIGHTSPARK ENERGY LIMITED", "2026-12-05", "GBP", "112.04", "5.60", "117.64", 2}},
+		{"real-saas-subscription-period.txt", want{"LL-8F3C21-0007", "Loopline Software, Inc.", "2026-12-01", "USD", "308.00", "0.00", "308.00", 2}},
+		{"real-webshop-order-number.txt", want{"RE-2026-118842", "PIXELWERK Shop GmbH", "2026-11-27", "EUR", "264.73", "42.27", "264.73", 4}},
+		{"real-slashed-number.txt", want{"INV/2026/0042", "SOFTHAUS SP. Z O.O.", "2026-11-30", "EUR", "5280.00", "0.00", "5280.00", 2}},
+		{"real-code-after-amount.txt", want{"2026110037", "Kvetná Print s.r.o.", "2026-11-19", "EUR", "2645.60", "529.12", "3174.72", 3}},
+		{"real-email-leading-counts.txt", want{"MR-2026-087", "Ruiz Surveying S.L.", "2026-11-27", "EUR", "1680.00", "352.80", "2032.80", 3}},
+		{"real-contractor-sections.txt", want{"7781", "MILLER ROOFING & GUTTERS, INC.", "2026-11-24", "USD", "1747.00", "51.26", "1798.26", 4}},
+		{"real-saas-usd-from-canada.txt", want{"A1B2C3D4-0019", "Fathom Analytics Inc.", "2026-11-28", "USD", "49.00", "0.00", "49.00", 1}},
+		{"real-nz-gst-content.txt", want{"KWS-0098", "Kauri Web Studio Limited", "2026-11-30", "NZD", "465.00", "60.65", "465.00", 3}},
+		{"real-hotel-folio.txt", want{"HH-558120", "THE HARBOUR HOTEL", "2026-11-28", "EUR", "553.50", "65.83", "553.50", 4}},
+		{"real-omr-three-decimals.txt", want{"ABT/INV/26/0731", "Al Batinah Trading LLC", "2026-11-30", "OMR", "211.550", "10.578", "222.128", 3}},
+		{"real-florist-deposit.txt", want{"0412", "Bloom & Wild Events", "2026-12-01", "GBP", "836.00", "0.00", "836.00", 4}},
+		{"real-commercial-invoice.txt", want{"CI-26-0456", "Sakura Office Co., Ltd.", "2026-11-28", "USD", "1320.00", "0.00", "1320.00", 2}},
+		{"real-carried-forward.txt", want{"4471", "Oakhurst Bakery Supplies Ltd", "2026-02-09", "GBP", "262.00", "0.00", "262.00", 3}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
@@ -158,6 +179,16 @@ func TestRules_NonInvoicesAreRejectedNotGuessed(t *testing.T) {
 		{"other-email-question.txt", DocOther},
 		{"other-empty.txt", DocOther},
 		{"invalid-not-an-invoice.txt", DocOther},
+		{"other-subscription-receipt.txt", DocReceipt},
+		// A proforma invoice asks for payment before a tax invoice is
+		// issued: it is an offer, not an invoice.
+		{"other-proforma-invoice.txt", DocQuote},
+		{"other-order-confirmation.txt", DocOther},
+		{"other-approval-request.txt", DocOther},
+		{"other-payment-confirmation.txt", DocOther},
+		{"other-booking-confirmation.txt", DocOther},
+		{"other-shipping-confirmation.txt", DocOther},
+		{"other-open-invoices-list.txt", DocOther},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {

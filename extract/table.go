@@ -14,6 +14,7 @@ var unitWords = map[string]bool{
 	"seat": true, "users": true, "user": true, "nights": true, "night": true, "pax": true, "lot": true,
 	"pieces": true, "piece": true, "items": true, "item": true, "stk": true, "std": true, "min": true,
 	"mins": true, "km": true, "sqm": true, "t": true, "pack": true, "packs": true, "rolls": true,
+	"kwh": true, "mwh": true, "therms": true, "litres": true, "liters": true,
 }
 
 // rowCell is a cell of a table row: a number (with its canonical value),
@@ -36,7 +37,7 @@ func classifyCell(c cell, f numberFormat) rowCell {
 		rc.missing, rc.num = true, true
 		return rc
 	}
-	toks := scanNumbers(c.text, f.decimal == ',')
+	toks := scanNumbers(c.text, f.spaces())
 	if len(toks) == 1 && toks[0].garbled && numericResidue(c.text, numTok{start: toks[0].start, end: toks[0].end}) {
 		rc.num, rc.bad, rc.tok = true, true, toks[0]
 		return rc
@@ -53,7 +54,7 @@ func classifyCell(c cell, f numberFormat) rowCell {
 // several numbers ("4 001,00 SEK 24 006,00 SEK", a price and an amount
 // one space apart) into one cell per number.
 func splitNumberCell(c cell, f numberFormat) []rowCell {
-	toks := scanNumbers(c.text, f.decimal == ',')
+	toks := scanNumbers(c.text, f.spaces())
 	if len(toks) < 2 || !onlyNumbers(c.text, toks) {
 		return []rowCell{classifyCell(c, f)}
 	}

@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"math/big"
 	"regexp"
 	"strings"
 )
@@ -127,7 +128,7 @@ func onlyRatesAndDates(cells []string, f numberFormat) bool {
 	for _, c := range cells {
 		text := dropBrackets(c)
 		dates := findDates(text)
-		for _, t := range scanNumbers(text, f.decimal == ',') {
+		for _, t := range scanNumbers(text, f.spaces()) {
 			if !t.pct && !overlaps(dates, t.start, t.end) && !countWords[t.unit] &&
 				!countWords[strings.ToLower(firstWord(text[t.end:]))] {
 				return false
@@ -152,16 +153,77 @@ var brokenNumberRe = regexp.MustCompile(`\d[.,]\d{1,2}[.,]\d`)
 func amountRows(hits []hit, f numberFormat, prose map[int]bool) []amountRow {
 	var rows []amountRow
 	for _, h := range hits {
-		if !h.kind.isAmount() || prose[h.line] {
+		if paymentPhrases[h.phrase] && !prose[h.line] {
+			if v := paymentAmount(h.cells, f); v != "" { // "Paid by bank transfer on 02/12/2026  £1,234.00"
+				rows = append(rows, amountRow{kind: lkPaid, phrase: h.phrase, raw: h.raw, amount: v, line: h.line})
+			}
+			continue
+		}
+		if !h.kind.isAmount() || prose[h.line] || paymentTerm(h) {
 			continue
 		}
 		v, bad := readAmount(h.cells, f)
+		if v == "" && !bad && h.kind == lkPaid {
+			v = paymentAmount(h.cells, f) // "Paid by bank transfer on 02/12/2026  £1,234.00"
+		}
 		if v == "" && !bad {
 			continue
 		}
 		rows = append(rows, amountRow{kind: h.kind, phrase: h.phrase, raw: h.raw, amount: v, bad: bad, line: h.line})
 	}
 	return rows
+}
+
+// reconciles reports whether the lines' amounts add up to the stated
+// subtotal, or to the total with or without the tax.
+func (t *totals) reconciles(lines []ExtractedLine) bool {
+	sum := new(big.Rat)
+	for _, l := range lines {
+		a, ok := new(big.Rat).SetString(l.Amount)
+		if !ok {
+			return false
+		}
+		sum.Add(sum, a)
+	}
+	s := sum.RatString()
+	if t.subtotal != "" {
+		return sumIs(s, "0", t.subtotal)
+	}
+	return t.total != "" && (sumIs(s, "0", t.total) || t.tax != "" && sumIs(s, t.tax, t.total))
+}
+
+// paymentPhrases are labels of a payment's method or date ("Paid by",
+// "Paid on"): with an amount on their line they are a payment row.
+var paymentPhrases = map[string]bool{"paid by": true, "paid on": true, "date paid": true, "payment method": true}
+
+// paymentAmount returns the last amount written as money on a payment's
+// line, whatever words describe the payment.
+func paymentAmount(cells []string, f numberFormat) string {
+	v := ""
+	for _, c := range cells {
+		for _, t := range amountTokens(c, f) {
+			if looksLikeMoney(t) && !t.garbled {
+				if x, bad := canonicalTok(t, f); !bad {
+					v = x
+				}
+			}
+		}
+	}
+	return v
+}
+
+// paymentTerm reports "Net 30" (as the value of "Terms"): after "Net", a
+// bare whole number of at most three digits, without currency or
+// decimals, is a number of days, not the net amount.
+func paymentTerm(h hit) bool {
+	if h.phrase != "net" {
+		return false
+	}
+	var toks []numTok
+	for _, c := range h.cells {
+		toks = append(toks, scanNumbers(c, false)...)
+	}
+	return len(toks) == 1 && toks[0].cur == "" && toks[0].unit == "" && len(toks[0].raw) <= 3 && allDigits(toks[0].raw)
 }
 
 // mergeRows merges two lists of rows in document order.
@@ -282,6 +344,19 @@ func (t *totals) resolveTax(rows []amountRow, final int) {
 			included = append(included, r)
 		}
 	}
+	if len(added) == 0 && len(included) == 0 {
+		if r, ok := taxAfterTotal(rows, final); ok {
+			switch {
+			case t.subtotal != "" && sumIs(t.subtotal, r.amount, rows[final].amount):
+				added = []amountRow{r} // a tax summary under the total
+			case rateIncludes(r.raw, rows[final].amount, r.amount):
+				included = []amountRow{r}
+			default:
+				t.problem(ReasonTotalMismatch) // a tax the total neither adds nor includes
+				return
+			}
+		}
+	}
 	if len(added) == 0 && len(included) > 0 {
 		added, t.taxIncluded = included, true
 	}
@@ -295,6 +370,73 @@ func (t *totals) resolveTax(rows []amountRow, final int) {
 		}
 	}
 	t.tax = sumTax(added)
+}
+
+// taxAfterTotal returns the one tax row written after the final total
+// with a rate in its label ("Invoice total £45.97", then "VAT 20%  £7.66"),
+// when no tax row comes before it: the tax is either included in the
+// total, or summarised under it, or left out of it.
+func taxAfterTotal(rows []amountRow, final int) (amountRow, bool) {
+	if final < 0 || rows[final].bad || rows[final].amount == "" {
+		return amountRow{}, false
+	}
+	var found []amountRow
+	for _, r := range rows[final+1:] {
+		if r.kind == lkTax && !r.bad && r.amount != "" && rateOf(r.raw) != nil {
+			found = append(found, r)
+		}
+	}
+	if len(found) != 1 {
+		return amountRow{}, false
+	}
+	return found[0], true
+}
+
+// rateOf returns the first percentage written in label, or nil.
+func rateOf(label string) *big.Rat {
+	for _, n := range scanNumbers(label, false) {
+		if n.pct {
+			r, ok := new(big.Rat).SetString(strings.ReplaceAll(n.raw, ",", "."))
+			if ok && r.Sign() > 0 {
+				return r
+			}
+			return nil
+		}
+	}
+	return nil
+}
+
+// sumIs reports a + b = c for canonical amounts.
+func sumIs(a, b, c string) bool {
+	x, ok1 := new(big.Rat).SetString(a)
+	y, ok2 := new(big.Rat).SetString(b)
+	z, ok3 := new(big.Rat).SetString(c)
+	return ok1 && ok2 && ok3 && x.Add(x, y).Cmp(z) == 0
+}
+
+// rateIncludes reports whether tax is the part of total that the rate
+// written in label includes (total × rate / (100 + rate)), to within one
+// unit of tax's last digit.
+func rateIncludes(label, total, tax string) bool {
+	rate := rateOf(label)
+	tt, ok1 := new(big.Rat).SetString(total)
+	tx, ok2 := new(big.Rat).SetString(tax)
+	if rate == nil || !ok1 || !ok2 {
+		return false
+	}
+	inc := new(big.Rat).Mul(tt, rate)
+	inc.Quo(inc, new(big.Rat).Add(big.NewRat(100, 1), rate))
+	diff := inc.Sub(inc, tx)
+	unit := new(big.Rat).SetFrac(big.NewInt(1), pow10(decimalsOf(tax)))
+	return diff.Abs(diff).Cmp(unit) <= 0
+}
+
+// decimalsOf returns the digits after a canonical amount's point.
+func decimalsOf(s string) int {
+	if i := strings.IndexByte(s, '.'); i >= 0 {
+		return len(s) - i - 1
+	}
+	return 0
 }
 
 func saysIncluded(raw string) bool {

@@ -1,6 +1,7 @@
 package corpus_test
 
 import (
+	"math/big"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -355,4 +356,41 @@ func TestTruthCheck_NonInvoice_NeedsKindAndReason(t *testing.T) {
 	require.NoError(t, corpus.Truth{Kind: corpus.KindMemo, Reason: corpus.ReasonNotAnInvoice}.Check())
 	require.ErrorContains(t, corpus.Truth{Reason: corpus.ReasonNotAnInvoice}.Check(), "kind:")
 	require.ErrorContains(t, corpus.Truth{Kind: corpus.KindMemo}.Check(), "reason:")
+}
+
+// TestGenerate_LineMismatch_TheFaultIsInTheText: a broken line shows both
+// its unit price and its amount, or the document is consistent as printed
+// and no extractor could see the fault (seeds 4 and 2024 once wrote a
+// one-item prose line with its amount alone).
+func TestGenerate_LineMismatch_TheFaultIsInTheText(t *testing.T) {
+	t.Parallel()
+	seen := 0
+	for _, seed := range []int64{1, 4, 7, 2024, 2026} {
+		for _, d := range generate(t, seed, evalSize) {
+			if d.Truth.Reason != corpus.ReasonLineMismatch {
+				continue
+			}
+			broken := 0
+			for i, l := range d.Truth.Lines {
+				if lineAddsUp(t, l) {
+					continue
+				}
+				broken++
+				require.True(t, stated(d.Text, l.UnitPrice), "%s (%s): line %d price %s not in the text", d.ID, d.Layout, i, l.UnitPrice)
+				require.True(t, stated(d.Text, l.Amount), "%s (%s): line %d amount %s not in the text", d.ID, d.Layout, i, l.Amount)
+			}
+			require.Positive(t, broken, d.ID)
+			seen++
+		}
+	}
+	require.Greater(t, seen, 20)
+}
+
+func lineAddsUp(t *testing.T, l corpus.Line) bool {
+	t.Helper()
+	q, ok1 := new(big.Rat).SetString(l.Quantity)
+	p, ok2 := new(big.Rat).SetString(l.UnitPrice)
+	a, ok3 := new(big.Rat).SetString(l.Amount)
+	require.True(t, ok1 && ok2 && ok3, "line %+v", l)
+	return new(big.Rat).Mul(q, p).Cmp(a) == 0
 }

@@ -183,7 +183,11 @@ func (inv *invoice) itemProse(r *rand.Rand) string {
 		q := inv.num.qty(l.qty)
 		desc := strings.ToLower(l.desc[:1]) + l.desc[1:]
 		switch {
-		case l.qty == 100 && l.unit != "h" && l.unit != "days":
+		case l.qty == 100 && l.unit != "h" && l.unit != "days" && l.amount == l.price:
+			// One item is written with one figure; a line whose amount is
+			// not its price (a broken line_mismatch invoice) takes the
+			// form below that shows both, or the fault would not be in
+			// the text.
 			parts[i] = fmt.Sprintf("the %s at %s", desc, m.format(l.amount))
 		case l.unit == "h":
 			parts[i] = fmt.Sprintf("%s hours of %s at %s per hour (%s)", q, desc, m.format(l.price), m.format(l.amount))
