@@ -5,8 +5,8 @@ GO                  ?= go
 TEST_TIMEOUT        ?= 15m
 STATICCHECK_VERSION ?= v0.8.2
 # Fuzz targets as package:FuzzName, space separated, e.g.
-#   ./outbox:FuzzKey ./api:FuzzSubmit
-FUZZ_TARGETS        ?= ./outbox:FuzzKey ./outbox:FuzzParseKey ./internal/config:FuzzFromEnv ./api:FuzzSubmit ./extract:FuzzRules
+#   ./jobs:FuzzKey ./api:FuzzSubmit
+FUZZ_TARGETS        ?= ./jobs:FuzzKey ./jobs:FuzzParseKey ./internal/config:FuzzFromEnv ./api:FuzzSubmit ./extract:FuzzRules
 FUZZTIME            ?= 20s
 # Flags of scripts/eval, e.g. EVAL_FLAGS="-v" to list every failure, or
 # "-extractor rules -seed 7 -n 2000".
@@ -22,12 +22,12 @@ run:
 test:
 	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./...
 
-## bench: outbox and extractor benchmarks (figures only, no assertions)
+## bench: job store, relay and extractor benchmarks (figures only, no assertions)
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./outbox/... ./extract/...
+	$(GO) test -run '^$$' -bench . -benchmem ./jobs/... ./outbox/... ./extract/...
 
 ## eval: extraction accuracy on the generated and hand-written corpus; prints
-## the whole table, then fails (exit 1) when a target of issue 9 is missed
+## the whole table, then fails (exit 1) when an accuracy target is missed
 eval:
 	$(GO) run ./scripts/eval $(EVAL_FLAGS)
 
