@@ -42,6 +42,9 @@ var currencySymbols = []struct{ sym, code string }{
 	{"₽", "RUB"}, {"₺", "TRY"}, {"₪", "ILS"}, {"₫", "VND"}, {"₱", "PHP"}, {"$", "$"},
 	{"SFr.", "CHF"}, {"Fr.", "CHF"}, {"Dhs", "AED"}, {"BD", "BHD"}, {"KD", "KWD"}, {"RO", "OMR"},
 	{"JD", "JOD"}, {"QR", "QAR"}, {"SR", "SAR"}, {"DT", "TND"}, {"kr.", "kr"}, {"kr", "kr"}, {"Kr", "kr"},
+	// written out after an amount: "1,234.00 euros"
+	{"euros", "EUR"}, {"Euros", "EUR"}, {"euro", "EUR"}, {"Euro", "EUR"}, {"EUROS", "EUR"}, {"EURO", "EUR"},
+	{"dollars", "$"}, {"Dollars", "$"}, {"DOLLARS", "$"}, {"yen", "JPY"}, {"rupees", "INR"}, {"Rupees", "INR"},
 }
 
 // isCurrencyWord reports a word that names a currency beside an amount: an

@@ -38,6 +38,8 @@ func TestEvidence_CurrencyFromTheDocument(t *testing.T) {
 		{"a dollar in Canada", "GST/HST No. 1\nTotal: $10.00", "CAD"},
 		{"a dollar named", "Total: C$10.00", "CAD"},
 		{"a code before the dollar sign", "Total: MXN $21,692.00", "MXN"},
+		{"euros written out", "Total: 1,234.00 euros", "EUR"},
+		{"dollars written out in Canada", "Vancouver, British Columbia\nTotal: 1,234.00 dollars", "CAD"},
 		{"a dollar in Canada written as USD", "Toronto, ON M5E 0A2\nCanada\nTotal: $49.00\nAmount due: $49.00 USD", "USD"},
 		{"a dollar in Canada written as CAD and once USD", "Vancouver, BC\nTotal: $49.00 CAD\nDue: $49.00 CAD\nUS$1 = $1.38", "CAD"},
 		{"krona from the domain", "billing@acme.se\nTotal: 100,00 kr", "SEK"},

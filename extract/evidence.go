@@ -116,7 +116,7 @@ func (e *evidence) line(l *line) {
 			e.currencies[t.cur] += weight
 		}
 	}
-	if strings.IndexByte(l.text, '.') >= 0 {
+	if spacedDigits(l.text) && strings.IndexByte(l.text, '.') >= 0 {
 		e.spacedDot += countSpacedDot(l.text, weight > 1)
 	}
 	for _, code := range codeWords(l.text) {
@@ -335,6 +335,17 @@ func (e *evidence) format(currency string) numberFormat {
 	f := e.votes.decide(minor)
 	f.spaceGroups = f.decimal == '.' && e.spacedDot > 0
 	return f
+}
+
+// spacedDigits reports a digit, one space and three digits: a cheap test
+// before countSpacedDot.
+func spacedDigits(s string) bool {
+	for i := 1; i+4 <= len(s); i++ {
+		if s[i] == ' ' && isDigit(s[i-1]) && isDigit(s[i+1]) && isDigit(s[i+2]) && isDigit(s[i+3]) {
+			return true
+		}
+	}
+	return false
 }
 
 // countSpacedDot counts the amounts of text written with a currency (or

@@ -211,6 +211,9 @@ func cleanVendor(v string) string {
 	if i := addressStart(v); i > 0 {
 		v = v[:i] // "Visser BV, Industrieweg 135, Eindhoven", "Kawaguchi Co., Ltd., 1-1-2 Otemachi"
 	}
+	if i := strings.LastIndex(v, ", "); i > 0 && placeAfter(v[i+2:]) {
+		v = v[:i] // "Lena Fischer Übersetzungen, Leipzig"
+	}
 	v = strings.Trim(v, " \"'`,;:-–—|")
 	if !vendorLike(v) {
 		return ""
@@ -242,6 +245,15 @@ func addressStart(v string) int {
 		i += 2 + next
 	}
 	return first
+}
+
+// placeAfter reports the one word after a name's last comma that is a
+// place, not a legal form ("Leipzig", not "Ltd." or "Inc.").
+func placeAfter(w string) bool {
+	w = strings.TrimSpace(w)
+	r, _ := utf8.DecodeRuneInString(w)
+	return w != "" && !strings.ContainsAny(w, " .&") && unicode.IsUpper(r) && !hasDigit(w) &&
+		!legalFormRe.MatchString(w)
 }
 
 // vendorLike reports text that may be a company or person name: letters,
@@ -311,10 +323,23 @@ func topCandidate(c cell) string {
 	if _, ok := matchLabel(c.text); ok {
 		return ""
 	}
-	if len(findDates(c.text)) > 0 || fieldShaped(c.text) {
+	if len(findDates(c.text)) > 0 || fieldShaped(c.text) || sentenceShaped(c.text) {
 		return ""
 	}
 	return cleanVendor(c.text)
+}
+
+// sentenceShaped reports running text: six words or more ending with a
+// lower-case word and a full stop ("Quick note — here's the invoice for
+// the site photos."), not a name with its legal form ("… Design Co.").
+func sentenceShaped(text string) bool {
+	f := strings.Fields(strings.TrimSpace(text))
+	if len(f) < 6 || !strings.HasSuffix(f[len(f)-1], ".") {
+		return false
+	}
+	last := strings.TrimSuffix(f[len(f)-1], ".")
+	r, _ := utf8.DecodeRuneInString(last)
+	return len(last) > 3 && unicode.IsLower(r) && !strings.Contains(last, ".")
 }
 
 // fieldShaped reports "Company: Ortiz Consulting Ltd": a few words and a

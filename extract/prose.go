@@ -191,7 +191,7 @@ var inTotalRe = regexp.MustCompile(`(?i)\s(?:in\s+total|all\s+in|in\s+all)\b`)
 // inTotalRows reads "£1,620.00 in total": the amount right before the
 // words is the total.
 func inTotalRows(p paragraph, f numberFormat, have map[labelKind]bool) []amountRow {
-	if have[lkTotal] || !strings.Contains(strings.ToLower(p.text), " in ") && !strings.Contains(strings.ToLower(p.text), "all in") {
+	if have[lkTotal] || !strings.Contains(p.text, " in") && !strings.Contains(p.text, " IN") && !strings.Contains(p.text, " In") {
 		return nil
 	}
 	var rows []amountRow
