@@ -1,6 +1,9 @@
 package extract
 
-import "strings"
+import (
+	"math/big"
+	"strings"
+)
 
 // validateLines checks every line and returns the validated lines and the
 // sum of their amounts in minor units.
@@ -132,14 +135,29 @@ func (p *lineParts) fillFromAmount(minor int) {
 	switch {
 	case !p.hasQty && !p.hasPrice:
 		p.qty, p.price, p.hasQty, p.hasPrice = decimal{units: 1}, amount, true, true
-	case p.hasQty && p.qty.scale == 0 && p.qty.units != 0 && p.amount%p.qty.units == 0:
-		p.price, p.hasPrice = decimal{units: p.amount / p.qty.units, scale: minor}, true
+	case p.hasQty && p.qty.units > 0:
+		if price, ok := exactQuotient(p.amount, p.qty); ok {
+			p.price, p.hasPrice = decimal{units: price, scale: minor}, true
+		}
 	case p.hasPrice && p.price.scale <= minor:
 		pm, _ := p.price.toMinor(minor)
 		if pm != 0 && p.amount%pm == 0 && p.amount/pm > 0 {
 			p.qty, p.hasQty = decimal{units: p.amount / pm}, true
 		}
 	}
+}
+
+// exactQuotient divides an amount in minor units by a quantity (a decimal,
+// "2.5" hours) and reports whether the unit price comes out in whole minor
+// units: 120.00 / 2.5 = 48.00 does, 10.00 / 1.5 does not. big.Int keeps
+// amount × 10^scale from overflowing.
+func exactQuotient(amount int64, qty decimal) (int64, bool) {
+	num := new(big.Int).Mul(big.NewInt(amount), big.NewInt(pow10Int(qty.scale)))
+	q, r := new(big.Int).QuoRem(num, big.NewInt(qty.units), new(big.Int))
+	if r.Sign() != 0 || !q.IsInt64() {
+		return 0, false
+	}
+	return q.Int64(), true
 }
 
 // priceString writes a unit price with at least the currency's decimals.

@@ -96,8 +96,9 @@ func TestValidateExtraction_FillsWhatALineImplies(t *testing.T) {
 		{Description: "Qty and price", Quantity: "2", UnitPrice: "2.505"},
 		{Description: "Qty and amount", Quantity: "4", Amount: "10.00"},
 		{Description: "Hours and amount", Quantity: "1.5", Amount: "10.00"},
+		{Description: "Fractional hours that divide", Quantity: "2.5", Amount: "120.00"},
 	}
-	x.Subtotal, x.Tax, x.Total = "", "", "125.01"
+	x.Subtotal, x.Tax, x.Total = "", "", "245.01"
 	inv, err := ValidateExtraction(x)
 	require.NoError(t, err)
 	require.Equal(t, []LineItem{
@@ -105,8 +106,9 @@ func TestValidateExtraction_FillsWhatALineImplies(t *testing.T) {
 		{Description: "Qty and price", Quantity: "2", UnitPrice: "2.505", Amount: "5.01"},
 		{Description: "Qty and amount", Quantity: "4", UnitPrice: "2.50", Amount: "10.00"},
 		{Description: "Hours and amount", Quantity: "1.5", UnitPrice: "", Amount: "10.00"},
+		{Description: "Fractional hours that divide", Quantity: "2.5", UnitPrice: "48.00", Amount: "120.00"},
 	}, inv.LineItems)
-	require.Equal(t, "125.01", inv.Subtotal)
+	require.Equal(t, "245.01", inv.Subtotal)
 }
 
 func TestValidateExtraction_Sums(t *testing.T) {
