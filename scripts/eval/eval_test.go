@@ -297,3 +297,16 @@ func TestRun_RulesExtractor_PrintsEveryTableAndTheVerdict(t *testing.T) {
 	}
 	require.Equal(t, 4, strings.Count(out.String(), "[ok  ]")+strings.Count(out.String(), "[MISS]"))
 }
+
+// The accuracy targets are a gate of the test suite, not only of make eval:
+// the rules extractor must meet every one on the default corpus (seed 1,
+// 500 generated documents and the hand-written set) and on a second seed.
+func TestEval_RulesExtractor_MeetsEveryTarget(t *testing.T) {
+	t.Parallel()
+	for _, seed := range []int64{1, 2026} {
+		var out bytes.Buffer
+		met, err := run(context.Background(), options{extractor: "rules", seed: seed, n: 500, dir: handDir}, extractors, &out)
+		require.NoError(t, err)
+		require.True(t, met, "seed %d:\n%s", seed, out.String())
+	}
+}
