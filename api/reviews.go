@@ -77,26 +77,44 @@ func (s *Server) decide(c echo.Context) error {
 		o.fail("decision", `must be "approve" or "reject"`)
 	}
 	note, ok := o.str("note", false)
-	if ok && (utf8.RuneCountInString(note) > MaxNoteLength || hasControl(note)) {
-		o.fail("note", fmt.Sprintf("must be at most %d characters without control characters other than tab and newline", MaxNoteLength))
+	if problem := noteProblem(note); ok && problem != "" {
+		o.fail("note", problem)
 	}
 	if err := o.done(nil); err != nil {
 		return err
 	}
 	ctx, cancel := s.storeCtx(c)
 	defer cancel()
+	r, err := s.decideReview(ctx, key, principal(c).name, status, note)
+	if err != nil {
+		return fmt.Errorf("api: decide %s: %w", key, err)
+	}
+	return c.JSON(http.StatusOK, newReviewView(r, roleOperator))
+}
+
+// decideReview is the one decision path of both doors, the JSON route and
+// the operator console: status is ReviewApproved or ReviewRejected.
+func (s *Server) decideReview(ctx context.Context, key outbox.Key, operator, status, note string) (*outbox.Review, error) {
 	// Decide answers a first decision and a repeat alike; the review's state
 	// before it tells them apart, for the review-wait histogram (two
 	// operators deciding within the same instant would both be observed).
 	before, _ := s.store.GetReview(ctx, key)
-	r, err := s.store.Decide(ctx, key, principal(c).name, status, note)
+	r, err := s.store.Decide(ctx, key, operator, status, note)
 	if err != nil {
-		return fmt.Errorf("api: decide %s: %w", key, err)
+		return nil, err
 	}
 	if before != nil && before.Status == outbox.ReviewPending {
 		s.metrics.decided(key.Tenant, r)
 	}
-	return c.JSON(http.StatusOK, newReviewView(r, roleOperator))
+	return r, nil
+}
+
+// noteProblem is what is wrong with a decision note, "" if nothing.
+func noteProblem(note string) string {
+	if utf8.RuneCountInString(note) > MaxNoteLength || hasControl(note) {
+		return fmt.Sprintf("must be at most %d characters without control characters other than tab and newline", MaxNoteLength)
+	}
+	return ""
 }
 
 // hasControl reports a control character other than tab, newline and

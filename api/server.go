@@ -1,6 +1,6 @@
 // Package api is relayops' HTTP API: job submission and status for tenants,
 // reprocessing, the dead-letter queue, the audit trail and review decisions
-// for operators, health and readiness probes, Prometheus metrics and the
+// for operators, the operator console (package console, at /console/), health and readiness probes, Prometheus metrics and the
 // OpenAPI document. DESIGN.md's "HTTP API" section is the contract; the
 // served /openapi.json describes it exactly and the tests hold every answer
 // against it.
@@ -179,6 +179,7 @@ type Server struct {
 	metrics      *metrics
 	collector    *clusterCollector
 	authThrottle *authThrottle
+	console      http.Handler
 	echo         *echo.Echo
 }
 
@@ -206,6 +207,9 @@ func New(cfg Config) (*Server, error) {
 		collector: col,
 
 		authThrottle: newAuthThrottle(cfg.AuthFailures, cfg.Clock),
+	}
+	if s.console, err = s.newConsole(); err != nil {
+		return nil, err
 	}
 	s.echo = s.routes()
 	return s, nil
@@ -240,6 +244,10 @@ func (s *Server) routes() *echo.Echo {
 	e.GET("/readyz", s.readyz)
 	e.GET("/metrics", echo.WrapHandler(s.metrics.handler(s.cfg.Registry)), s.metricsAuth())
 	e.GET("/openapi.json", serveOpenAPI)
+	// The operator console: HTML pages, not part of the JSON API.
+	con := echo.WrapHandler(s.console)
+	e.Any("/console", con)
+	e.Any("/console/*", con)
 	if s.cfg.Dashboard != nil {
 		h := echo.WrapHandler(s.cfg.Dashboard)
 		e.Any("/monitoring", h)
