@@ -142,6 +142,13 @@ func (c *Console) routes() *http.ServeMux {
 	mux.HandleFunc("GET "+root+"/jobs/{jobId}", c.job)
 	mux.HandleFunc("POST "+root+"/jobs/{jobId}/reprocess", c.guard(c.reprocess))
 	mux.HandleFunc("GET "+root+"/audit", c.audit)
+	// The forms' targets answer every other method 405: no link can act.
+	postOnly := func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Allow", http.MethodPost)
+		c.fail(w, r, nil, http.StatusMethodNotAllowed, "This address takes a form (POST) only.")
+	}
+	mux.HandleFunc(root+"/reviews/{jobId}/decision", postOnly)
+	mux.HandleFunc(root+"/jobs/{jobId}/reprocess", postOnly)
 	mux.HandleFunc(root+"/", func(w http.ResponseWriter, r *http.Request) {
 		c.fail(w, r, nil, http.StatusNotFound, "There is no such page.")
 	})
