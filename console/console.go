@@ -100,7 +100,7 @@ type Config struct {
 	// a browser signed in to one is signed in to the other).
 	Realm string
 	// CSRFWindow is how long a CSRF token is valid at least (at most
-	// twice as long). Default 2h.
+	// twice as long). Default 1h.
 	CSRFWindow time.Duration
 	Clock      clock.Clock  // default clock.Real{}
 	Logger     *slog.Logger // default: discard
@@ -117,7 +117,7 @@ func (c Config) withDefaults() Config {
 		c.Realm = "relayops"
 	}
 	if c.CSRFWindow == 0 {
-		c.CSRFWindow = 2 * time.Hour
+		c.CSRFWindow = time.Hour
 	}
 	if c.Clock == nil {
 		c.Clock = clock.Real{}
