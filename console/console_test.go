@@ -263,3 +263,16 @@ func TestConsole_DecidingTwice_IsRefused_ShowingTheExistingDecision(t *testing.T
 	require.NoError(t, err)
 	require.Len(t, audit.Entries, 1, "one decision, one audit entry")
 }
+
+func TestConsole_StoreUnreachable_AnswersServiceUnavailable_NotAnInternalError(t *testing.T) {
+	t.Parallel()
+	b := setup(t, func(c *api.Config) { c.StoreTimeout = 500 * time.Millisecond })
+	k := b.pendingReview(t, "acme:inv-1:v1", "Invoice")
+	b.mini.Close()
+	for _, path := range []string{"/console/reviews", "/console/reviews/" + k.String(), "/console/dlq", "/console/audit", "/console/jobs/" + k.String()} {
+		p := b.get(t, path, alice)
+		require.Equal(t, http.StatusServiceUnavailable, p.status, path)
+		require.Contains(t, p.body, "The job store is unavailable")
+		requireSecurityHeaders(t, path, p)
+	}
+}

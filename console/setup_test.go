@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/alicebob/miniredis/v2"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
@@ -44,6 +45,7 @@ type auth struct{ name, token string }
 // bundle is one API server, console included, over its own Redis.
 type bundle struct {
 	h     http.Handler
+	mini  *miniredis.Miniredis
 	store *outbox.Store
 	rdb   redis.UniversalClient
 	clock *clock.Stub
@@ -51,7 +53,7 @@ type bundle struct {
 
 func setup(t *testing.T, modify func(*api.Config)) *bundle {
 	t.Helper()
-	_, rdb := redistest.Mini(t)
+	mini, rdb := redistest.Mini(t)
 	clk := clock.NewStub(t0)
 	store, err := outbox.NewStore(outbox.Config{Redis: rdb, Clock: clk, Shards: 4})
 	require.NoError(t, err)
@@ -62,7 +64,7 @@ func setup(t *testing.T, modify func(*api.Config)) *bundle {
 	}
 	srv, err := api.New(cfg)
 	require.NoError(t, err)
-	return &bundle{h: srv.Handler(), store: store, rdb: rdb, clock: clk}
+	return &bundle{h: srv.Handler(), mini: mini, store: store, rdb: rdb, clock: clk}
 }
 
 // page is a received answer.
