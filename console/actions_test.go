@@ -236,3 +236,30 @@ func TestDescribe_EveryReasonAndErrorCode_HasASentence(t *testing.T) {
 }
 
 func must(s string, _ bool) string { return s }
+
+func TestConsole_AuditAndDeadLetters_PageWithCursors_KeepingTheFilters(t *testing.T) {
+	t.Parallel()
+	b := setup(t, nil)
+	for i := range console.PageSize + 5 {
+		b.rejected(t, fmt.Sprintf("acme:inv-%02d:v1", i), "doc", "not_an_invoice")
+		b.submit(t, fmt.Sprintf("globex:inv-%02d:v1", i), "doc")
+	}
+	nextRe := regexp.MustCompile(`href="([^"]+)" rel="next"`)
+	for _, c := range []struct{ path, row string }{
+		{"/console/audit?tenant=acme&action=submitted", `<td><span class="action">submitted</span></td>`},
+		{"/console/dlq?tenant=acme", `<td>acme</td>`},
+	} {
+		first := b.get(t, c.path, alice)
+		require.Equal(t, http.StatusOK, first.status)
+		require.Equal(t, console.PageSize, strings.Count(first.body, c.row), c.path)
+		next := nextRe.FindStringSubmatch(first.body)
+		require.NotNil(t, next, c.path)
+		link := strings.ReplaceAll(next[1], "&amp;", "&")
+		require.Contains(t, link, "tenant=acme", "the filters stay")
+		second := b.get(t, link, alice)
+		require.Equal(t, http.StatusOK, second.status)
+		require.Equal(t, 5, strings.Count(second.body, c.row), c.path)
+		require.NotContains(t, second.body, "globex")
+		require.NotContains(t, second.body, `rel="next"`)
+	}
+}
