@@ -5,8 +5,8 @@ GO                  ?= go
 TEST_TIMEOUT        ?= 15m
 STATICCHECK_VERSION ?= v0.8.2
 # Fuzz targets as package:FuzzName, space separated, e.g.
-#   ./outbox:FuzzKey ./api:FuzzSubmit
-FUZZ_TARGETS        ?= ./outbox:FuzzKey ./outbox:FuzzParseKey ./internal/config:FuzzFromEnv ./api:FuzzSubmit
+#   ./jobs:FuzzKey ./api:FuzzSubmit
+FUZZ_TARGETS        ?= ./jobs:FuzzKey ./jobs:FuzzParseKey ./internal/config:FuzzFromEnv ./api:FuzzSubmit
 FUZZTIME            ?= 20s
 # Flags of scripts/eval, e.g. EVAL_FLAGS="-v" to list every failure, or
 # "-extractor rules -seed 7 -n 2000".
@@ -22,9 +22,9 @@ run:
 test:
 	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./...
 
-## bench: outbox benchmarks (figures only, no assertions)
+## bench: job store and relay benchmarks (figures only, no assertions)
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./outbox/...
+	$(GO) test -run '^$$' -bench . -benchmem ./jobs/... ./outbox/...
 
 ## eval: extraction accuracy on the generated and hand-written corpus; prints
 ## the whole table, then fails (exit 1) when a target of issue 9 is missed

@@ -10,7 +10,7 @@ import (
 	"slices"
 
 	"github.com/relayops/relayops/console"
-	"github.com/relayops/relayops/outbox"
+	"github.com/relayops/relayops/jobs"
 )
 
 // consoleCountCap bounds the counts of the console's header: past it they
@@ -68,7 +68,7 @@ func bounded[T any](o consoleOps, ctx context.Context, f func(context.Context) (
 	ctx, cancel := context.WithTimeout(ctx, o.s.cfg.StoreTimeout)
 	defer cancel()
 	v, err := f(ctx)
-	if err != nil && (unavailable(err) || errors.Is(err, outbox.ErrReprocessRace)) {
+	if err != nil && (unavailable(err) || errors.Is(err, jobs.ErrReprocessRace)) {
 		err = fmt.Errorf("%w: %w", console.ErrUnavailable, err)
 	}
 	return v, err
@@ -85,69 +85,69 @@ func (o consoleOps) tenants() []string {
 	return out
 }
 
-func (o consoleOps) ListReviews(ctx context.Context, opts outbox.ReviewOptions) (*outbox.ReviewPage, error) {
+func (o consoleOps) ListReviews(ctx context.Context, opts jobs.ReviewOptions) (*jobs.ReviewPage, error) {
 	if opts.Tenant == "" {
 		if opts.Tenants = o.tenants(); len(opts.Tenants) == 0 {
-			return &outbox.ReviewPage{}, nil
+			return &jobs.ReviewPage{}, nil
 		}
 	}
-	return bounded(o, ctx, func(ctx context.Context) (*outbox.ReviewPage, error) { return o.s.store.ListReviews(ctx, opts) })
+	return bounded(o, ctx, func(ctx context.Context) (*jobs.ReviewPage, error) { return o.s.store.ListReviews(ctx, opts) })
 }
 
-func (o consoleOps) GetReview(ctx context.Context, k outbox.Key) (*outbox.Review, error) {
-	return bounded(o, ctx, func(ctx context.Context) (*outbox.Review, error) { return o.s.store.GetReview(ctx, k) })
+func (o consoleOps) GetReview(ctx context.Context, k jobs.Key) (*jobs.Review, error) {
+	return bounded(o, ctx, func(ctx context.Context) (*jobs.Review, error) { return o.s.store.GetReview(ctx, k) })
 }
 
-func (o consoleOps) GetJob(ctx context.Context, k outbox.Key) (*outbox.Job, error) {
-	return bounded(o, ctx, func(ctx context.Context) (*outbox.Job, error) { return o.s.store.Get(ctx, k) })
+func (o consoleOps) GetJob(ctx context.Context, k jobs.Key) (*jobs.Job, error) {
+	return bounded(o, ctx, func(ctx context.Context) (*jobs.Job, error) { return o.s.store.Get(ctx, k) })
 }
 
-func (o consoleOps) Input(ctx context.Context, k outbox.Key) (string, error) {
+func (o consoleOps) Input(ctx context.Context, k jobs.Key) (string, error) {
 	return bounded(o, ctx, func(ctx context.Context) (string, error) { return o.s.store.Input(ctx, k) })
 }
 
-func (o consoleOps) Result(ctx context.Context, k outbox.Key) ([]byte, error) {
+func (o consoleOps) Result(ctx context.Context, k jobs.Key) ([]byte, error) {
 	return bounded(o, ctx, func(ctx context.Context) ([]byte, error) { return o.s.store.Result(ctx, k) })
 }
 
 // Decide checks the note with the JSON route's rules and decides through
 // its path.
-func (o consoleOps) Decide(ctx context.Context, k outbox.Key, operator, decision, note string) (*outbox.Review, error) {
-	var fields []outbox.FieldError
+func (o consoleOps) Decide(ctx context.Context, k jobs.Key, operator, decision, note string) (*jobs.Review, error) {
+	var fields []jobs.FieldError
 	status := decisions[decision]
 	if status == "" {
-		fields = append(fields, outbox.FieldError{Field: "decision", Problem: `must be "approve" or "reject"`})
+		fields = append(fields, jobs.FieldError{Field: "decision", Problem: `must be "approve" or "reject"`})
 	}
 	if p := noteProblem(note); p != "" {
-		fields = append(fields, outbox.FieldError{Field: "note", Problem: p})
+		fields = append(fields, jobs.FieldError{Field: "note", Problem: p})
 	}
 	if fields != nil {
-		return nil, &outbox.ValidationError{Fields: fields}
+		return nil, &jobs.ValidationError{Fields: fields}
 	}
-	return bounded(o, ctx, func(ctx context.Context) (*outbox.Review, error) {
+	return bounded(o, ctx, func(ctx context.Context) (*jobs.Review, error) {
 		return o.s.decideReview(ctx, k, operator, status, note)
 	})
 }
 
-func (o consoleOps) ListDLQ(ctx context.Context, opts outbox.DLQOptions) (*outbox.JobPage, error) {
-	return bounded(o, ctx, func(ctx context.Context) (*outbox.JobPage, error) { return o.s.store.ListDLQ(ctx, opts) })
+func (o consoleOps) ListDLQ(ctx context.Context, opts jobs.DLQOptions) (*jobs.JobPage, error) {
+	return bounded(o, ctx, func(ctx context.Context) (*jobs.JobPage, error) { return o.s.store.ListDLQ(ctx, opts) })
 }
 
 // Reprocess checks the reason and content with the JSON route's rules and
 // reprocesses through its path; the rate limit's 429 becomes a
 // *console.RateLimitError.
-func (o consoleOps) Reprocess(ctx context.Context, req outbox.ReprocessRequest) (*outbox.ReprocessResult, error) {
-	var fields []outbox.FieldError
+func (o consoleOps) Reprocess(ctx context.Context, req jobs.ReprocessRequest) (*jobs.ReprocessResult, error) {
+	var fields []jobs.FieldError
 	if p := reasonProblem(req.Reason); p != "" {
-		fields = append(fields, outbox.FieldError{Field: "reason", Problem: p})
+		fields = append(fields, jobs.FieldError{Field: "reason", Problem: p})
 	}
 	if req.Content != nil && int64(len(*req.Content)) > o.s.cfg.BodyLimit {
-		fields = append(fields, outbox.FieldError{Field: "content", Problem: fmt.Sprintf("must be at most %d bytes", o.s.cfg.BodyLimit)})
+		fields = append(fields, jobs.FieldError{Field: "content", Problem: fmt.Sprintf("must be at most %d bytes", o.s.cfg.BodyLimit)})
 	}
 	if fields != nil {
-		return nil, &outbox.ValidationError{Fields: fields}
+		return nil, &jobs.ValidationError{Fields: fields}
 	}
-	res, err := bounded(o, ctx, func(ctx context.Context) (*outbox.ReprocessResult, error) { return o.s.reprocessJob(ctx, req) })
+	res, err := bounded(o, ctx, func(ctx context.Context) (*jobs.ReprocessResult, error) { return o.s.reprocessJob(ctx, req) })
 	var e *Error
 	if errors.As(err, &e) && e.Code == CodeRateLimited {
 		return nil, &console.RateLimitError{RetryAfter: e.RetryAfter, Message: e.Message}
@@ -155,8 +155,8 @@ func (o consoleOps) Reprocess(ctx context.Context, req outbox.ReprocessRequest) 
 	return res, err
 }
 
-func (o consoleOps) ListAudit(ctx context.Context, opts outbox.AuditOptions) (*outbox.AuditPage, error) {
-	return bounded(o, ctx, func(ctx context.Context) (*outbox.AuditPage, error) { return o.s.store.ListAudit(ctx, opts) })
+func (o consoleOps) ListAudit(ctx context.Context, opts jobs.AuditOptions) (*jobs.AuditPage, error) {
+	return bounded(o, ctx, func(ctx context.Context) (*jobs.AuditPage, error) { return o.s.store.ListAudit(ctx, opts) })
 }
 
 // Counts reads one bounded page of each list: pending reviews of every
@@ -164,13 +164,13 @@ func (o consoleOps) ListAudit(ctx context.Context, opts outbox.AuditOptions) (*o
 func (o consoleOps) Counts(ctx context.Context) (console.Counts, error) {
 	var c console.Counts
 	if tenants := o.tenants(); len(tenants) > 0 {
-		p, err := o.ListReviews(ctx, outbox.ReviewOptions{Tenants: tenants, Status: outbox.ReviewPending, Limit: consoleCountCap})
+		p, err := o.ListReviews(ctx, jobs.ReviewOptions{Tenants: tenants, Status: jobs.ReviewPending, Limit: consoleCountCap})
 		if err != nil {
 			return c, err
 		}
 		c.PendingReviews, c.PendingCapped = len(p.Reviews), p.NextCursor != ""
 	}
-	d, err := o.ListDLQ(ctx, outbox.DLQOptions{Limit: consoleCountCap})
+	d, err := o.ListDLQ(ctx, jobs.DLQOptions{Limit: consoleCountCap})
 	if err != nil {
 		return c, err
 	}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/relayops/relayops/outbox"
+	"github.com/relayops/relayops/jobs"
 )
 
 // MaxReasonLength bounds a reprocess reason, in characters.
@@ -54,13 +54,13 @@ func (s *Server) reprocess(c echo.Context) error {
 
 // reprocessJob is the one reprocess path of both doors, the JSON route and
 // the operator console: the rate limit, the store call and the metrics.
-func (s *Server) reprocessJob(ctx context.Context, req outbox.ReprocessRequest) (*outbox.ReprocessResult, error) {
+func (s *Server) reprocessJob(ctx context.Context, req jobs.ReprocessRequest) (*jobs.ReprocessResult, error) {
 	job, err := s.store.Get(ctx, req.Key)
 	if err != nil {
 		return nil, err
 	}
 	var token *reservation
-	if job.State == outbox.StateDeadLettered && job.ReprocessedAs == "" {
+	if job.State == jobs.StateDeadLettered && job.ReprocessedAs == "" {
 		if token, err = s.limiter.reserve(ctx, req.Key); err != nil {
 			return nil, err
 		}
@@ -70,7 +70,7 @@ func (s *Server) reprocessJob(ctx context.Context, req outbox.ReprocessRequest) 
 		token.release(ctx, err)
 	}
 	switch {
-	case errors.Is(err, outbox.ErrIdempotencyConflict):
+	case errors.Is(err, jobs.ErrIdempotencyConflict):
 		s.metrics.reprocessed(req.Key.Tenant, reprocessConflict)
 	case err != nil:
 	case res.Repeat:
@@ -89,16 +89,16 @@ func reasonProblem(reason string) string {
 	return ""
 }
 
-func (s *Server) decodeReprocess(c echo.Context, key outbox.Key) (outbox.ReprocessRequest, error) {
+func (s *Server) decodeReprocess(c echo.Context, key jobs.Key) (jobs.ReprocessRequest, error) {
 	o, err := s.readObject(c)
 	if err != nil {
-		return outbox.ReprocessRequest{}, err
+		return jobs.ReprocessRequest{}, err
 	}
 	reason, ok := o.str("reason", true)
 	if problem := reasonProblem(reason); ok && problem != "" {
 		o.fail("reason", problem)
 	}
-	req := outbox.ReprocessRequest{Key: key, Operator: principal(c).name, Reason: reason}
+	req := jobs.ReprocessRequest{Key: key, Operator: principal(c).name, Reason: reason}
 	if content, ok := o.str("content", false); ok {
 		if content == "" {
 			o.fail("content", "must be a non-empty string when given")
@@ -106,7 +106,7 @@ func (s *Server) decodeReprocess(c echo.Context, key outbox.Key) (outbox.Reproce
 		req.Content = &content
 	}
 	if err := o.done(reprocessHints); err != nil {
-		return outbox.ReprocessRequest{}, err
+		return jobs.ReprocessRequest{}, err
 	}
 	return req, nil
 }
@@ -115,7 +115,7 @@ func (s *Server) decodeReprocess(c echo.Context, key outbox.Key) (outbox.Reproce
 // reprocessed unless include=reprocessed; every tenant unless tenant= narrows.
 func (s *Server) listDLQ(c echo.Context) error {
 	q := parseQuery(c, "tenant", "include", "cursor", "limit")
-	opts := outbox.DLQOptions{Limit: q.limit()}
+	opts := jobs.DLQOptions{Limit: q.limit()}
 	if q.has("tenant") {
 		opts.Tenant = q.tenant("tenant")
 	}
@@ -125,7 +125,7 @@ func (s *Server) listDLQ(c echo.Context) error {
 			q.fail("include", `must be "reprocessed"`)
 		}
 	}
-	return respondList(s, c, q, &opts.Cursor, "dlq", func(ctx context.Context) (*outbox.JobPage, error) {
+	return respondList(s, c, q, &opts.Cursor, "dlq", func(ctx context.Context) (*jobs.JobPage, error) {
 		return s.store.ListDLQ(ctx, opts)
 	}, newJobList)
 }
@@ -134,7 +134,7 @@ func (s *Server) listDLQ(c echo.Context) error {
 // tenant, jobId and operator.
 func (s *Server) listAudit(c echo.Context) error {
 	q := parseQuery(c, "tenant", "jobId", "operator", "cursor", "limit")
-	opts := outbox.AuditOptions{Limit: q.limit()}
+	opts := jobs.AuditOptions{Limit: q.limit()}
 	if q.has("tenant") {
 		opts.Tenant = q.tenant("tenant")
 	}
@@ -142,13 +142,13 @@ func (s *Server) listAudit(c echo.Context) error {
 		opts.Operator = q.tenant("operator") // operator names follow the tenant name rule
 	}
 	if q.has("jobId") {
-		key, err := outbox.ParseKey(q.get("jobId"))
+		key, err := jobs.ParseKey(q.get("jobId"))
 		if err != nil {
 			q.fail("jobId", "must be <tenant>:<documentId>:v<version>")
 		}
 		opts.JobKey = key.String()
 	}
-	return respondList(s, c, q, &opts.Cursor, "audit", func(ctx context.Context) (*outbox.AuditPage, error) {
+	return respondList(s, c, q, &opts.Cursor, "audit", func(ctx context.Context) (*jobs.AuditPage, error) {
 		return s.store.ListAudit(ctx, opts)
 	}, newAuditList)
 }

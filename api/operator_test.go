@@ -11,9 +11,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/relayops/relayops/internal/config"
 	"github.com/relayops/relayops/internal/redistest"
-	"github.com/relayops/relayops/outbox"
+	"github.com/relayops/relayops/jobs"
 )
 
 func reprocessCall(id, body string) call {
@@ -59,8 +58,8 @@ func TestReprocess_DeadLetteredJob_CreatesNextVersion(t *testing.T) {
 		require.Equal(t, "acme:inv-1:v2", e["newJobId"])
 		require.Equal(t, "alice", e["operator"])
 		require.Equal(t, "extractor fixed", e["reason"])
-		require.Equal(t, outbox.PayloadHash("Invoice 42"), e["oldPayloadHash"])
-		require.Equal(t, outbox.PayloadHash("Invoice 42"), e["newPayloadHash"])
+		require.Equal(t, jobs.PayloadHash("Invoice 42"), e["oldPayloadHash"])
+		require.Equal(t, jobs.PayloadHash("Invoice 42"), e["newPayloadHash"])
 	})
 }
 
@@ -84,7 +83,7 @@ func TestReprocess_Refusals(t *testing.T) {
 	b.cancel(t, cancelled)
 	expired := b.submit(t, tokAcme, "e", 1, "x")
 	b.deadLetter(t, expired)
-	b.mini.FastForward(outbox.DefaultRetention.Input + time.Hour)
+	b.mini.FastForward(jobs.DefaultRetention.Input + time.Hour)
 
 	tests := []struct {
 		name   string
@@ -123,7 +122,7 @@ func TestReprocess_Refusals(t *testing.T) {
 
 func TestReprocess_RateLimit_PerTenant_RepeatsAreFree(t *testing.T) {
 	t.Parallel()
-	b := setup(t, &setupOpts{modify: func(c *Config) { c.ReprocessRate = config.Rate{Count: 2, Per: time.Minute} }})
+	b := setup(t, &setupOpts{modify: func(c *Config) { c.ReprocessRate = Rate{Count: 2, Per: time.Minute} }})
 	var dead []string
 	for _, doc := range []string{"a", "b", "c", "d"} {
 		id := b.submit(t, tokAcme, doc, 1, "x")
@@ -160,9 +159,9 @@ func TestReprocess_ConcurrentIdenticalCalls_OneCreatedRestRepeats(t *testing.T) 
 	for _, backend := range []string{"miniredis", "redis"} {
 		t.Run(backend, func(t *testing.T) {
 			t.Parallel()
-			opts := &setupOpts{modify: func(c *Config) { c.ReprocessRate = config.Rate{Count: 10, Per: time.Minute} }}
+			opts := &setupOpts{modify: func(c *Config) { c.ReprocessRate = Rate{Count: 10, Per: time.Minute} }}
 			if backend == "redis" {
-				rdb, err := outbox.NewRedisClient(redistest.Start(t, nil).URL)
+				rdb, err := jobs.NewRedisClient(redistest.Start(t, nil).URL)
 				require.NoError(t, err)
 				t.Cleanup(func() { _ = rdb.Close() })
 				opts.rdb = rdb
@@ -220,7 +219,7 @@ func TestDLQ_ListsDeadLetteredJobsWithReasonCodes(t *testing.T) {
 	reasons := map[string]any{}
 	for _, it := range v["items"].([]any) {
 		item := it.(map[string]any)
-		require.Equal(t, outbox.CodePermanent, item["errorCode"])
+		require.Equal(t, jobs.CodePermanent, item["errorCode"])
 		reasons[item["jobId"].(string)] = item["errorReason"]
 	}
 	require.Equal(t, map[string]any{d1: nil, d2: "missing_field:invoiceNumber"}, reasons,

@@ -8,7 +8,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/relayops/relayops/outbox"
+	"github.com/relayops/relayops/jobs"
 )
 
 // MaxNoteLength bounds a review decision's note, in characters.
@@ -16,8 +16,8 @@ const MaxNoteLength = 2000
 
 // decisions maps the API's decisions to review statuses.
 var decisions = map[string]string{
-	"approve": outbox.ReviewApproved,
-	"reject":  outbox.ReviewRejected,
+	"approve": jobs.ReviewApproved,
+	"reject":  jobs.ReviewRejected,
 }
 
 // listReviews is GET /v1/reviews: one tenant's reviews, newest first,
@@ -29,16 +29,16 @@ func (s *Server) listReviews(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	opts := outbox.ReviewOptions{Tenant: tenant, Limit: q.limit()}
+	opts := jobs.ReviewOptions{Tenant: tenant, Limit: q.limit()}
 	if q.has("status") {
 		opts.Status = q.get("status")
 		switch opts.Status {
-		case outbox.ReviewPending, outbox.ReviewApproved, outbox.ReviewRejected:
+		case jobs.ReviewPending, jobs.ReviewApproved, jobs.ReviewRejected:
 		default:
 			q.fail("status", "must be one of pending, approved, rejected")
 		}
 	}
-	return respondList(s, c, q, &opts.Cursor, "reviews", func(ctx context.Context) (*outbox.ReviewPage, error) {
+	return respondList(s, c, q, &opts.Cursor, "reviews", func(ctx context.Context) (*jobs.ReviewPage, error) {
 		return s.store.ListReviews(ctx, opts)
 	}, reviewList(principal(c).role))
 }
@@ -94,19 +94,15 @@ func (s *Server) decide(c echo.Context) error {
 
 // decideReview is the one decision path of both doors, the JSON route and
 // the operator console: status is ReviewApproved or ReviewRejected.
-func (s *Server) decideReview(ctx context.Context, key outbox.Key, operator, status, note string) (*outbox.Review, error) {
-	// Decide answers a first decision and a repeat alike; the review's state
-	// before it tells them apart, for the review-wait histogram (two
-	// operators deciding within the same instant would both be observed).
-	before, _ := s.store.GetReview(ctx, key)
-	r, err := s.store.Decide(ctx, key, operator, status, note)
+func (s *Server) decideReview(ctx context.Context, key jobs.Key, operator, status, note string) (*jobs.Review, error) {
+	d, err := s.store.Decide(ctx, key, operator, status, note)
 	if err != nil {
 		return nil, err
 	}
-	if before != nil && before.Status == outbox.ReviewPending {
-		s.metrics.decided(key.Tenant, r)
+	if d.Decided { // a repeat is answered alike but observed once
+		s.metrics.decided(key.Tenant, d.Review)
 	}
-	return r, nil
+	return d.Review, nil
 }
 
 // noteProblem is what is wrong with a decision note, "" if nothing.

@@ -15,8 +15,7 @@ import (
 	"github.com/relayops/relayops/api"
 	"github.com/relayops/relayops/console"
 	"github.com/relayops/relayops/extract"
-	"github.com/relayops/relayops/internal/config"
-	"github.com/relayops/relayops/outbox"
+	"github.com/relayops/relayops/jobs"
 	"github.com/relayops/relayops/worker"
 )
 
@@ -46,10 +45,10 @@ func TestConsole_Reprocess_WithCorrectedContent_CreatesTheNextVersion_AsTheAPIDo
 	require.Equal(t, "Subtotal 100.00\nTax 20.00\nTotal 120.00\n", in, "the corrected document, with its own line breaks")
 	nj, err := b.store.Get(ctx, next)
 	require.NoError(t, err)
-	require.Equal(t, outbox.StateQueued, nj.State)
+	require.Equal(t, jobs.StateQueued, nj.State)
 	require.Equal(t, k.String(), nj.ReprocessedFrom)
 
-	audit, err := b.store.ListAudit(ctx, outbox.AuditOptions{Action: outbox.AuditReprocessed})
+	audit, err := b.store.ListAudit(ctx, jobs.AuditOptions{Action: jobs.AuditReprocessed})
 	require.NoError(t, err)
 	require.Len(t, audit.Entries, 1)
 	e := audit.Entries[0]
@@ -64,7 +63,7 @@ func TestConsole_Reprocess_WithCorrectedContent_CreatesTheNextVersion_AsTheAPIDo
 
 	// Sending the form again is the API's repeat: the same new job.
 	require.Equal(t, http.StatusSeeOther, b.post(t, path+"/reprocess", form, alice).status)
-	audit, err = b.store.ListAudit(ctx, outbox.AuditOptions{Action: outbox.AuditReprocessed})
+	audit, err = b.store.ListAudit(ctx, jobs.AuditOptions{Action: jobs.AuditReprocessed})
 	require.NoError(t, err)
 	require.Len(t, audit.Entries, 1)
 	// A different document for the same dead letter is the API's conflict.
@@ -81,17 +80,17 @@ func TestConsole_Reprocess_UnchangedContent_ReusesTheStoredDocument(t *testing.T
 	path := "/console/jobs/" + k.String()
 	form := url.Values{"csrf": {b.get(t, path, alice).csrf(t)}, "reason": {"extractor fixed"}, "content": {"Line one\r\nLine two"}}
 	require.Equal(t, http.StatusSeeOther, b.post(t, path+"/reprocess", form, alice).status)
-	audit, err := b.store.ListAudit(context.Background(), outbox.AuditOptions{Action: outbox.AuditReprocessed})
+	audit, err := b.store.ListAudit(context.Background(), jobs.AuditOptions{Action: jobs.AuditReprocessed})
 	require.NoError(t, err)
 	require.Equal(t, audit.Entries[0].OldPayloadHash, audit.Entries[0].NewPayloadHash, "the same input again")
 }
 
 func TestConsole_Reprocess_OverTheRateLimit_ShowsAMessage_AndCreatesNothing(t *testing.T) {
 	t.Parallel()
-	b := setup(t, func(c *api.Config) { c.ReprocessRate = config.Rate{Count: 1, Per: time.Hour} })
+	b := setup(t, func(c *api.Config) { c.ReprocessRate = api.Rate{Count: 1, Per: time.Hour} })
 	first := b.rejected(t, "acme:inv-1:v1", "doc one", "total_mismatch")
 	second := b.rejected(t, "acme:inv-2:v1", "doc two", "total_mismatch")
-	send := func(k outbox.Key, content string) *page {
+	send := func(k jobs.Key, content string) *page {
 		path := "/console/jobs/" + k.String()
 		return b.post(t, path+"/reprocess", url.Values{"csrf": {b.get(t, path, alice).csrf(t)},
 			"reason": {"retry please"}, "content": {content}}, alice)
@@ -104,7 +103,7 @@ func TestConsole_Reprocess_OverTheRateLimit_ShowsAMessage_AndCreatesNothing(t *t
 	require.Contains(t, p.body, `value="retry please"`, "the form keeps what was sent")
 	require.Contains(t, p.body, "doc two fixed</textarea>")
 	_, err := b.store.Get(context.Background(), key(t, "acme:inv-2:v2"))
-	require.ErrorIs(t, err, outbox.ErrNotFound)
+	require.ErrorIs(t, err, jobs.ErrNotFound)
 }
 
 func TestConsole_Reprocess_ExpiredInputWithoutContent_AsksForTheDocument(t *testing.T) {
@@ -122,7 +121,7 @@ func TestConsole_Reprocess_ExpiredInputWithoutContent_AsksForTheDocument(t *test
 }
 
 // inputKeyOf finds the Redis key of k's stored input.
-func inputKeyOf(t *testing.T, b *bundle, k outbox.Key) string {
+func inputKeyOf(t *testing.T, b *bundle, k jobs.Key) string {
 	t.Helper()
 	keys, err := b.rdb.Keys(context.Background(), "*input:"+k.String()).Result()
 	require.NoError(t, err)
@@ -150,7 +149,7 @@ func TestConsole_Reviews_PendingOldestFirst_AcrossTenants_FilteredAndPaged(t *te
 		b.clock.Advance(time.Second)
 	}
 	decided := key(t, want[0])
-	_, err := b.store.Decide(context.Background(), decided, "bob", outbox.ReviewApproved, "")
+	_, err := b.store.Decide(context.Background(), decided, "bob", jobs.ReviewApproved, "")
 	require.NoError(t, err)
 	want = want[1:]
 
@@ -179,7 +178,7 @@ func TestConsole_DeadLetters_ListReasonsInWords_AndLinkTheJobs(t *testing.T) {
 	b := setup(t, nil)
 	b.rejected(t, "acme:inv-1:v1", "doc", "missing_field:total")
 	k := b.submit(t, "globex:inv-2:v1", "doc")
-	require.NoError(t, b.store.DeadLetter(context.Background(), k, b.claim(t, k).Fence, outbox.CodeCrashLoop))
+	require.NoError(t, b.store.DeadLetter(context.Background(), k, b.claim(t, k).Fence, jobs.CodeCrashLoop))
 	p := b.get(t, "/console/dlq", alice)
 	require.Equal(t, http.StatusOK, p.status)
 	require.Contains(t, p.body, "the total was not found in the document")
@@ -196,7 +195,7 @@ func TestConsole_Audit_FiltersAndLinksTheJobs(t *testing.T) {
 	t.Parallel()
 	b := setup(t, nil)
 	rv := b.pendingReview(t, "acme:inv-1:v1", "doc")
-	_, err := b.store.Decide(context.Background(), rv, "alice", outbox.ReviewRejected, "wrong vendor")
+	_, err := b.store.Decide(context.Background(), rv, "alice", jobs.ReviewRejected, "wrong vendor")
 	require.NoError(t, err)
 	b.submit(t, "globex:inv-9:v1", "doc")
 	p := b.get(t, "/console/audit?action=review_decided&operator=alice", alice)
@@ -213,8 +212,8 @@ func TestConsole_Audit_FiltersAndLinksTheJobs(t *testing.T) {
 func TestDescribe_EveryReasonAndErrorCode_HasASentence(t *testing.T) {
 	t.Parallel()
 	codes := append(extract.Reasons(), worker.ReasonOther,
-		outbox.CodeDeadlineExceeded, outbox.CodeCrashLoop, outbox.CodeMaxAttemptsExceeded, outbox.CodePermanent,
-		outbox.CodeInternal, outbox.CodeTransient,
+		jobs.CodeDeadlineExceeded, jobs.CodeCrashLoop, jobs.CodeMaxAttemptsExceeded, jobs.CodePermanent,
+		jobs.CodeInternal, jobs.CodeTransient,
 		worker.CodeAttemptTimeout, worker.CodeUnavailable, worker.CodeInvalidTask, worker.CodeInputExpired,
 		worker.CodeIdempotencyConflict, worker.CodeModelSetup,
 		extract.CodeModelUnauthorized, extract.CodeModelNotFound, extract.CodeModelRateLimited,

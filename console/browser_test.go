@@ -26,7 +26,7 @@ import (
 
 	"github.com/relayops/relayops/api"
 	"github.com/relayops/relayops/internal/redistest"
-	"github.com/relayops/relayops/outbox"
+	"github.com/relayops/relayops/jobs"
 	"github.com/relayops/relayops/worker"
 )
 
@@ -117,13 +117,13 @@ func signIn(t *testing.T, ctx context.Context, host string, a auth, external *at
 // live is the API server (console included) and a worker on one real Redis.
 type live struct {
 	url   string
-	store *outbox.Store
+	store *jobs.Store
 }
 
 func startLive(t *testing.T) *live {
 	t.Helper()
 	rs := redistest.Start(t, nil)
-	store, err := outbox.NewStore(outbox.Config{Redis: rs.Client(t), Shards: 4})
+	store, err := jobs.NewStore(jobs.Config{Redis: rs.Client(t), Shards: 4})
 	require.NoError(t, err)
 	srv, err := api.New(api.Config{Store: store, Tenants: tenants, Operators: operators,
 		Registry: prometheus.NewRegistry(), Logger: slog.New(slog.DiscardHandler)})
@@ -144,7 +144,7 @@ func startLive(t *testing.T) *live {
 }
 
 // submit posts a document as tenant acme through the API.
-func (l *live) submit(t *testing.T, doc, file string) outbox.Key {
+func (l *live) submit(t *testing.T, doc, file string) jobs.Key {
 	t.Helper()
 	content, err := os.ReadFile(filepath.Join("..", "testdata", "invoices", file))
 	require.NoError(t, err)
@@ -160,7 +160,7 @@ func (l *live) submit(t *testing.T, doc, file string) outbox.Key {
 }
 
 // await polls the job record until it reaches state.
-func (l *live) await(t *testing.T, k outbox.Key, state outbox.State) {
+func (l *live) await(t *testing.T, k jobs.Key, state jobs.State) {
 	t.Helper()
 	redistest.Eventually(t, 30*time.Second, func() bool {
 		j, err := l.store.Get(context.Background(), k)
@@ -188,11 +188,11 @@ func TestBrowser_Console_ReviewApproveReprocessAndAudit(t *testing.T) {
 	ctx := browser(t)
 	l := startLive(t)
 	oldest := l.submit(t, "inv-basic", "valid-basic-eur.txt")
-	l.await(t, oldest, outbox.StateSucceeded)
+	l.await(t, oldest, jobs.StateSucceeded)
 	newer := l.submit(t, "inv-tax", "valid-tax-usd.txt")
 	dead := l.submit(t, "inv-mismatch", "invalid-total-mismatch.txt")
-	l.await(t, newer, outbox.StateSucceeded)
-	l.await(t, dead, outbox.StateDeadLettered)
+	l.await(t, newer, jobs.StateSucceeded)
+	l.await(t, dead, jobs.StateDeadLettered)
 	redistest.Eventually(t, 30*time.Second, func() bool { // the review consumer ran
 		_, err := l.store.GetReview(context.Background(), newer)
 		return err == nil

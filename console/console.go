@@ -28,7 +28,7 @@ import (
 	"time"
 
 	"github.com/relayops/relayops/internal/clock"
-	"github.com/relayops/relayops/outbox"
+	"github.com/relayops/relayops/jobs"
 )
 
 // DefaultRootPath is where the console is mounted.
@@ -56,24 +56,24 @@ type Counts struct {
 }
 
 // Operations is what the console needs of the API server. Implementations
-// answer with the store's sentinel errors (outbox.ErrNotFound,
-// outbox.ErrReviewDecided, …), *outbox.ValidationError for input the API
+// answer with the store's sentinel errors (jobs.ErrNotFound,
+// jobs.ErrReviewDecided, …), *jobs.ValidationError for input the API
 // would refuse (naming the field), *RateLimitError for a refused reprocess.
 type Operations interface {
 	// Authenticate identifies the caller of r from its Authorization
 	// header: ErrUnauthorized when there is none or it is unknown.
 	Authenticate(r *http.Request) (Principal, error)
 	// ListReviews lists reviews; a zero Tenant lists every tenant's.
-	ListReviews(ctx context.Context, o outbox.ReviewOptions) (*outbox.ReviewPage, error)
-	GetReview(ctx context.Context, k outbox.Key) (*outbox.Review, error)
-	GetJob(ctx context.Context, k outbox.Key) (*outbox.Job, error)
-	Input(ctx context.Context, k outbox.Key) (string, error)
-	Result(ctx context.Context, k outbox.Key) ([]byte, error)
+	ListReviews(ctx context.Context, o jobs.ReviewOptions) (*jobs.ReviewPage, error)
+	GetReview(ctx context.Context, k jobs.Key) (*jobs.Review, error)
+	GetJob(ctx context.Context, k jobs.Key) (*jobs.Job, error)
+	Input(ctx context.Context, k jobs.Key) (string, error)
+	Result(ctx context.Context, k jobs.Key) ([]byte, error)
 	// Decide records operator's decision, "approve" or "reject".
-	Decide(ctx context.Context, k outbox.Key, operator, decision, note string) (*outbox.Review, error)
-	ListDLQ(ctx context.Context, o outbox.DLQOptions) (*outbox.JobPage, error)
-	Reprocess(ctx context.Context, req outbox.ReprocessRequest) (*outbox.ReprocessResult, error)
-	ListAudit(ctx context.Context, o outbox.AuditOptions) (*outbox.AuditPage, error)
+	Decide(ctx context.Context, k jobs.Key, operator, decision, note string) (*jobs.Review, error)
+	ListDLQ(ctx context.Context, o jobs.DLQOptions) (*jobs.JobPage, error)
+	Reprocess(ctx context.Context, req jobs.ReprocessRequest) (*jobs.ReprocessResult, error)
+	ListAudit(ctx context.Context, o jobs.AuditOptions) (*jobs.AuditPage, error)
 	Counts(ctx context.Context) (Counts, error)
 }
 

@@ -12,8 +12,7 @@ import (
 
 	"github.com/relayops/relayops/api"
 	"github.com/relayops/relayops/console"
-	"github.com/relayops/relayops/internal/config"
-	"github.com/relayops/relayops/outbox"
+	"github.com/relayops/relayops/jobs"
 )
 
 func requireSecurityHeaders(t *testing.T, path string, p *page) {
@@ -77,7 +76,7 @@ func TestConsole_Authentication_LikeTheDashboard(t *testing.T) {
 
 func TestConsole_AuthFailures_AreThrottledPerAddress(t *testing.T) {
 	t.Parallel()
-	b := setup(t, func(c *api.Config) { c.AuthFailures = config.Rate{Count: 2, Per: time.Minute} })
+	b := setup(t, func(c *api.Config) { c.AuthFailures = api.Rate{Count: 2, Per: time.Minute} })
 	for range 2 {
 		require.Equal(t, http.StatusUnauthorized, b.get(t, "/console/reviews", auth{"alice", "wrong-token-0123456789"}).status)
 	}
@@ -122,7 +121,7 @@ func TestConsole_Decide_WithoutOrWithAWrongCSRFToken_IsRefusedAndChangesNothing(
 	require.Equal(t, http.StatusSeeOther, p.status, p.body)
 	rv, err := b.store.GetReview(context.Background(), k)
 	require.NoError(t, err)
-	require.Equal(t, outbox.ReviewApproved, rv.Status)
+	require.Equal(t, jobs.ReviewApproved, rv.Status)
 	require.Equal(t, "alice", rv.Operator)
 	require.Equal(t, "totals match", rv.Note)
 }
@@ -254,12 +253,12 @@ func TestConsole_DecidingTwice_IsRefused_ShowingTheExistingDecision(t *testing.T
 	require.Regexp(t, `approved</span>\s*by <strong>alice</strong>`, p.body)
 	rv, err := b.store.GetReview(context.Background(), k)
 	require.NoError(t, err)
-	require.Equal(t, outbox.ReviewApproved, rv.Status)
+	require.Equal(t, jobs.ReviewApproved, rv.Status)
 	require.Equal(t, "alice", rv.Operator)
 
 	// The same decision again is the API's idempotent repeat.
 	require.Equal(t, http.StatusSeeOther, b.post(t, path+"/decision", form, alice).status)
-	audit, err := b.store.ListAudit(context.Background(), outbox.AuditOptions{Action: outbox.AuditReviewDecided})
+	audit, err := b.store.ListAudit(context.Background(), jobs.AuditOptions{Action: jobs.AuditReviewDecided})
 	require.NoError(t, err)
 	require.Len(t, audit.Entries, 1, "one decision, one audit entry")
 }

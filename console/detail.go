@@ -7,7 +7,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/relayops/relayops/outbox"
+	"github.com/relayops/relayops/jobs"
 )
 
 // invoice is the part of a committed extraction result the review shows.
@@ -45,23 +45,23 @@ type material struct {
 }
 
 // load reads the input and, for a succeeded job, the result of j.
-func (c *Console) load(r *http.Request, j *outbox.Job) (material, error) {
+func (c *Console) load(r *http.Request, j *jobs.Job) (material, error) {
 	var m material
 	doc, err := c.ops.Input(r.Context(), j.Key)
 	switch {
-	case errors.Is(err, outbox.ErrInputExpired), errors.Is(err, outbox.ErrNotFound):
+	case errors.Is(err, jobs.ErrInputExpired), errors.Is(err, jobs.ErrNotFound):
 		m.InputExpired = true
 	case err != nil:
 		return m, err
 	default:
 		m.Document = doc
 	}
-	if j.State != outbox.StateSucceeded {
+	if j.State != jobs.StateSucceeded {
 		return m, nil
 	}
 	res, err := c.ops.Result(r.Context(), j.Key)
 	switch {
-	case errors.Is(err, outbox.ErrResultExpired), errors.Is(err, outbox.ErrNotFound):
+	case errors.Is(err, jobs.ErrResultExpired), errors.Is(err, jobs.ErrNotFound):
 		m.ResultExpired = true
 	case err != nil:
 		return m, err
@@ -77,8 +77,8 @@ func (c *Console) load(r *http.Request, j *outbox.Job) (material, error) {
 }
 
 type reviewBody struct {
-	Review *outbox.Review
-	Job    *outbox.Job
+	Review *jobs.Review
+	Job    *jobs.Job
 	material
 	Note string // the note of a refused form, sent back
 }
@@ -93,7 +93,7 @@ func (c *Console) review(w http.ResponseWriter, r *http.Request) {
 	c.showReview(w, r, http.StatusOK, k, &page{})
 }
 
-func (c *Console) showReview(w http.ResponseWriter, r *http.Request, status int, k outbox.Key, pg *page) {
+func (c *Console) showReview(w http.ResponseWriter, r *http.Request, status int, k jobs.Key, pg *page) {
 	rv, err := c.ops.GetReview(r.Context(), k)
 	if err != nil {
 		c.storeFailed(w, r, err)
@@ -129,17 +129,17 @@ func (c *Console) decide(w http.ResponseWriter, r *http.Request) {
 	keep := &page{Body: reviewBody{Note: note}}
 	if decision != "approve" && decision != "reject" {
 		keep.Problem = "Choose Approve or Reject."
-		keep.Fields = []outbox.FieldError{{Field: "decision", Problem: `must be "approve" or "reject"`}}
+		keep.Fields = []jobs.FieldError{{Field: "decision", Problem: `must be "approve" or "reject"`}}
 		c.showReview(w, r, http.StatusBadRequest, k, keep)
 		return
 	}
 	_, err := c.ops.Decide(r.Context(), k, principal(r).Name, decision, note)
-	var ve *outbox.ValidationError
+	var ve *jobs.ValidationError
 	switch {
 	case errors.As(err, &ve):
 		keep.Problem, keep.Fields = "The decision was not recorded.", ve.Fields
 		c.showReview(w, r, http.StatusBadRequest, k, keep)
-	case errors.Is(err, outbox.ErrReviewDecided):
+	case errors.Is(err, jobs.ErrReviewDecided):
 		keep.Problem = "This review was already decided otherwise; the recorded decision stands."
 		c.showReview(w, r, http.StatusConflict, k, keep)
 	case err != nil:
@@ -150,7 +150,7 @@ func (c *Console) decide(w http.ResponseWriter, r *http.Request) {
 }
 
 type jobBody struct {
-	Job *outbox.Job
+	Job *jobs.Job
 	material
 	Reason, Content string // the reprocess form's values
 	Reprocessable   bool
@@ -174,7 +174,7 @@ func (c *Console) job(w http.ResponseWriter, r *http.Request) {
 	c.showJob(w, r, http.StatusOK, k, pg, nil)
 }
 
-func (c *Console) showJob(w http.ResponseWriter, r *http.Request, status int, k outbox.Key, pg *page, form *jobBody) {
+func (c *Console) showJob(w http.ResponseWriter, r *http.Request, status int, k jobs.Key, pg *page, form *jobBody) {
 	job, err := c.ops.GetJob(r.Context(), k)
 	if err != nil {
 		c.storeFailed(w, r, err)
@@ -186,13 +186,13 @@ func (c *Console) showJob(w http.ResponseWriter, r *http.Request, status int, k 
 		return
 	}
 	body := jobBody{Job: job, material: m, Content: m.Document, ErrorCode: job.ErrorCode, ErrorReason: job.ErrorReason,
-		Reprocessable: job.State == outbox.StateDeadLettered && job.ReprocessedAs == "",
+		Reprocessable: job.State == jobs.StateDeadLettered && job.ReprocessedAs == "",
 		Refresh:       !job.State.Terminal()}
 	if form != nil {
 		body.Reason, body.Content = form.Reason, form.Content
 	}
 	pg.Title, pg.Nav, pg.Body, pg.Refresh = "Job "+k.String(), "dlq", body, body.Refresh && status == http.StatusOK
-	if status == http.StatusOK && job.State == outbox.StateSucceeded {
+	if status == http.StatusOK && job.State == jobs.StateSucceeded {
 		pg.Nav = "reviews"
 	}
 	c.render(w, r, status, "job", pg)
@@ -209,17 +209,17 @@ func (c *Console) reprocess(w http.ResponseWriter, r *http.Request) {
 	}
 	form := &jobBody{Reason: r.PostForm.Get("reason"), Content: r.PostForm.Get("content")}
 	orig, err := c.ops.Input(r.Context(), k)
-	if err != nil && !errors.Is(err, outbox.ErrInputExpired) && !errors.Is(err, outbox.ErrNotFound) {
+	if err != nil && !errors.Is(err, jobs.ErrInputExpired) && !errors.Is(err, jobs.ErrNotFound) {
 		c.storeFailed(w, r, err)
 		return
 	}
 	content := formText(form.Content, orig)
-	req := outbox.ReprocessRequest{Key: k, Operator: principal(r).Name, Reason: form.Reason}
+	req := jobs.ReprocessRequest{Key: k, Operator: principal(r).Name, Reason: form.Reason}
 	if content != "" && (err != nil || content != orig) {
 		req.Content = &content
 	}
 	_, err = c.ops.Reprocess(r.Context(), req)
-	var ve *outbox.ValidationError
+	var ve *jobs.ValidationError
 	var rl *RateLimitError
 	pg := &page{}
 	switch {
@@ -233,8 +233,8 @@ func (c *Console) reprocess(w http.ResponseWriter, r *http.Request) {
 	case errors.As(err, &ve):
 		pg.Problem, pg.Fields = "Nothing was reprocessed.", ve.Fields
 		c.showJob(w, r, http.StatusBadRequest, k, pg, form)
-	case errors.Is(err, outbox.ErrNotDeadLettered), errors.Is(err, outbox.ErrJobCancelled),
-		errors.Is(err, outbox.ErrInputExpired), errors.Is(err, outbox.ErrIdempotencyConflict):
+	case errors.Is(err, jobs.ErrNotDeadLettered), errors.Is(err, jobs.ErrJobCancelled),
+		errors.Is(err, jobs.ErrInputExpired), errors.Is(err, jobs.ErrIdempotencyConflict):
 		pg.Problem = conflictText(err)
 		c.showJob(w, r, http.StatusConflict, k, pg, form)
 	default:
@@ -244,11 +244,11 @@ func (c *Console) reprocess(w http.ResponseWriter, r *http.Request) {
 
 func conflictText(err error) string {
 	switch {
-	case errors.Is(err, outbox.ErrNotDeadLettered):
+	case errors.Is(err, jobs.ErrNotDeadLettered):
 		return "Only dead-lettered jobs can be reprocessed."
-	case errors.Is(err, outbox.ErrJobCancelled):
+	case errors.Is(err, jobs.ErrJobCancelled):
 		return "Cancelled jobs cannot be reprocessed."
-	case errors.Is(err, outbox.ErrInputExpired):
+	case errors.Is(err, jobs.ErrInputExpired):
 		return "The stored document has expired: paste the document into the form to reprocess it."
 	}
 	return "This job was already reprocessed with a different document; the existing new version stands."

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/relayops/relayops/outbox"
+	"github.com/relayops/relayops/jobs"
 )
 
 // query reads a list page's filters. An empty field is an absent filter (a
@@ -14,7 +14,7 @@ import (
 // naming its field.
 type query struct {
 	vals   url.Values
-	fields []outbox.FieldError
+	fields []jobs.FieldError
 }
 
 func newQuery(r *http.Request) *query { return &query{vals: r.URL.Query()} }
@@ -22,7 +22,7 @@ func newQuery(r *http.Request) *query { return &query{vals: r.URL.Query()} }
 func (q *query) get(name string) string { return strings.TrimSpace(q.vals.Get(name)) }
 
 func (q *query) fail(field, problem string) {
-	q.fields = append(q.fields, outbox.FieldError{Field: field, Problem: problem})
+	q.fields = append(q.fields, jobs.FieldError{Field: field, Problem: problem})
 }
 
 // name reads a tenant or operator name (both follow the tenant rule).
@@ -31,7 +31,7 @@ func (q *query) name(field string) string {
 	if v == "" {
 		return ""
 	}
-	if _, err := outbox.BuildKey(v, "x", 1); err != nil {
+	if _, err := jobs.BuildKey(v, "x", 1); err != nil {
 		q.fail(field, "must match ^[a-z][a-z0-9-]{1,32}$")
 		return ""
 	}
@@ -96,21 +96,21 @@ type reviewsBody struct {
 }
 
 // reviewStatuses are the review list's status filter values.
-var reviewStatuses = []string{outbox.ReviewPending, outbox.ReviewApproved, outbox.ReviewRejected, "all"}
+var reviewStatuses = []string{jobs.ReviewPending, jobs.ReviewApproved, jobs.ReviewRejected, "all"}
 
 // reviews is the landing page: the pending reviews of every tenant, oldest
 // first; other statuses newest first.
 func (c *Console) reviews(w http.ResponseWriter, r *http.Request) {
 	q := newQuery(r)
 	tenant := q.name("tenant")
-	status := q.oneOf("status", outbox.ReviewPending, reviewStatuses...)
+	status := q.oneOf("status", jobs.ReviewPending, reviewStatuses...)
 	cursor := q.cursor()
 	if q.fields != nil {
 		c.invalid(w, r, q.fields...)
 		return
 	}
-	opts := outbox.ReviewOptions{Tenant: tenant, Status: status, Cursor: cursor, Limit: PageSize,
-		Oldest: status == outbox.ReviewPending}
+	opts := jobs.ReviewOptions{Tenant: tenant, Status: status, Cursor: cursor, Limit: PageSize,
+		Oldest: status == jobs.ReviewPending}
 	if status == "all" {
 		opts.Status = ""
 	}
@@ -160,7 +160,7 @@ func (c *Console) dlq(w http.ResponseWriter, r *http.Request) {
 		c.invalid(w, r, q.fields...)
 		return
 	}
-	pg, err := c.ops.ListDLQ(r.Context(), outbox.DLQOptions{Tenant: tenant, IncludeReprocessed: include != "",
+	pg, err := c.ops.ListDLQ(r.Context(), jobs.DLQOptions{Tenant: tenant, IncludeReprocessed: include != "",
 		Cursor: cursor, Limit: PageSize})
 	if err != nil {
 		c.storeFailed(w, r, err)
@@ -184,7 +184,7 @@ func (c *Console) dlq(w http.ResponseWriter, r *http.Request) {
 }
 
 // finished is when a job ended, or its last change when unknown.
-func finished(j *outbox.Job) time.Time {
+func finished(j *jobs.Job) time.Time {
 	if !j.FinishedAt.IsZero() {
 		return j.FinishedAt
 	}
@@ -192,12 +192,12 @@ func finished(j *outbox.Job) time.Time {
 }
 
 // auditActions are the actions the audit filter offers.
-var auditActions = []string{outbox.AuditSubmitted, outbox.AuditReprocessed, outbox.AuditReviewDecided}
+var auditActions = []string{jobs.AuditSubmitted, jobs.AuditReprocessed, jobs.AuditReviewDecided}
 
 type auditBody struct {
 	Tenant, JobID, Action, Operator string
 	Actions                         []string
-	Entries                         []*outbox.AuditEntry
+	Entries                         []*jobs.AuditEntry
 	Next                            string
 }
 
@@ -207,7 +207,7 @@ func (c *Console) audit(w http.ResponseWriter, r *http.Request) {
 	body := auditBody{Tenant: q.name("tenant"), Operator: q.name("operator"), JobID: q.get("jobId"),
 		Action: q.oneOf("action", "", auditActions...), Actions: auditActions}
 	if body.JobID != "" {
-		if _, err := outbox.ParseKey(body.JobID); err != nil {
+		if _, err := jobs.ParseKey(body.JobID); err != nil {
 			q.fail("jobId", "must be <tenant>:<documentId>:v<version>")
 		}
 	}
@@ -216,7 +216,7 @@ func (c *Console) audit(w http.ResponseWriter, r *http.Request) {
 		c.invalid(w, r, q.fields...)
 		return
 	}
-	pg, err := c.ops.ListAudit(r.Context(), outbox.AuditOptions{Tenant: body.Tenant, JobKey: body.JobID,
+	pg, err := c.ops.ListAudit(r.Context(), jobs.AuditOptions{Tenant: body.Tenant, JobKey: body.JobID,
 		Action: body.Action, Operator: body.Operator, Cursor: cursor, Limit: PageSize})
 	if err != nil {
 		c.storeFailed(w, r, err)

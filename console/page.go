@@ -12,7 +12,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/relayops/relayops/outbox"
+	"github.com/relayops/relayops/jobs"
 )
 
 //go:embed templates/*.html
@@ -36,7 +36,7 @@ type page struct {
 	CSRF       string
 	Notice     string // a success message
 	Problem    string // a failure message
-	Fields     []outbox.FieldError
+	Fields     []jobs.FieldError
 	Refresh    bool // reload every 2s (a job still running)
 	Body       any
 }
@@ -96,28 +96,28 @@ func (c *Console) render(w http.ResponseWriter, r *http.Request, status int, nam
 }
 
 // fail answers an error page.
-func (c *Console) fail(w http.ResponseWriter, r *http.Request, fields []outbox.FieldError, status int, msg string) {
+func (c *Console) fail(w http.ResponseWriter, r *http.Request, fields []jobs.FieldError, status int, msg string) {
 	c.render(w, r, status, "error", &page{Title: http.StatusText(status), Problem: msg, Fields: fields,
 		Body: status})
 }
 
 // invalid answers 400 naming the fields.
-func (c *Console) invalid(w http.ResponseWriter, r *http.Request, fields ...outbox.FieldError) {
+func (c *Console) invalid(w http.ResponseWriter, r *http.Request, fields ...jobs.FieldError) {
 	c.fail(w, r, fields, http.StatusBadRequest, "The request has invalid fields.")
 }
 
 // storeFailed answers an error of Operations with its page.
 func (c *Console) storeFailed(w http.ResponseWriter, r *http.Request, err error) {
-	var ve *outbox.ValidationError
+	var ve *jobs.ValidationError
 	switch {
 	case errors.As(err, &ve):
 		c.invalid(w, r, ve.Fields...)
-	case errors.Is(err, outbox.ErrNotFound), errors.Is(err, outbox.ErrReviewNotFound):
+	case errors.Is(err, jobs.ErrNotFound), errors.Is(err, jobs.ErrReviewNotFound):
 		c.fail(w, r, nil, http.StatusNotFound, "There is no such job or review (it may have expired).")
-	case errors.Is(err, outbox.ErrInvalidCursor):
-		c.invalid(w, r, outbox.FieldError{Field: "cursor", Problem: "is not a cursor of this list; start again from the first page"})
-	case errors.Is(err, outbox.ErrInvalidKey):
-		c.invalid(w, r, outbox.FieldError{Field: "jobId", Problem: "must be <tenant>:<documentId>:v<version>"})
+	case errors.Is(err, jobs.ErrInvalidCursor):
+		c.invalid(w, r, jobs.FieldError{Field: "cursor", Problem: "is not a cursor of this list; start again from the first page"})
+	case errors.Is(err, jobs.ErrInvalidKey):
+		c.invalid(w, r, jobs.FieldError{Field: "jobId", Problem: "must be <tenant>:<documentId>:v<version>"})
 	case errors.Is(err, ErrUnavailable):
 		c.fail(w, r, nil, http.StatusServiceUnavailable, "The job store is unavailable; try again shortly.")
 	default:
@@ -177,15 +177,15 @@ func (c *Console) guard(next http.HandlerFunc) http.HandlerFunc {
 		if err := r.ParseForm(); err != nil {
 			var mb *http.MaxBytesError
 			if errors.As(err, &mb) {
-				c.fail(w, r, []outbox.FieldError{{Field: "content", Problem: "the form is larger than 2 MiB"}},
+				c.fail(w, r, []jobs.FieldError{{Field: "content", Problem: "the form is larger than 2 MiB"}},
 					http.StatusRequestEntityTooLarge, "The form is too large.")
 				return
 			}
-			c.invalid(w, r, outbox.FieldError{Field: "body", Problem: "must be a URL-encoded form"})
+			c.invalid(w, r, jobs.FieldError{Field: "body", Problem: "must be a URL-encoded form"})
 			return
 		}
 		if !c.validCSRF(principal(r), r.PostForm.Get(csrfField)) {
-			c.fail(w, r, []outbox.FieldError{{Field: csrfField, Problem: "is missing, wrong or expired; reload the page and submit again"}},
+			c.fail(w, r, []jobs.FieldError{{Field: csrfField, Problem: "is missing, wrong or expired; reload the page and submit again"}},
 				http.StatusForbidden, "The form's security token was refused; nothing was changed.")
 			return
 		}
@@ -194,12 +194,12 @@ func (c *Console) guard(next http.HandlerFunc) http.HandlerFunc {
 }
 
 // jobKey parses the {jobId} path segment; false after answering 404.
-func (c *Console) jobKey(w http.ResponseWriter, r *http.Request) (outbox.Key, bool) {
-	k, err := outbox.ParseKey(r.PathValue("jobId"))
+func (c *Console) jobKey(w http.ResponseWriter, r *http.Request) (jobs.Key, bool) {
+	k, err := jobs.ParseKey(r.PathValue("jobId"))
 	if err != nil {
-		c.fail(w, r, []outbox.FieldError{{Field: "jobId", Problem: "must be <tenant>:<documentId>:v<version>"}},
+		c.fail(w, r, []jobs.FieldError{{Field: "jobId", Problem: "must be <tenant>:<documentId>:v<version>"}},
 			http.StatusNotFound, "There is no such job.")
-		return outbox.Key{}, false
+		return jobs.Key{}, false
 	}
 	return k, true
 }

@@ -20,9 +20,9 @@ import (
 
 	"github.com/relayops/relayops/api"
 	"github.com/relayops/relayops/internal/clock"
-	"github.com/relayops/relayops/internal/config"
+	"github.com/relayops/relayops/internal/credential"
 	"github.com/relayops/relayops/internal/redistest"
-	"github.com/relayops/relayops/outbox"
+	"github.com/relayops/relayops/jobs"
 )
 
 const (
@@ -32,8 +32,8 @@ const (
 )
 
 var (
-	tenants   = []config.Credential{{Name: "acme", Token: tokAcme}, {Name: "globex", Token: "tok-globex-0123456789"}}
-	operators = []config.Credential{{Name: "alice", Token: tokAlice}, {Name: "bob", Token: tokBob}}
+	tenants   = []credential.Credential{{Name: "acme", Token: tokAcme}, {Name: "globex", Token: "tok-globex-0123456789"}}
+	operators = []credential.Credential{{Name: "alice", Token: tokAlice}, {Name: "bob", Token: tokBob}}
 	alice     = auth{"alice", tokAlice}
 	bob       = auth{"bob", tokBob}
 	t0        = time.Now().UTC().Truncate(time.Millisecond)
@@ -46,7 +46,7 @@ type auth struct{ name, token string }
 type bundle struct {
 	h     http.Handler
 	mini  *miniredis.Miniredis
-	store *outbox.Store
+	store *jobs.Store
 	rdb   redis.UniversalClient
 	clock *clock.Stub
 }
@@ -55,7 +55,7 @@ func setup(t *testing.T, modify func(*api.Config)) *bundle {
 	t.Helper()
 	mini, rdb := redistest.Mini(t)
 	clk := clock.NewStub(t0)
-	store, err := outbox.NewStore(outbox.Config{Redis: rdb, Clock: clk, Shards: 4})
+	store, err := jobs.NewStore(jobs.Config{Redis: rdb, Clock: clk, Shards: 4})
 	require.NoError(t, err)
 	cfg := api.Config{Store: store, Tenants: tenants, Operators: operators, Clock: clk,
 		Registry: prometheus.NewRegistry(), Logger: slog.New(slog.DiscardHandler)}
@@ -116,22 +116,22 @@ const invoiceResult = `{"documentType":"invoice","invoiceNumber":"INV-7","vendor
 "currency":"EUR","lineItems":[{"description":"Widgets","quantity":"2","unitPrice":"50.00","amount":"100.00"}],
 "subtotal":"100.00","tax":"20.00","total":"120.00","source":{"extractor":"rules"}}`
 
-func key(t *testing.T, id string) outbox.Key {
+func key(t *testing.T, id string) jobs.Key {
 	t.Helper()
-	k, err := outbox.ParseKey(id)
+	k, err := jobs.ParseKey(id)
 	require.NoError(t, err)
 	return k
 }
 
-func (b *bundle) submit(t *testing.T, id, content string) outbox.Key {
+func (b *bundle) submit(t *testing.T, id, content string) jobs.Key {
 	t.Helper()
 	k := key(t, id)
-	_, err := b.store.Submit(context.Background(), outbox.SubmitRequest{Key: k, Content: content, Limits: outbox.DefaultLimits})
+	_, err := b.store.Submit(context.Background(), jobs.SubmitRequest{Key: k, Content: content, Limits: jobs.DefaultLimits})
 	require.NoError(t, err)
 	return k
 }
 
-func (b *bundle) claim(t *testing.T, k outbox.Key) *outbox.Claim {
+func (b *bundle) claim(t *testing.T, k jobs.Key) *jobs.Claim {
 	t.Helper()
 	c, err := b.store.Claim(context.Background(), k, "claim-"+k.String())
 	require.NoError(t, err)
@@ -139,7 +139,7 @@ func (b *bundle) claim(t *testing.T, k outbox.Key) *outbox.Claim {
 }
 
 // pendingReview submits, commits and reviews a job: a pending review.
-func (b *bundle) pendingReview(t *testing.T, id, content string) outbox.Key {
+func (b *bundle) pendingReview(t *testing.T, id, content string) jobs.Key {
 	t.Helper()
 	k := b.submit(t, id, content)
 	c := b.claim(t, k)
@@ -151,7 +151,7 @@ func (b *bundle) pendingReview(t *testing.T, id, content string) outbox.Key {
 }
 
 // rejected submits a job and dead-letters it as a rejected document.
-func (b *bundle) rejected(t *testing.T, id, content, reason string) outbox.Key {
+func (b *bundle) rejected(t *testing.T, id, content, reason string) jobs.Key {
 	t.Helper()
 	k := b.submit(t, id, content)
 	require.NoError(t, b.store.Reject(context.Background(), k, b.claim(t, k).Fence, reason))

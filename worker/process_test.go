@@ -25,7 +25,7 @@ import (
 	"github.com/relayops/relayops/internal/clock"
 	"github.com/relayops/relayops/internal/redistest"
 	"github.com/relayops/relayops/internal/task"
-	"github.com/relayops/relayops/outbox"
+	"github.com/relayops/relayops/jobs"
 )
 
 // Process-level tests: the real cmd/worker binary against a real
@@ -79,7 +79,7 @@ type env struct {
 	ctx   context.Context
 	srv   *redistest.Server
 	rdb   *redis.Client
-	store *outbox.Store
+	store *jobs.Store
 	insp  *asynq.Inspector
 	bin   string
 }
@@ -96,26 +96,26 @@ func newEnv(t *testing.T) *env {
 	return e
 }
 
-func (e *env) newStore(c clock.Clock) *outbox.Store {
-	s, err := outbox.NewStore(outbox.Config{Redis: e.rdb, Shards: procShards, Clock: c})
+func (e *env) newStore(c clock.Clock) *jobs.Store {
+	s, err := jobs.NewStore(jobs.Config{Redis: e.rdb, Shards: procShards, Clock: c})
 	require.NoError(e.t, err)
 	return s
 }
 
-func (e *env) submit(k outbox.Key, content string, lim outbox.Limits) {
+func (e *env) submit(k jobs.Key, content string, lim jobs.Limits) {
 	e.t.Helper()
-	_, err := e.store.Submit(e.ctx, outbox.SubmitRequest{Key: k, Content: content, Limits: lim})
+	_, err := e.store.Submit(e.ctx, jobs.SubmitRequest{Key: k, Content: content, Limits: lim})
 	require.NoError(e.t, err)
 }
 
-func (e *env) job(k outbox.Key) *outbox.Job {
+func (e *env) job(k jobs.Key) *jobs.Job {
 	e.t.Helper()
 	j, err := e.store.Get(e.ctx, k)
 	require.NoError(e.t, err)
 	return j
 }
 
-func (e *env) waitState(k outbox.Key, want outbox.State, timeout time.Duration) {
+func (e *env) waitState(k jobs.Key, want jobs.State, timeout time.Duration) {
 	e.t.Helper()
 	redistest.Eventually(e.t, timeout, func() bool {
 		j, err := e.store.Get(e.ctx, k)
@@ -123,9 +123,9 @@ func (e *env) waitState(k outbox.Key, want outbox.State, timeout time.Duration) 
 	}, "job %s to be %s", k, want)
 }
 
-func (e *env) waitReview(k outbox.Key, timeout time.Duration) *outbox.Review {
+func (e *env) waitReview(k jobs.Key, timeout time.Duration) *jobs.Review {
 	e.t.Helper()
-	var r *outbox.Review
+	var r *jobs.Review
 	redistest.Eventually(e.t, timeout, func() bool {
 		var err error
 		r, err = e.store.GetReview(e.ctx, k)
@@ -135,14 +135,14 @@ func (e *env) waitReview(k outbox.Key, timeout time.Duration) *outbox.Review {
 }
 
 // committedEvents counts k's extraction.committed outbox rows.
-func (e *env) committedEvents(k outbox.Key) int {
+func (e *env) committedEvents(k jobs.Key) int {
 	e.t.Helper()
-	stream := fmt.Sprintf("ro:{%02d}:outbox", outbox.Shard(k.Tenant, k.DocumentID, procShards))
+	stream := fmt.Sprintf("ro:{%02d}:outbox", jobs.Shard(k.Tenant, k.DocumentID, procShards))
 	msgs, err := e.rdb.XRange(e.ctx, stream, "-", "+").Result()
 	require.NoError(e.t, err)
 	n := 0
 	for _, m := range msgs {
-		if m.Values["k"] == k.String() && m.Values["t"] == outbox.EventExtractionCommitted {
+		if m.Values["k"] == k.String() && m.Values["t"] == jobs.EventExtractionCommitted {
 			n++
 		}
 	}
@@ -151,9 +151,9 @@ func (e *env) committedEvents(k outbox.Key) int {
 
 // pendingRows counts k's delivered-but-unacked rows in the relay group of
 // its shard.
-func (e *env) pendingRows(k outbox.Key) int {
+func (e *env) pendingRows(k jobs.Key) int {
 	e.t.Helper()
-	stream := fmt.Sprintf("ro:{%02d}:outbox", outbox.Shard(k.Tenant, k.DocumentID, procShards))
+	stream := fmt.Sprintf("ro:{%02d}:outbox", jobs.Shard(k.Tenant, k.DocumentID, procShards))
 	pending, err := e.rdb.XPendingExt(e.ctx, &redis.XPendingExtArgs{Stream: stream, Group: "relay", Start: "-", End: "+", Count: 1000}).Result()
 	require.NoError(e.t, err)
 	n := 0
@@ -168,10 +168,10 @@ func (e *env) pendingRows(k outbox.Key) int {
 }
 
 // requireExactlyOnce checks k succeeded with one event and one review.
-func (e *env) requireExactlyOnce(k outbox.Key) *outbox.Job {
+func (e *env) requireExactlyOnce(k jobs.Key) *jobs.Job {
 	e.t.Helper()
 	j := e.job(k)
-	require.Equal(e.t, outbox.StateSucceeded, j.State, k.String())
+	require.Equal(e.t, jobs.StateSucceeded, j.State, k.String())
 	require.Equal(e.t, 1, e.committedEvents(k), "one extraction.committed event for %s", k)
 	r, err := e.store.GetReview(e.ctx, k)
 	require.NoError(e.t, err, "review of %s", k)
@@ -315,7 +315,7 @@ func (p *proc) lines(match map[string]string) []map[string]any {
 }
 
 // stageCalls counts extractor calls of stage for k in the given processes.
-func stageCalls(k outbox.Key, stage string, procs ...*proc) int {
+func stageCalls(k jobs.Key, stage string, procs ...*proc) int {
 	n := 0
 	for _, p := range procs {
 		n += len(p.lines(map[string]string{"msg": "stage ran", "job_key": k.String(), "stage": stage}))
@@ -352,25 +352,25 @@ func TestProcess_SIGKILL_RedeliveryDedupesAndResumesFromCheckpoint(t *testing.T)
 	j3 := mustKey(t, "acme", "kill-in-relay", 1)
 
 	a1 := e.startWorker("A1", procOpts{faults: "after_extract=kill#1"})
-	e.submit(j7, readSample(t, "valid-basic-eur.txt"), outbox.DefaultLimits)
+	e.submit(j7, readSample(t, "valid-basic-eur.txt"), jobs.DefaultLimits)
 	require.Equal(t, syscall.SIGKILL, killedBy(a1.waitExit(30*time.Second)))
-	require.Equal(t, outbox.StateRunning, e.job(j7).State)
+	require.Equal(t, jobs.StateRunning, e.job(j7).State)
 
 	a2 := e.startWorker("A2", procOpts{faults: "after_commit_before_ack=kill#1"})
-	e.submit(j1, readSample(t, "valid-tax-usd.txt"), outbox.DefaultLimits)
+	e.submit(j1, readSample(t, "valid-tax-usd.txt"), jobs.DefaultLimits)
 	require.Equal(t, syscall.SIGKILL, killedBy(a2.waitExit(30*time.Second)))
-	require.Equal(t, outbox.StateSucceeded, e.job(j1).State, "committed before the kill")
-	for _, k := range []outbox.Key{j7, j1} {
+	require.Equal(t, jobs.StateSucceeded, e.job(j1).State, "committed before the kill")
+	for _, k := range []jobs.Key{j7, j1} {
 		info, err := e.insp.GetTaskInfo(task.QueueExtract, k.String())
 		require.NoError(t, err)
 		require.Equal(t, asynq.TaskStateActive, info.State, "Asynq still thinks %s is running", k)
 	}
 
 	a3 := e.startWorker("A3", procOpts{faults: "relay_after_enqueue_before_ack=kill#1"})
-	e.submit(j3, readSample(t, "valid-jpy-no-decimals.txt"), outbox.DefaultLimits)
+	e.submit(j3, readSample(t, "valid-jpy-no-decimals.txt"), jobs.DefaultLimits)
 	require.Equal(t, syscall.SIGKILL, killedBy(a3.waitExit(30*time.Second)))
 	require.Equal(t, 1, e.pendingRows(j3), "the row was enqueued but never acked")
-	toRecover := []outbox.Key{j7, j1}
+	toRecover := []jobs.Key{j7, j1}
 	if info, err := e.insp.GetTaskInfo(task.QueueExtract, j3.String()); err == nil && info.State == asynq.TaskStateActive {
 		toRecover = append(toRecover, j3) // A3's processor picked it up before dying
 	}
@@ -406,7 +406,7 @@ func TestProcess_SIGKILL_RedeliveryDedupesAndResumesFromCheckpoint(t *testing.T)
 	require.Equal(t, 1, stageCalls(j7, StageExtract, b), "recomputed by the redelivery")
 	require.Equal(t, 2, stageCalls(j7, StageExtract, a1, b))
 	require.Equal(t, 1, stageCalls(j7, StageValidate, b))
-	for _, k := range []outbox.Key{j7, j1} {
+	for _, k := range []jobs.Key{j7, j1} {
 		redistest.Eventually(t, 10*time.Second, func() bool {
 			info, err := e.insp.GetTaskInfo(task.QueueExtract, k.String())
 			return err == nil && info.State == asynq.TaskStateCompleted
@@ -422,7 +422,7 @@ func TestProcess_Zombie_StaleWritesRejectedAfterSIGCONT(t *testing.T) {
 	e := newEnv(t)
 	k := mustKey(t, "acme", "zombie", 1)
 	a := e.startWorker("A", procOpts{faults: "after_claim=pause:5s#1"})
-	e.submit(k, readSample(t, "valid-basic-eur.txt"), outbox.DefaultLimits)
+	e.submit(k, readSample(t, "valid-basic-eur.txt"), jobs.DefaultLimits)
 	redistest.Eventually(t, 20*time.Second, func() bool {
 		return len(a.lines(map[string]string{"msg": "FAULT INJECTED", "point": PointAfterClaim})) == 1
 	}, "A pauses inside the attempt")
@@ -462,12 +462,12 @@ func TestProcess_PermanentFailure_ArchivedWithTheCodeOnly(t *testing.T) {
 	k := mustKey(t, "acme", "mismatch", 1)
 	a := e.startWorker("A", procOpts{logLevel: "info"})
 	content := strings.Replace(readSample(t, "invalid-total-mismatch.txt"), "Total: 420.00", "Total: 420.00 "+secret, 1)
-	e.submit(k, content, outbox.DefaultLimits)
+	e.submit(k, content, jobs.DefaultLimits)
 
-	e.waitState(k, outbox.StateDeadLettered, 20*time.Second)
+	e.waitState(k, jobs.StateDeadLettered, 20*time.Second)
 	job := e.job(k)
 	require.Equal(t, 1, job.Attempt)
-	require.Equal(t, outbox.CodePermanent, job.ErrorCode)
+	require.Equal(t, jobs.CodePermanent, job.ErrorCode)
 	var info *asynq.TaskInfo
 	redistest.Eventually(t, 10*time.Second, func() bool {
 		var err error
@@ -480,7 +480,7 @@ func TestProcess_PermanentFailure_ArchivedWithTheCodeOnly(t *testing.T) {
 	require.True(t, extract.ValidReason(job.ErrorReason), "the record says why: %q", job.ErrorReason)
 	require.NotEmpty(t, a.lines(map[string]string{"msg": "attempt failed", "job_key": k.String(), "reason": job.ErrorReason}),
 		"the failed attempt's info line carries the reason")
-	dlq, err := e.store.ListDLQ(e.ctx, outbox.DLQOptions{})
+	dlq, err := e.store.ListDLQ(e.ctx, jobs.DLQOptions{})
 	require.NoError(t, err)
 	require.Len(t, dlq.Jobs, 1)
 }
@@ -492,12 +492,12 @@ func TestProcess_AlwaysTransient_ThreeAttemptsThenMaxAttemptsExceeded(t *testing
 	e := newEnv(t)
 	k := mustKey(t, "acme", "flaky", 1)
 	a := e.startWorker("A", procOpts{faults: "extract=transient@1"})
-	e.submit(k, readSample(t, "valid-basic-eur.txt"), outbox.DefaultLimits)
+	e.submit(k, readSample(t, "valid-basic-eur.txt"), jobs.DefaultLimits)
 
-	e.waitState(k, outbox.StateDeadLettered, 30*time.Second)
+	e.waitState(k, jobs.StateDeadLettered, 30*time.Second)
 	job := e.job(k)
 	require.Equal(t, 3, job.Attempt)
-	require.Equal(t, outbox.CodeMaxAttemptsExceeded, job.ErrorCode)
+	require.Equal(t, jobs.CodeMaxAttemptsExceeded, job.ErrorCode)
 	var info *asynq.TaskInfo
 	redistest.Eventually(t, 10*time.Second, func() bool {
 		var err error
@@ -520,23 +520,23 @@ func TestProcess_DeadlinePassed_CancelledNeitherArchivedNorInDLQ(t *testing.T) {
 	slow := mustKey(t, "acme", "slow", 1)
 	// Submitted an hour ago with a one-minute deadline.
 	past := e.newStore(clock.NewStub(time.Now().Add(-time.Hour)))
-	_, err := past.Submit(e.ctx, outbox.SubmitRequest{Key: late, Content: readSample(t, "valid-basic-eur.txt"),
-		Limits: outbox.Limits{MaxAttempts: 3, MaxRecoveries: 5, Deadline: time.Minute}})
+	_, err := past.Submit(e.ctx, jobs.SubmitRequest{Key: late, Content: readSample(t, "valid-basic-eur.txt"),
+		Limits: jobs.Limits{MaxAttempts: 3, MaxRecoveries: 5, Deadline: time.Minute}})
 	require.NoError(t, err)
 	e.startWorker("A", procOpts{faults: "after_classify=pause:3s"})
-	e.submit(slow, readSample(t, "valid-basic-eur.txt"), outbox.Limits{MaxAttempts: 3, MaxRecoveries: 5, Deadline: 2 * time.Second})
+	e.submit(slow, readSample(t, "valid-basic-eur.txt"), jobs.Limits{MaxAttempts: 3, MaxRecoveries: 5, Deadline: 2 * time.Second})
 
-	for _, k := range []outbox.Key{late, slow} {
-		e.waitState(k, outbox.StateCancelled, 20*time.Second)
-		require.Equal(t, outbox.CodeDeadlineExceeded, e.job(k).ErrorCode)
+	for _, k := range []jobs.Key{late, slow} {
+		e.waitState(k, jobs.StateCancelled, 20*time.Second)
+		require.Equal(t, jobs.CodeDeadlineExceeded, e.job(k).ErrorCode)
 		redistest.Eventually(t, 10*time.Second, func() bool {
 			info, err := e.insp.GetTaskInfo(task.QueueExtract, k.String())
 			return err == nil && info.State == asynq.TaskStateCompleted
 		}, "task of %s acked, not archived", k)
 		_, err := e.store.GetReview(e.ctx, k)
-		require.ErrorIs(t, err, outbox.ErrReviewNotFound)
+		require.ErrorIs(t, err, jobs.ErrReviewNotFound)
 	}
-	dlq, err := e.store.ListDLQ(e.ctx, outbox.DLQOptions{IncludeReprocessed: true})
+	dlq, err := e.store.ListDLQ(e.ctx, jobs.DLQOptions{IncludeReprocessed: true})
 	require.NoError(t, err)
 	require.Empty(t, dlq.Jobs)
 	archived, err := e.insp.ListArchivedTasks(task.QueueExtract)
@@ -551,11 +551,11 @@ func TestProcess_SIGTERM_EveryJobEndsExactlyOnce(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	const n = 120
-	keys := make([]outbox.Key, n)
+	keys := make([]jobs.Key, n)
 	a := e.startWorker("A", procOpts{faults: "classify=pause:40ms", logLevel: "info"})
 	for i := range keys {
 		keys[i] = mustKey(t, "acme", fmt.Sprintf("batch-%03d", i), 1)
-		e.submit(keys[i], readSample(t, "valid-basic-eur.txt"), outbox.DefaultLimits)
+		e.submit(keys[i], readSample(t, "valid-basic-eur.txt"), jobs.DefaultLimits)
 	}
 	redistest.Eventually(t, 30*time.Second, func() bool {
 		return len(a.lines(map[string]string{"msg": "job succeeded"})) >= 15
@@ -568,8 +568,8 @@ func TestProcess_SIGTERM_EveryJobEndsExactlyOnce(t *testing.T) {
 	doneByA := 0
 	for _, k := range keys {
 		j := e.job(k)
-		require.NotEqual(t, outbox.StateRunning, j.State, "A finished every handler it started (%s)", k)
-		if j.State == outbox.StateSucceeded {
+		require.NotEqual(t, jobs.StateRunning, j.State, "A finished every handler it started (%s)", k)
+		if j.State == jobs.StateSucceeded {
 			doneByA++
 			_, err := e.store.GetReview(e.ctx, k)
 			require.NoError(t, err, "A drained the relay: %s has its review", k)

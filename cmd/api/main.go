@@ -14,10 +14,11 @@ import (
 
 	"github.com/relayops/relayops/api"
 	"github.com/relayops/relayops/dashboard"
+	"github.com/relayops/relayops/internal/app"
 	"github.com/relayops/relayops/internal/config"
 	"github.com/relayops/relayops/internal/healthcheck"
 	"github.com/relayops/relayops/internal/lograte"
-	"github.com/relayops/relayops/outbox"
+	"github.com/relayops/relayops/jobs"
 )
 
 func main() {
@@ -42,21 +43,21 @@ func run(ctx context.Context) error {
 	if len(cfg.TenantTokens) == 0 {
 		log.Warn("RELAYOPS_TENANT_TOKENS is empty: no tenant can submit")
 	}
-	rdb, err := outbox.NewRedisClient(cfg.RedisURL)
+	rdb, err := jobs.NewRedisClient(cfg.RedisURL)
 	if err != nil {
 		return err
 	}
 	defer rdb.Close()
-	store, err := outbox.NewStore(outbox.ConfigFrom(cfg, rdb))
+	store, err := jobs.NewStore(app.Jobs(cfg, rdb))
 	if err != nil {
 		return err
 	}
-	dash, err := dashboard.New(dashboard.ConfigFrom(cfg, cfg.NewLogger(os.Stderr, "dashboard")))
+	dash, err := dashboard.New(app.Dashboard(cfg, cfg.NewLogger(os.Stderr, "dashboard")))
 	if err != nil {
 		return err
 	}
 	defer dash.Close()
-	srv, err := api.New(api.ConfigFrom(cfg, store, rdb, dash, log))
+	srv, err := api.New(app.API(cfg, store, rdb, dash, log))
 	if err != nil {
 		return err
 	}
