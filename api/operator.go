@@ -131,15 +131,22 @@ func (s *Server) listDLQ(c echo.Context) error {
 }
 
 // listAudit is GET /v1/audit: the audit trail, newest first, filtered by
-// tenant, jobId and operator.
+// tenant, jobId, operator and action.
 func (s *Server) listAudit(c echo.Context) error {
-	q := parseQuery(c, "tenant", "jobId", "operator", "cursor", "limit")
+	q := parseQuery(c, "tenant", "jobId", "operator", "action", "cursor", "limit")
 	opts := jobs.AuditOptions{Limit: q.limit()}
 	if q.has("tenant") {
 		opts.Tenant = q.tenant("tenant")
 	}
 	if q.has("operator") {
 		opts.Operator = q.tenant("operator") // operator names follow the tenant name rule
+	}
+	if q.has("action") {
+		switch opts.Action = q.get("action"); opts.Action {
+		case jobs.AuditSubmitted, jobs.AuditReprocessed, jobs.AuditReviewDecided:
+		default:
+			q.fail("action", "must be one of submitted, reprocessed, review_decided")
+		}
 	}
 	if q.has("jobId") {
 		key, err := jobs.ParseKey(q.get("jobId"))
