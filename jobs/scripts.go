@@ -39,8 +39,6 @@ var (
 	decideLua string
 	//go:embed lua/republish.lua
 	republishLua string
-	//go:embed lua/ratelimit.lua
-	rateLimitLua string
 )
 
 var (
@@ -53,13 +51,13 @@ var (
 	applyScript      = newScript("apply.lua", applyLua, false)
 	decideScript     = newScript("decide.lua", decideLua, false)
 	republishScript  = newScript("republish.lua", republishLua, false)
-	rateLimitScript  = newScript("ratelimit.lua", rateLimitLua, false)
 )
 
 // script is one Lua file with the prelude it is loaded after. Redis numbers
 // the lines of the whole concatenation; the parts map them back to files.
 type script struct {
 	*redis.Script
+	name  string // the script's file
 	parts []scriptPart
 }
 
@@ -76,7 +74,7 @@ func newScript(file, body string, withLib bool) *script {
 		src += libLua
 	}
 	parts = append(parts, scriptPart{file, lineCount(body)})
-	return &script{Script: redis.NewScript(src + body), parts: parts}
+	return &script{Script: redis.NewScript(src + body), name: file, parts: parts}
 }
 
 // lineCount is the number of lines of a part that ends with a newline.
@@ -137,17 +135,6 @@ func (s *Store) run(ctx context.Context, sc *script, keys []string, args ...any)
 // reply is a script's array answer: a status word and its fields.
 type reply []any
 
-func asReply(v any, err error) (reply, error) {
-	if err != nil {
-		return nil, err
-	}
-	arr, ok := v.([]any)
-	if !ok || len(arr) == 0 {
-		return nil, fmt.Errorf("outbox: unexpected script reply %v", v)
-	}
-	return reply(arr), nil
-}
-
 func (r reply) status() string { return r.str(0) }
 
 func (r reply) str(i int) string {
@@ -167,10 +154,4 @@ var errUnexpected = errors.New("outbox: unexpected script status")
 
 func unexpected(script, status string) error {
 	return fmt.Errorf("%w %q from %s", errUnexpected, status, script)
-}
-
-// errReplyLength reports a script reply whose length does not match its
-// status: a script and its Go decoder disagree.
-func errReplyLength(script, status string, want, got int) error {
-	return fmt.Errorf("%w: %s answered %q with %d fields, want %d", errUnexpected, script, status, got, want)
 }
