@@ -31,8 +31,8 @@ func (q *query) name(field string) string {
 	if v == "" {
 		return ""
 	}
-	if _, err := jobs.BuildKey(v, "x", 1); err != nil {
-		q.fail(field, "must match ^[a-z][a-z0-9-]{1,32}$")
+	if fe := jobs.ValidateTenant(v); fe != nil {
+		q.fail(field, fe.Problem)
 		return ""
 	}
 	return v
