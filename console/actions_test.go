@@ -262,3 +262,15 @@ func TestConsole_AuditAndDeadLetters_PageWithCursors_KeepingTheFilters(t *testin
 		require.NotContains(t, second.body, `rel="next"`)
 	}
 }
+
+func TestConsole_HeaderCounts_StopAtTheirBound(t *testing.T) {
+	t.Parallel()
+	b := setup(t, nil)
+	for i := range 100 {
+		b.pendingReview(t, fmt.Sprintf("acme:inv-%03d:v1", i), "doc")
+	}
+	b.rejected(t, "globex:bad-1:v1", "doc", "not_an_invoice")
+	p := b.get(t, "/console/audit", alice)
+	require.Contains(t, p.body, `title="pending reviews">99+</span>`)
+	require.Contains(t, p.body, `title="dead letters not yet reprocessed">1</span>`)
+}
