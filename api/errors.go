@@ -19,7 +19,7 @@ import (
 	"github.com/relayops/relayops/jobs"
 )
 
-// Error codes of the JSON error body (DESIGN.md, HTTP API). The code is the
+// Error codes of the JSON error body (api/openapi.json). The code is the
 // contract; the message is for people and may change.
 const (
 	CodeInvalidRequest       = "invalid_request"

@@ -13,7 +13,7 @@ import (
 	"github.com/relayops/relayops/jobs"
 )
 
-// Page sizes of every list (DESIGN.md: default 50, max 500).
+// Page sizes of every list (api/openapi.json: default 50, max 500).
 const (
 	DefaultLimit = 50
 	MaxLimit     = 500
