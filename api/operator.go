@@ -40,34 +40,53 @@ func (s *Server) reprocess(c echo.Context) error {
 	}
 	ctx, cancel := s.storeCtx(c)
 	defer cancel()
-	job, err := s.store.Get(ctx, key)
+	res, err := s.reprocessJob(ctx, req)
 	if err != nil {
 		return fmt.Errorf("api: reprocess %s: %w", key, err)
 	}
+	v := newJobView(res.Job)
+	if res.Repeat {
+		return c.JSON(http.StatusOK, v)
+	}
+	c.Response().Header().Set(echo.HeaderLocation, v.Links.Self)
+	return c.JSON(http.StatusCreated, v)
+}
+
+// reprocessJob is the one reprocess path of both doors, the JSON route and
+// the operator console: the rate limit, the store call and the metrics.
+func (s *Server) reprocessJob(ctx context.Context, req jobs.ReprocessRequest) (*jobs.ReprocessResult, error) {
+	job, err := s.store.Get(ctx, req.Key)
+	if err != nil {
+		return nil, err
+	}
 	var token *reservation
 	if job.State == jobs.StateDeadLettered && job.ReprocessedAs == "" {
-		if token, err = s.limiter.reserve(ctx, key); err != nil {
-			return err
+		if token, err = s.limiter.reserve(ctx, req.Key); err != nil {
+			return nil, err
 		}
 	}
 	res, err := s.store.Reprocess(ctx, req)
 	if token != nil {
 		token.release(ctx, err)
 	}
-	if errors.Is(err, jobs.ErrIdempotencyConflict) {
-		s.metrics.reprocessed(key.Tenant, reprocessConflict)
+	switch {
+	case errors.Is(err, jobs.ErrIdempotencyConflict):
+		s.metrics.reprocessed(req.Key.Tenant, reprocessConflict)
+	case err != nil:
+	case res.Repeat:
+		s.metrics.reprocessed(req.Key.Tenant, reprocessRepeat)
+	default:
+		s.metrics.reprocessed(req.Key.Tenant, reprocessCreated)
 	}
-	if err != nil {
-		return fmt.Errorf("api: reprocess %s: %w", key, err)
+	return res, err
+}
+
+// reasonProblem is what is wrong with a reprocess reason, "" if nothing.
+func reasonProblem(reason string) string {
+	if strings.TrimSpace(reason) == "" || utf8.RuneCountInString(reason) > MaxReasonLength || hasControl(reason) {
+		return fmt.Sprintf("must be 1 to %d characters, not blank, without control characters other than tab and newline", MaxReasonLength)
 	}
-	v := newJobView(res.Job)
-	if res.Repeat {
-		s.metrics.reprocessed(key.Tenant, reprocessRepeat)
-		return c.JSON(http.StatusOK, v)
-	}
-	s.metrics.reprocessed(key.Tenant, reprocessCreated)
-	c.Response().Header().Set(echo.HeaderLocation, v.Links.Self)
-	return c.JSON(http.StatusCreated, v)
+	return ""
 }
 
 func (s *Server) decodeReprocess(c echo.Context, key jobs.Key) (jobs.ReprocessRequest, error) {
@@ -76,8 +95,8 @@ func (s *Server) decodeReprocess(c echo.Context, key jobs.Key) (jobs.ReprocessRe
 		return jobs.ReprocessRequest{}, err
 	}
 	reason, ok := o.str("reason", true)
-	if ok && (strings.TrimSpace(reason) == "" || utf8.RuneCountInString(reason) > MaxReasonLength || hasControl(reason)) {
-		o.fail("reason", fmt.Sprintf("must be 1 to %d characters, not blank, without control characters other than tab and newline", MaxReasonLength))
+	if problem := reasonProblem(reason); ok && problem != "" {
+		o.fail("reason", problem)
 	}
 	req := jobs.ReprocessRequest{Key: key, Operator: principal(c).name, Reason: reason}
 	if content, ok := o.str("content", false); ok {
@@ -112,15 +131,22 @@ func (s *Server) listDLQ(c echo.Context) error {
 }
 
 // listAudit is GET /v1/audit: the audit trail, newest first, filtered by
-// tenant, jobId and operator.
+// tenant, jobId, operator and action.
 func (s *Server) listAudit(c echo.Context) error {
-	q := parseQuery(c, "tenant", "jobId", "operator", "cursor", "limit")
+	q := parseQuery(c, "tenant", "jobId", "operator", "action", "cursor", "limit")
 	opts := jobs.AuditOptions{Limit: q.limit()}
 	if q.has("tenant") {
 		opts.Tenant = q.tenant("tenant")
 	}
 	if q.has("operator") {
 		opts.Operator = q.tenant("operator") // operator names follow the tenant name rule
+	}
+	if q.has("action") {
+		switch opts.Action = q.get("action"); opts.Action {
+		case jobs.AuditSubmitted, jobs.AuditReprocessed, jobs.AuditReviewDecided:
+		default:
+			q.fail("action", "must be one of submitted, reprocessed, review_decided")
+		}
 	}
 	if q.has("jobId") {
 		key, err := jobs.ParseKey(q.get("jobId"))

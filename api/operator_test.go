@@ -254,6 +254,10 @@ func TestAudit_FiltersAndPages(t *testing.T) {
 	require.Len(t, v["items"], 2)
 	v = b.do(t, call{method: "GET", path: "/v1/audit?jobId=" + a, token: tokAlice}).json(t)
 	require.Equal(t, []string{a}, jobIDs(t, v))
+	v = b.do(t, call{method: "GET", path: "/v1/audit?action=submitted&tenant=globex", token: tokAlice}).json(t)
+	require.Len(t, v["items"], 1)
+	v = b.do(t, call{method: "GET", path: "/v1/audit?action=reprocessed", token: tokAlice}).json(t)
+	require.Empty(t, v["items"])
 	v = b.do(t, call{method: "GET", path: "/v1/audit?limit=2", token: tokAlice}).json(t)
 	require.Len(t, v["items"], 2)
 	next := v["nextCursor"].(string)
@@ -267,6 +271,7 @@ func TestAudit_FiltersAndPages(t *testing.T) {
 		{"/v1/audit?jobId=acme:a", CodeInvalidRequest, 400},
 		{"/v1/audit?operator=Alice!", CodeInvalidRequest, 400},
 		{"/v1/audit?tenant=", CodeInvalidRequest, 400},
+		{"/v1/audit?action=deleted", CodeInvalidRequest, 400},
 		{"/v1/audit?cursor=@@", CodeInvalidCursor, 400},
 		{"/v1/audit?tenant=acme&tenant=globex", CodeInvalidRequest, 400},
 	}

@@ -77,22 +77,40 @@ func (s *Server) decide(c echo.Context) error {
 		o.fail("decision", `must be "approve" or "reject"`)
 	}
 	note, ok := o.str("note", false)
-	if ok && (utf8.RuneCountInString(note) > MaxNoteLength || hasControl(note)) {
-		o.fail("note", fmt.Sprintf("must be at most %d characters without control characters other than tab and newline", MaxNoteLength))
+	if problem := noteProblem(note); ok && problem != "" {
+		o.fail("note", problem)
 	}
 	if err := o.done(nil); err != nil {
 		return err
 	}
 	ctx, cancel := s.storeCtx(c)
 	defer cancel()
-	d, err := s.store.Decide(ctx, key, principal(c).name, status, note)
+	r, err := s.decideReview(ctx, key, principal(c).name, status, note)
 	if err != nil {
 		return fmt.Errorf("api: decide %s: %w", key, err)
+	}
+	return c.JSON(http.StatusOK, newReviewView(r, roleOperator))
+}
+
+// decideReview is the one decision path of both doors, the JSON route and
+// the operator console: status is ReviewApproved or ReviewRejected.
+func (s *Server) decideReview(ctx context.Context, key jobs.Key, operator, status, note string) (*jobs.Review, error) {
+	d, err := s.store.Decide(ctx, key, operator, status, note)
+	if err != nil {
+		return nil, err
 	}
 	if d.Decided { // a repeat is answered alike but observed once
 		s.metrics.decided(key.Tenant, d.Review)
 	}
-	return c.JSON(http.StatusOK, newReviewView(d.Review, roleOperator))
+	return d.Review, nil
+}
+
+// noteProblem is what is wrong with a decision note, "" if nothing.
+func noteProblem(note string) string {
+	if utf8.RuneCountInString(note) > MaxNoteLength || hasControl(note) {
+		return fmt.Sprintf("must be at most %d characters without control characters other than tab and newline", MaxNoteLength)
+	}
+	return ""
 }
 
 // hasControl reports a control character other than tab, newline and

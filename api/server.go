@@ -1,9 +1,9 @@
 // Package api is relayops' HTTP API: job submission and status for tenants,
 // reprocessing, the dead-letter queue, the audit trail and review decisions
-// for operators, health and readiness probes, Prometheus metrics and the
-// OpenAPI document. The OpenAPI document (api/openapi.json, served at
-// /openapi.json) is the contract, and the tests hold every answer against
-// it.
+// for operators, the operator console (package console, at /console/),
+// health and readiness probes, Prometheus metrics and the OpenAPI document.
+// The OpenAPI document (api/openapi.json, served at /openapi.json) is the
+// contract, and the tests hold every answer against it.
 //
 // The server is an Echo application with a single error handler: every
 // failure, from a malformed body to an unreachable Redis, answers
@@ -181,6 +181,7 @@ type Server struct {
 	metrics      *metrics
 	collector    *clusterCollector
 	authThrottle *authThrottle
+	console      http.Handler
 	echo         *echo.Echo
 }
 
@@ -208,6 +209,9 @@ func New(cfg Config) (*Server, error) {
 		collector: col,
 
 		authThrottle: newAuthThrottle(cfg.AuthFailures, cfg.Clock),
+	}
+	if s.console, err = s.newConsole(); err != nil {
+		return nil, err
 	}
 	s.echo = s.routes()
 	return s, nil
@@ -242,6 +246,10 @@ func (s *Server) routes() *echo.Echo {
 	e.GET("/readyz", s.readyz)
 	e.GET("/metrics", echo.WrapHandler(s.metrics.handler(s.cfg.Registry)), s.metricsAuth())
 	e.GET("/openapi.json", serveOpenAPI)
+	// The operator console: HTML pages, not part of the JSON API.
+	con := echo.WrapHandler(s.console)
+	e.Any("/console", con)
+	e.Any("/console/*", con)
 	if s.cfg.Dashboard != nil {
 		h := echo.WrapHandler(s.cfg.Dashboard)
 		e.Any("/monitoring", h)

@@ -131,18 +131,22 @@ type DLQOptions struct {
 	Limit              int
 }
 
-// ReviewOptions filters and pages one tenant's reviews. Tenant is required.
+// ReviewOptions filters and pages one tenant's reviews (Tenant), or those
+// of several (Tenants, when Tenant is ""). One of them is required.
 type ReviewOptions struct {
-	Tenant string
-	Status string // optional
-	Cursor string
-	Limit  int
+	Tenant  string
+	Tenants []string
+	Status  string // optional
+	Oldest  bool   // oldest first; default newest first
+	Cursor  string
+	Limit   int
 }
 
 // AuditOptions filters and pages the audit trail; every filter is optional.
 type AuditOptions struct {
 	Tenant   string
 	JobKey   string
+	Action   string // one of the Audit* actions
 	Operator string
 	Cursor   string
 	Limit    int

@@ -121,6 +121,7 @@ func (s *Store) ListAudit(ctx context.Context, o AuditOptions) (*AuditPage, erro
 			e := auditFromValues(fmt.Sprintf("%d-%d@%s", p.score, n, shardOfMember(p.member)), p.values)
 			out[i] = e
 			ok[i] = (o.Tenant == "" || e.Tenant == o.Tenant) && (o.Operator == "" || e.Operator == o.Operator) &&
+				(o.Action == "" || e.Action == o.Action) &&
 				(o.JobKey == "" || e.JobKey == o.JobKey || e.NewJobKey == o.JobKey)
 		}
 		return out, ok, nil

@@ -75,6 +75,7 @@ type fetchFunc func(ctx context.Context, srcs []int, below []*pos, n int) ([][]p
 // merger walks several newest-first indexes (shards, or shards x states) as
 // one sequence.
 type merger struct {
+	asc   bool // oldest first: the fetch walks upwards and the smallest head comes next
 	fetch fetchFunc
 	batch int
 	bufs  [][]pos
@@ -117,7 +118,7 @@ func (m *merger) head(ctx context.Context) (int, error) {
 	}
 	best := -1
 	for src := range m.bufs {
-		if len(m.bufs[src]) > 0 && (best < 0 || m.bufs[best][0].less(m.bufs[src][0])) {
+		if len(m.bufs[src]) > 0 && (best < 0 || m.bufs[best][0].less(m.bufs[src][0]) != m.asc) {
 			best = src
 		}
 	}
@@ -137,7 +138,11 @@ func (m *merger) next(ctx context.Context) (pos, bool, error) {
 
 // zsetFetch reads sorted sets, scores descending, ties by member descending
 // (ZREVRANGEBYSCORE's own order); key names source i's set.
-func (s *Store) zsetFetch(key func(src int) string) fetchFunc {
+func (s *Store) zsetFetch(key func(src int) string) fetchFunc { return s.zsetWalk(key, false) }
+
+// zsetWalk is zsetFetch, or with asc its mirror: scores ascending, ties by
+// member ascending, entries strictly above the cursor (a merger with asc).
+func (s *Store) zsetWalk(key func(src int) string, asc bool) fetchFunc {
 	return func(ctx context.Context, srcs []int, below []*pos, n int) ([][]pos, []bool, error) {
 		items, more := make([][]pos, len(srcs)), make([]bool, len(srcs))
 		offsets := make([]int64, len(srcs))
@@ -149,6 +154,16 @@ func (s *Store) zsetFetch(key func(src int) string) fetchFunc {
 			pipe := s.rdb.Pipeline()
 			cmds := make([]*redis.ZSliceCmd, len(todo))
 			for j, i := range todo {
+				if asc {
+					minScore := "-inf"
+					if below[i] != nil {
+						minScore = strconv.FormatInt(below[i].score, 10)
+					}
+					cmds[j] = pipe.ZRangeByScoreWithScores(ctx, key(srcs[i]), &redis.ZRangeBy{
+						Min: minScore, Max: "+inf", Offset: offsets[i], Count: int64(n),
+					})
+					continue
+				}
 				maxScore := "+inf"
 				if below[i] != nil {
 					maxScore = strconv.FormatInt(below[i].score, 10)
@@ -165,7 +180,7 @@ func (s *Store) zsetFetch(key func(src int) string) fetchFunc {
 				zs := cmds[j].Val()
 				for _, z := range zs {
 					p := pos{score: int64(z.Score), member: z.Member.(string)}
-					if below[i] == nil || p.less(*below[i]) {
+					if below[i] == nil || (!asc && p.less(*below[i])) || (asc && below[i].less(p)) {
 						items[i] = append(items[i], p)
 					}
 				}
@@ -330,15 +345,28 @@ func (s *Store) ListDLQ(ctx context.Context, o DLQOptions) (*JobPage, error) {
 	return &JobPage{Jobs: jobs, NextCursor: next}, nil
 }
 
-// ListReviews lists a tenant's reviews, newest job first. Reviews live in
-// their succeeded job's record, so this walks the tenant's succeeded index.
+// ListReviews lists a tenant's reviews, or those of every tenant in
+// o.Tenants, newest job first (oldest first with o.Oldest). Reviews live in
+// their succeeded job's record, so this walks the tenants' succeeded indexes.
 func (s *Store) ListReviews(ctx context.Context, o ReviewOptions) (*ReviewPage, error) {
-	limit, from, err := pageArgs(o.Tenant, true, o.Limit, o.Cursor)
-	if err != nil {
-		return nil, err
+	tenants := o.Tenants
+	if o.Tenant != "" || len(tenants) == 0 {
+		tenants = []string{o.Tenant}
 	}
-	index := func(sh int) string { return s.keys.tenantState(sh, o.Tenant, StateSucceeded) }
-	m := newMerger(s.shards, limit, s.zsetFetch(index), from)
+	var limit int
+	var from *pos
+	for _, t := range tenants {
+		var err error
+		if limit, from, err = pageArgs(t, true, o.Limit, o.Cursor); err != nil {
+			return nil, err
+		}
+	}
+	// Source i is shard i%shards of tenant i/shards.
+	index := func(src int) string {
+		return s.keys.tenantState(src%s.shards, tenants[src/s.shards], StateSucceeded)
+	}
+	m := newMerger(s.shards*len(tenants), limit, s.zsetWalk(index, o.Oldest), from)
+	m.asc = o.Oldest
 	revs, next, err := collect(ctx, m, limit, func(ctx context.Context, b []pos) ([]*Review, []bool, error) {
 		pipe := s.rdb.Pipeline()
 		keys := make([]Key, len(b))

@@ -113,3 +113,66 @@ func TestListAudit_PagesAcrossShards(t *testing.T) {
 		require.Len(t, seen, 12)
 	})
 }
+
+func TestListReviews_OldestFirst_AcrossTenants_PagesWithoutGapsOrRepeats(t *testing.T) {
+	redistest.Backends(t, func(t *testing.T, b *redistest.Backend) {
+		x := setup(t, b, nil)
+		var want []string // oldest first
+		for i := range 13 {
+			for _, tenant := range []string{"acme", "globex", "initech"} {
+				k := mustKey(t, tenant, fmt.Sprintf("inv-%02d", i), 1)
+				_, err := x.store.ApplyCommitted(x.ctx, k, x.succeed(t, k))
+				require.NoError(t, err)
+				if tenant != "initech" {
+					want = append(want, k.String())
+				}
+				x.clock.Advance(time.Millisecond)
+			}
+		}
+		var got []string
+		cursor := ""
+		for pages := 0; ; pages++ {
+			require.Less(t, pages, 10)
+			p, err := x.store.ListReviews(x.ctx, ReviewOptions{Tenants: []string{"acme", "globex"}, Oldest: true,
+				Status: ReviewPending, Limit: 4, Cursor: cursor})
+			require.NoError(t, err)
+			for _, r := range p.Reviews {
+				got = append(got, r.Key.String())
+			}
+			if p.NextCursor == "" {
+				break
+			}
+			cursor = p.NextCursor
+		}
+		require.Equal(t, want, got, "every listed tenant's reviews, oldest first, never another tenant's")
+
+		p, err := x.store.ListReviews(x.ctx, ReviewOptions{Tenant: "globex", Limit: 2})
+		require.NoError(t, err)
+		require.Equal(t, []string{"globex:inv-12:v1", "globex:inv-11:v1"},
+			[]string{p.Reviews[0].Key.String(), p.Reviews[1].Key.String()}, "newest first by default")
+
+		_, err = x.store.ListReviews(x.ctx, ReviewOptions{Tenants: []string{"acme", "Not A Tenant"}})
+		require.ErrorIs(t, err, ErrInvalidKey)
+		_, err = x.store.ListReviews(x.ctx, ReviewOptions{})
+		require.ErrorIs(t, err, ErrInvalidKey, "a tenant is required")
+	})
+}
+
+func TestListAudit_FiltersByAction(t *testing.T) {
+	redistest.Backends(t, func(t *testing.T, b *redistest.Backend) {
+		x := setup(t, b, nil)
+		k := mustKey(t, "acme", "inv-1", 1)
+		_, err := x.store.ApplyCommitted(x.ctx, k, x.succeed(t, k))
+		require.NoError(t, err)
+		_, err = x.store.Decide(x.ctx, k, "alice", ReviewApproved, "")
+		require.NoError(t, err)
+		x.submit(t, mustKey(t, "acme", "inv-2", 1), "c")
+		p, err := x.store.ListAudit(x.ctx, AuditOptions{Action: AuditReviewDecided})
+		require.NoError(t, err)
+		require.Len(t, p.Entries, 1)
+		require.Equal(t, k.String(), p.Entries[0].JobKey)
+		p, err = x.store.ListAudit(x.ctx, AuditOptions{Action: AuditSubmitted})
+		require.NoError(t, err)
+		require.Len(t, p.Entries, 2)
+	})
+}

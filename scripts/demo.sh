@@ -5,7 +5,8 @@
 # a conflict), and an invalid invoice (dead-lettered); it waits for them,
 # prints every job's status, then as the operator reprocesses the dead letter
 # with corrected content, approves its review, and prints the audit trail and
-# the review queue. It exits non-zero, saying why, on any answer it does not
+# the review queue, and last the operator console's pages of the jobs it
+# created. It exits non-zero, saying why, on any answer it does not
 # expect.
 #
 #   scripts/demo.sh [BASE_URL]            default http://localhost:8080
@@ -364,6 +365,23 @@ if [ -n "$OTHER_TOKEN" ]; then
 	check "reviews of this run seen by another tenant" "$n" 0
 	printf '  another tenant sees %s of them\n' "$n"
 fi
+
+step "The same jobs in the operator console (a browser asks for the operator's name and token)"
+# Each page is fetched once with the operator token, so a broken link fails
+# the demo. Job IDs are URL-safe by construction.
+console_page() {
+	call GET "$1" "$OPERATOR_TOKEN"
+	expect 200
+	printf '  %s%s\n' "$BASE" "$1"
+}
+console_page "/console/reviews?tenant=$tenant"
+console_page "/console/dlq?tenant=$tenant&include=reprocessed"
+for e in $expected; do
+	console_page "/console/jobs/${e%%=*}"
+done
+console_page "/console/jobs/$new_id"
+console_page "/console/reviews/$new_id"
+console_page "/console/audit?jobId=$bad_id"
 
 printf '\ndemo: OK: %s jobs; a duplicate deduped; a conflicting payload refused; a dead letter reprocessed as %s; %s reviews.\n' \
 	"$njobs" "$new_id" "$nreviews"

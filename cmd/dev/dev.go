@@ -148,9 +148,10 @@ func banner(w io.Writer, cfg *config.Config, httpAddr, redisAddr string) {
 	base := "http://" + localhost(httpAddr)
 	tenant, op := cfg.TenantTokens[0], cfg.OperatorTokens[0]
 	fmt.Fprintf(w, `
-relayops dev: the whole system in one process (API, dashboard, worker, relay)
+relayops dev: the whole system in one process (API, console, dashboard, worker, relay)
   API         %[1]s   (contract: %[1]s/openapi.json)
-  dashboard   %[1]s/monitoring/   (sign in as %[2]s with the operator token)
+  console     %[1]s/console/   (reviews, dead letters, audit; sign in as %[2]s with the operator token)
+  dashboard   %[1]s/monitoring/   (queues; the same sign-in)
   metrics     %[1]s/metrics   (worker: http://%[4]s/metrics)
   Redis       redis://%[3]s/0   (embedded, in memory)
   extractor   %[5]s

@@ -90,6 +90,7 @@ func TestBanner_ListsURLsTokensAndThreeWorkingCurlLines(t *testing.T) {
 
 	for _, want := range []string{
 		"http://localhost:8080 ", "http://localhost:8080/openapi.json", "http://localhost:8080/monitoring/",
+		"http://localhost:8080/console/",
 		"http://localhost:8080/metrics", "redis://127.0.0.1:41234/0",
 		"Data lives only while this process runs.", "cmd/api", "cmd/worker", "RELAYOPS_REDIS_URL",
 		"scripts/demo.sh http://localhost:8080",

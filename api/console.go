@@ -1,0 +1,179 @@
+package api
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"slices"
+
+	"github.com/relayops/relayops/console"
+	"github.com/relayops/relayops/jobs"
+)
+
+// consoleCountCap bounds the counts of the console's header: past it they
+// read "99+" rather than walk the whole index on every page.
+const consoleCountCap = 99
+
+// consoleOps gives the operator console the API's own operations: the same
+// authentication, the same decision and reprocess paths (audit,
+// idempotency, the reprocess rate limit, metrics), each store call bounded
+// by StoreTimeout.
+type consoleOps struct{ s *Server }
+
+var _ console.Operations = consoleOps{}
+
+// newConsole builds the console mounted at /console.
+func (s *Server) newConsole() (*console.Console, error) {
+	return console.New(console.Config{
+		Operations: consoleOps{s},
+		Clock:      s.cfg.Clock,
+		Logger:     s.log.With("component", "console"),
+	})
+}
+
+// Authenticate accepts HTTP Basic (operator name and token, what a browser
+// sends after its prompt) or a bearer token. Wrong credentials count
+// against the client address like the API's; a request without any (a
+// browser's first) does not.
+func (o consoleOps) Authenticate(r *http.Request) (console.Principal, error) {
+	name, token, basic := r.BasicAuth()
+	if !basic {
+		var ok bool
+		if token, ok = bearerToken(r); !ok {
+			return console.Principal{}, console.ErrUnauthorized
+		}
+	}
+	p, ok := o.s.auth.lookup(token)
+	if !ok || (basic && p.name != name) {
+		ip, _, err := net.SplitHostPort(r.RemoteAddr)
+		if err != nil {
+			ip = r.RemoteAddr
+		}
+		if wait := o.s.authThrottle.fail(ip); wait > 0 {
+			return console.Principal{}, &console.RateLimitError{RetryAfter: wait, Message: "too many failed sign-ins"}
+		}
+		return console.Principal{}, console.ErrUnauthorized
+	}
+	// The CSRF secret derives from the credential: every replica agrees
+	// and a token dies with the credential that signed it.
+	secret := sha256.Sum256([]byte("relayops console csrf\x00" + token))
+	return console.Principal{Name: p.name, Operator: p.role == roleOperator, Secret: secret[:]}, nil
+}
+
+// bounded bounds one store call and classifies an unreachable store.
+func bounded[T any](o consoleOps, ctx context.Context, f func(context.Context) (T, error)) (T, error) {
+	ctx, cancel := context.WithTimeout(ctx, o.s.cfg.StoreTimeout)
+	defer cancel()
+	v, err := f(ctx)
+	if err != nil && (unavailable(err) || errors.Is(err, jobs.ErrReprocessRace)) {
+		err = fmt.Errorf("%w: %w", console.ErrUnavailable, err)
+	}
+	return v, err
+}
+
+// tenants is every configured tenant, the console's "every tenant".
+func (o consoleOps) tenants() []string {
+	var out []string
+	for _, c := range o.s.cfg.Tenants {
+		if !slices.Contains(out, c.Name) {
+			out = append(out, c.Name)
+		}
+	}
+	return out
+}
+
+func (o consoleOps) ListReviews(ctx context.Context, opts jobs.ReviewOptions) (*jobs.ReviewPage, error) {
+	if opts.Tenant == "" {
+		if opts.Tenants = o.tenants(); len(opts.Tenants) == 0 {
+			return &jobs.ReviewPage{}, nil
+		}
+	}
+	return bounded(o, ctx, func(ctx context.Context) (*jobs.ReviewPage, error) { return o.s.store.ListReviews(ctx, opts) })
+}
+
+func (o consoleOps) GetReview(ctx context.Context, k jobs.Key) (*jobs.Review, error) {
+	return bounded(o, ctx, func(ctx context.Context) (*jobs.Review, error) { return o.s.store.GetReview(ctx, k) })
+}
+
+func (o consoleOps) GetJob(ctx context.Context, k jobs.Key) (*jobs.Job, error) {
+	return bounded(o, ctx, func(ctx context.Context) (*jobs.Job, error) { return o.s.store.Get(ctx, k) })
+}
+
+func (o consoleOps) Input(ctx context.Context, k jobs.Key) (string, error) {
+	return bounded(o, ctx, func(ctx context.Context) (string, error) { return o.s.store.Input(ctx, k) })
+}
+
+func (o consoleOps) Result(ctx context.Context, k jobs.Key) ([]byte, error) {
+	return bounded(o, ctx, func(ctx context.Context) ([]byte, error) { return o.s.store.Result(ctx, k) })
+}
+
+// Decide checks the note with the JSON route's rules and decides through
+// its path.
+func (o consoleOps) Decide(ctx context.Context, k jobs.Key, operator, decision, note string) (*jobs.Review, error) {
+	var fields []jobs.FieldError
+	status := decisions[decision]
+	if status == "" {
+		fields = append(fields, jobs.FieldError{Field: "decision", Problem: `must be "approve" or "reject"`})
+	}
+	if p := noteProblem(note); p != "" {
+		fields = append(fields, jobs.FieldError{Field: "note", Problem: p})
+	}
+	if fields != nil {
+		return nil, &jobs.ValidationError{Fields: fields}
+	}
+	return bounded(o, ctx, func(ctx context.Context) (*jobs.Review, error) {
+		return o.s.decideReview(ctx, k, operator, status, note)
+	})
+}
+
+func (o consoleOps) ListDLQ(ctx context.Context, opts jobs.DLQOptions) (*jobs.JobPage, error) {
+	return bounded(o, ctx, func(ctx context.Context) (*jobs.JobPage, error) { return o.s.store.ListDLQ(ctx, opts) })
+}
+
+// Reprocess checks the reason and content with the JSON route's rules and
+// reprocesses through its path; the rate limit's 429 becomes a
+// *console.RateLimitError.
+func (o consoleOps) Reprocess(ctx context.Context, req jobs.ReprocessRequest) (*jobs.ReprocessResult, error) {
+	var fields []jobs.FieldError
+	if p := reasonProblem(req.Reason); p != "" {
+		fields = append(fields, jobs.FieldError{Field: "reason", Problem: p})
+	}
+	if req.Content != nil && int64(len(*req.Content)) > o.s.cfg.BodyLimit {
+		fields = append(fields, jobs.FieldError{Field: "content", Problem: fmt.Sprintf("must be at most %d bytes", o.s.cfg.BodyLimit)})
+	}
+	if fields != nil {
+		return nil, &jobs.ValidationError{Fields: fields}
+	}
+	res, err := bounded(o, ctx, func(ctx context.Context) (*jobs.ReprocessResult, error) { return o.s.reprocessJob(ctx, req) })
+	var e *Error
+	if errors.As(err, &e) && e.Code == CodeRateLimited {
+		return nil, &console.RateLimitError{RetryAfter: e.RetryAfter, Message: e.Message}
+	}
+	return res, err
+}
+
+func (o consoleOps) ListAudit(ctx context.Context, opts jobs.AuditOptions) (*jobs.AuditPage, error) {
+	return bounded(o, ctx, func(ctx context.Context) (*jobs.AuditPage, error) { return o.s.store.ListAudit(ctx, opts) })
+}
+
+// Counts reads one bounded page of each list: pending reviews of every
+// tenant, dead letters not yet reprocessed.
+func (o consoleOps) Counts(ctx context.Context) (console.Counts, error) {
+	var c console.Counts
+	if tenants := o.tenants(); len(tenants) > 0 {
+		p, err := o.ListReviews(ctx, jobs.ReviewOptions{Tenants: tenants, Status: jobs.ReviewPending, Limit: consoleCountCap})
+		if err != nil {
+			return c, err
+		}
+		c.PendingReviews, c.PendingCapped = len(p.Reviews), p.NextCursor != ""
+	}
+	d, err := o.ListDLQ(ctx, jobs.DLQOptions{Limit: consoleCountCap})
+	if err != nil {
+		return c, err
+	}
+	c.DeadLetters, c.DeadCapped = len(d.Jobs), d.NextCursor != ""
+	return c, nil
+}

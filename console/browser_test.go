@@ -1,0 +1,281 @@
+package console_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/fetch"
+	"github.com/chromedp/cdproto/network"
+	cdppage "github.com/chromedp/cdproto/page"
+	"github.com/chromedp/chromedp"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/require"
+
+	"github.com/relayops/relayops/api"
+	"github.com/relayops/relayops/internal/redistest"
+	"github.com/relayops/relayops/jobs"
+	"github.com/relayops/relayops/worker"
+)
+
+// The browser helpers follow the dashboard's browser test: Debian
+// chromium, headless, a fresh profile, no request beyond the test server.
+
+// requireBrowserEnv turns a missing Chromium from a skip into a failure (CI
+// sets it).
+const requireBrowserEnv = "RELAYOPS_REQUIRE_BROWSER"
+
+// screenshotDirEnv names a directory that keeps the screenshots; without
+// it they go to the test's temporary directory.
+const screenshotDirEnv = "RELAYOPS_SCREENSHOT_DIR"
+
+func chromium(t *testing.T) string {
+	t.Helper()
+	for _, p := range []string{"/usr/bin/chromium", "chromium", "chromium-browser"} {
+		if path, err := exec.LookPath(p); err == nil {
+			return path
+		}
+	}
+	msg := "console: chromium not found (Debian package chromium); browser test skipped"
+	if os.Getenv(requireBrowserEnv) == "1" {
+		t.Fatalf("%s, but %s=1", msg, requireBrowserEnv)
+	}
+	fmt.Fprintln(os.Stderr, "WARNING: "+msg)
+	t.Skip(msg)
+	return ""
+}
+
+func browser(t *testing.T) context.Context {
+	t.Helper()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(chromium(t)),
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.WindowSize(1280, 900),
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("host-resolver-rules", "MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"),
+		chromedp.UserDataDir(t.TempDir()),
+	)
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelCtx := chromedp.NewContext(allocCtx)
+	ctx, cancelTimeout := context.WithTimeout(ctx, 120*time.Second)
+	t.Cleanup(func() { cancelTimeout(); cancelCtx(); cancelAlloc() })
+	return ctx
+}
+
+// signIn answers every HTTP auth challenge with the operator's credentials
+// and fails every request to another host (counted in external).
+func signIn(t *testing.T, ctx context.Context, host string, a auth, external *atomic.Int64) {
+	t.Helper()
+	paused := chromedp.Events(ctx, fetch.RequestPaused)
+	challenges := chromedp.Events(ctx, fetch.AuthRequired)
+	go func() {
+		for ev, err := range paused {
+			if err != nil {
+				return
+			}
+			if u, err := url.Parse(ev.Request.URL); err == nil && u.Host == host {
+				_, _ = chromedp.Call(ctx, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: ev.RequestID})
+				continue
+			}
+			external.Add(1)
+			_, _ = chromedp.Call(ctx, fetch.FailRequest, fetch.FailRequestParams{RequestID: ev.RequestID, ErrorReason: network.ErrorReasonBlockedByClient})
+		}
+	}()
+	go func() {
+		for ev, err := range challenges {
+			if err != nil {
+				return
+			}
+			answer := &fetch.AuthChallengeResponse{Response: fetch.AuthChallengeResponseResponseProvideCredentials, Username: a.name, Password: a.token}
+			_, _ = chromedp.Call(ctx, fetch.ContinueWithAuth, fetch.ContinueWithAuthParams{RequestID: ev.RequestID, AuthChallengeResponse: answer})
+		}
+	}()
+	handle := true
+	_, err := chromedp.Call(ctx, fetch.Enable, fetch.EnableParams{HandleAuthRequests: &handle})
+	require.NoError(t, err)
+	_, err = chromedp.Call(ctx, cdppage.AddScriptToEvaluateOnNewDocument, cdppage.AddScriptToEvaluateOnNewDocumentParams{
+		Source: `window.__cspViolations = [];
+			document.addEventListener("securitypolicyviolation", e => window.__cspViolations.push(e.violatedDirective + " " + e.blockedURI));`,
+	})
+	require.NoError(t, err)
+}
+
+// live is the API server (console included) and a worker on one real Redis.
+type live struct {
+	url   string
+	store *jobs.Store
+}
+
+func startLive(t *testing.T) *live {
+	t.Helper()
+	rs := redistest.Start(t, nil)
+	store, err := jobs.NewStore(jobs.Config{Redis: rs.Client(t), Shards: 4})
+	require.NoError(t, err)
+	srv, err := api.New(api.Config{Store: store, Tenants: tenants, Operators: operators,
+		Registry: prometheus.NewRegistry(), Logger: slog.New(slog.DiscardHandler)})
+	require.NoError(t, err)
+	ts := httptest.NewServer(srv.Handler())
+	t.Cleanup(ts.Close)
+
+	asynqRedis := redis.NewClient(&redis.Options{Addr: rs.Addr})
+	t.Cleanup(func() { _ = asynqRedis.Close() })
+	w, err := worker.New(worker.Config{Store: store, Redis: asynqRedis, Concurrency: 2, Relays: 1,
+		Logger: slog.New(slog.DiscardHandler), ShutdownTimeout: 5 * time.Second, DrainTimeout: 2 * time.Second})
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- w.Run(ctx) }()
+	t.Cleanup(func() { cancel(); require.NoError(t, <-done) })
+	return &live{url: ts.URL, store: store}
+}
+
+// submit posts a document as tenant acme through the API.
+func (l *live) submit(t *testing.T, doc, file string) jobs.Key {
+	t.Helper()
+	content, err := os.ReadFile(filepath.Join("..", "testdata", "invoices", file))
+	require.NoError(t, err)
+	body, _ := json.Marshal(map[string]any{"documentId": doc, "operationVersion": 1, "content": string(content)})
+	req, _ := http.NewRequest(http.MethodPost, l.url+"/v1/jobs", strings.NewReader(string(body)))
+	req.Header.Set("Authorization", "Bearer "+tokAcme)
+	req.Header.Set("Content-Type", "application/json")
+	res, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer res.Body.Close()
+	require.Equal(t, http.StatusAccepted, res.StatusCode)
+	return key(t, "acme:"+doc+":v1")
+}
+
+// await polls the job record until it reaches state.
+func (l *live) await(t *testing.T, k jobs.Key, state jobs.State) {
+	t.Helper()
+	redistest.Eventually(t, 30*time.Second, func() bool {
+		j, err := l.store.Get(context.Background(), k)
+		return err == nil && j.State == state
+	}, "%s %s", k, state)
+}
+
+// shoot saves a full-page screenshot of the current page.
+func shoot(t *testing.T, ctx context.Context, name string) {
+	t.Helper()
+	dir := os.Getenv(screenshotDirEnv)
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	require.NoError(t, err)
+	path := filepath.Join(dir, name+".png")
+	require.NoError(t, os.WriteFile(path, png, 0o644))
+	t.Logf("screenshot: %s", path)
+}
+
+func TestBrowser_Console_ReviewApproveReprocessAndAudit(t *testing.T) {
+	t.Parallel()
+	ctx := browser(t)
+	l := startLive(t)
+	oldest := l.submit(t, "inv-basic", "valid-basic-eur.txt")
+	l.await(t, oldest, jobs.StateSucceeded)
+	newer := l.submit(t, "inv-tax", "valid-tax-usd.txt")
+	dead := l.submit(t, "inv-mismatch", "invalid-total-mismatch.txt")
+	l.await(t, newer, jobs.StateSucceeded)
+	l.await(t, dead, jobs.StateDeadLettered)
+	redistest.Eventually(t, 30*time.Second, func() bool { // the review consumer ran
+		_, err := l.store.GetReview(context.Background(), newer)
+		return err == nil
+	}, "reviews created")
+
+	var external atomic.Int64
+	signIn(t, ctx, strings.TrimPrefix(l.url, "http://"), alice, &external)
+	text := func(sel string) string {
+		t.Helper()
+		s, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel)))
+		require.NoError(t, err, sel)
+		return s
+	}
+	do := func(steps ...chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		require.NoError(t, chromedp.Do(ctx, steps...))
+	}
+
+	// Sign in and open the oldest pending review from the landing page.
+	res, err := chromedp.Run(ctx, chromedp.NavigateResponse(l.url+"/console/"))
+	require.NoError(t, err)
+	require.EqualValues(t, 200, res.Status)
+	require.Equal(t, "alice", text("#operator"))
+	require.Contains(t, text("#reviews tbody tr:first-child"), "inv-basic", "the oldest pending review comes first")
+	require.Contains(t, text("#reviews tbody"), "inv-tax")
+	shoot(t, ctx, "reviews")
+	do(chromedp.Click(chromedp.CSS("#reviews tbody tr:first-child a")), chromedp.WaitVisible(chromedp.ID("f-total")))
+	require.Equal(t, "124.80 EUR", text("#f-total"))
+	require.Equal(t, "Northwind Traders GmbH", text("#f-vendor"))
+	require.Contains(t, text("#document"), "Toner cartridge black  2 x 39.90")
+	shoot(t, ctx, "review")
+
+	// Approve it with a note; it is listed as approved with alice's name.
+	do(chromedp.SendKeys(chromedp.ID("note"), "totals match the items"),
+		chromedp.Click(chromedp.ID("approve")), chromedp.WaitVisible(chromedp.ID("decided")))
+	require.Contains(t, text("#decided"), "approved")
+	require.Contains(t, text("#decided"), "alice")
+	require.Contains(t, text(".note"), "totals match the items")
+	do(chromedp.Navigate(l.url + "/console/reviews?status=approved"))
+	row := text("#reviews tbody tr:first-child")
+	require.Contains(t, row, "inv-basic")
+	require.Contains(t, row, "approved")
+	require.Contains(t, row, "alice")
+
+	// Open the dead letter, correct the document and reprocess it.
+	do(chromedp.Navigate(l.url + "/console/dlq"))
+	require.Contains(t, text("#dlq tbody tr:first-child"), "the total does not equal subtotal + charges + tax")
+	shoot(t, ctx, "dlq")
+	do(chromedp.Click(chromedp.CSS("#dlq tbody tr:first-child a")), chromedp.WaitVisible(chromedp.ID("reprocess")))
+	require.Contains(t, text("#error-reason"), "total_mismatch")
+	content, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById("content").value`))
+	require.NoError(t, err)
+	require.Contains(t, content, "Total: 420.00", "the form holds the original document")
+	do(chromedp.SetValue(chromedp.ID("content"), strings.Replace(content, "Total: 420.00", "Total: 407.50", 1)),
+		chromedp.SendKeys(chromedp.ID("reason"), "total corrected from the supplier's PDF"))
+	shoot(t, ctx, "deadletter")
+	do(chromedp.Click(chromedp.ID("reprocess-submit")), chromedp.WaitVisible(chromedp.ID("reprocessed-as")))
+	require.Equal(t, "acme:inv-mismatch:v2", text("#reprocessed-as"))
+
+	// Follow the link to the new version and see it succeed.
+	do(chromedp.Click(chromedp.ID("reprocessed-as")), chromedp.WaitVisible(chromedp.ID("state")))
+	redistest.Eventually(t, 30*time.Second, func() bool {
+		state, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(document.getElementById("state") || {}).textContent || ""`))
+		return err == nil && state == "succeeded"
+	}, "the new version succeeds (the page reloads itself while it runs)")
+	require.Contains(t, text("h1"), "acme:inv-mismatch:v2")
+	require.Equal(t, "407.50", text("#f-total"))
+
+	// Both actions are on the audit page, linking their jobs.
+	do(chromedp.Navigate(l.url + "/console/audit?operator=alice"))
+	audit := text("#audit tbody")
+	require.Contains(t, audit, "review_decided")
+	require.Contains(t, audit, "acme:inv-basic:v1")
+	require.Contains(t, audit, "reprocessed")
+	require.Contains(t, audit, "acme:inv-mismatch:v1 → acme:inv-mismatch:v2")
+	require.Contains(t, audit, "total corrected from the supplier's PDF")
+	links, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("#audit a")].map(a => a.getAttribute("href"))`))
+	require.NoError(t, err)
+	require.Contains(t, links, "/console/jobs/acme:inv-mismatch:v2")
+	shoot(t, ctx, "audit")
+
+	violations, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`window.__cspViolations`))
+	require.NoError(t, err)
+	require.Empty(t, violations, "nothing the policy refused")
+	require.Zero(t, external.Load(), "no request left the test server")
+}

@@ -1,0 +1,265 @@
+package console
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/relayops/relayops/jobs"
+)
+
+// invoice is the part of a committed extraction result the review shows.
+type invoice struct {
+	DocumentType  string `json:"documentType"`
+	InvoiceNumber string `json:"invoiceNumber"`
+	Vendor        string `json:"vendor"`
+	IssueDate     string `json:"issueDate"`
+	Currency      string `json:"currency"`
+	LineItems     []struct {
+		Description string `json:"description"`
+		Quantity    string `json:"quantity"`
+		UnitPrice   string `json:"unitPrice"`
+		Amount      string `json:"amount"`
+	} `json:"lineItems"`
+	Subtotal string `json:"subtotal"`
+	Charges  []struct {
+		Kind   string `json:"kind"`
+		Amount string `json:"amount"`
+	} `json:"charges"`
+	Tax         string `json:"tax"`
+	TaxIncluded bool   `json:"taxIncluded"`
+	Total       string `json:"total"`
+}
+
+// material is what a job page and a review page show beside the record:
+// the document while its input is retained, the extracted fields while the
+// result is.
+type material struct {
+	Document      string
+	InputExpired  bool
+	Invoice       *invoice
+	ResultExpired bool // succeeded, but the result is gone
+	ResultBad     bool // a result the console cannot read as an invoice
+}
+
+// load reads the input and, for a succeeded job, the result of j.
+func (c *Console) load(r *http.Request, j *jobs.Job) (material, error) {
+	var m material
+	doc, err := c.ops.Input(r.Context(), j.Key)
+	switch {
+	case errors.Is(err, jobs.ErrInputExpired), errors.Is(err, jobs.ErrNotFound):
+		m.InputExpired = true
+	case err != nil:
+		return m, err
+	default:
+		m.Document = doc
+	}
+	if j.State != jobs.StateSucceeded {
+		return m, nil
+	}
+	res, err := c.ops.Result(r.Context(), j.Key)
+	switch {
+	case errors.Is(err, jobs.ErrResultExpired), errors.Is(err, jobs.ErrNotFound):
+		m.ResultExpired = true
+	case err != nil:
+		return m, err
+	default:
+		var inv invoice
+		if json.Unmarshal(res, &inv) != nil {
+			m.ResultBad = true
+		} else {
+			m.Invoice = &inv
+		}
+	}
+	return m, nil
+}
+
+type reviewBody struct {
+	Review *jobs.Review
+	Job    *jobs.Job
+	material
+	Note string // the note of a refused form, sent back
+}
+
+// review shows one review: the extracted fields beside the document, and
+// the decision form or the decision.
+func (c *Console) review(w http.ResponseWriter, r *http.Request) {
+	k, ok := c.jobKey(w, r)
+	if !ok {
+		return
+	}
+	c.showReview(w, r, http.StatusOK, k, &page{})
+}
+
+func (c *Console) showReview(w http.ResponseWriter, r *http.Request, status int, k jobs.Key, pg *page) {
+	rv, err := c.ops.GetReview(r.Context(), k)
+	if err != nil {
+		c.storeFailed(w, r, err)
+		return
+	}
+	job, err := c.ops.GetJob(r.Context(), k)
+	if err != nil {
+		c.storeFailed(w, r, err)
+		return
+	}
+	m, err := c.load(r, job)
+	if err != nil {
+		c.storeFailed(w, r, err)
+		return
+	}
+	body := reviewBody{Review: rv, Job: job, material: m}
+	if b, ok := pg.Body.(reviewBody); ok {
+		body.Note = b.Note
+	}
+	pg.Title, pg.Nav, pg.Body = "Review "+k.String(), "reviews", body
+	c.render(w, r, status, "review", pg)
+}
+
+// decide records the operator's decision, then shows the review (POST,
+// redirect, GET). Deciding a decided review otherwise is refused with the
+// recorded decision on the page.
+func (c *Console) decide(w http.ResponseWriter, r *http.Request) {
+	k, ok := c.jobKey(w, r)
+	if !ok {
+		return
+	}
+	decision, note := r.PostForm.Get("decision"), r.PostForm.Get("note")
+	keep := &page{Body: reviewBody{Note: note}}
+	if decision != "approve" && decision != "reject" {
+		keep.Problem = "Choose Approve or Reject."
+		keep.Fields = []jobs.FieldError{{Field: "decision", Problem: `must be "approve" or "reject"`}}
+		c.showReview(w, r, http.StatusBadRequest, k, keep)
+		return
+	}
+	_, err := c.ops.Decide(r.Context(), k, principal(r).Name, decision, note)
+	var ve *jobs.ValidationError
+	switch {
+	case errors.As(err, &ve):
+		keep.Problem, keep.Fields = "The decision was not recorded.", ve.Fields
+		c.showReview(w, r, http.StatusBadRequest, k, keep)
+	case errors.Is(err, jobs.ErrReviewDecided):
+		keep.Problem = "This review was already decided otherwise; the recorded decision stands."
+		c.showReview(w, r, http.StatusConflict, k, keep)
+	case err != nil:
+		c.storeFailed(w, r, err)
+	default:
+		http.Redirect(w, r, c.cfg.RootPath+"/reviews/"+k.String(), http.StatusSeeOther)
+	}
+}
+
+type jobBody struct {
+	Job *jobs.Job
+	material
+	Reason, Content string // the reprocess form's values
+	Reprocessable   bool
+	ErrorCode       string
+	ErrorReason     string
+	Refresh         bool // the job is still running: the page reloads itself
+}
+
+// job shows one job: its state, attempts and error in words, the result or
+// the document, and, for a dead letter not yet reprocessed, the Reprocess
+// form with the document pre-filled for correction.
+func (c *Console) job(w http.ResponseWriter, r *http.Request) {
+	k, ok := c.jobKey(w, r)
+	if !ok {
+		return
+	}
+	pg := &page{}
+	if r.URL.Query().Get("reprocessed") != "" {
+		pg.Notice = "Reprocessed: the next version was created and queued."
+	}
+	c.showJob(w, r, http.StatusOK, k, pg, nil)
+}
+
+func (c *Console) showJob(w http.ResponseWriter, r *http.Request, status int, k jobs.Key, pg *page, form *jobBody) {
+	job, err := c.ops.GetJob(r.Context(), k)
+	if err != nil {
+		c.storeFailed(w, r, err)
+		return
+	}
+	m, err := c.load(r, job)
+	if err != nil {
+		c.storeFailed(w, r, err)
+		return
+	}
+	body := jobBody{Job: job, material: m, Content: m.Document, ErrorCode: job.ErrorCode, ErrorReason: job.ErrorReason,
+		Reprocessable: job.State == jobs.StateDeadLettered && job.ReprocessedAs == "",
+		Refresh:       !job.State.Terminal()}
+	if form != nil {
+		body.Reason, body.Content = form.Reason, form.Content
+	}
+	pg.Title, pg.Nav, pg.Body, pg.Refresh = "Job "+k.String(), "dlq", body, body.Refresh && status == http.StatusOK
+	if status == http.StatusOK && job.State == jobs.StateSucceeded {
+		pg.Nav = "reviews"
+	}
+	c.render(w, r, status, "job", pg)
+}
+
+// reprocess runs a dead-lettered job again as the document's next version,
+// through the API's own reprocess path (audit, idempotency, rate limit).
+// Content equal to the stored document reuses it; a refusal shows the job
+// page again with the form as it was sent.
+func (c *Console) reprocess(w http.ResponseWriter, r *http.Request) {
+	k, ok := c.jobKey(w, r)
+	if !ok {
+		return
+	}
+	form := &jobBody{Reason: r.PostForm.Get("reason"), Content: r.PostForm.Get("content")}
+	orig, err := c.ops.Input(r.Context(), k)
+	if err != nil && !errors.Is(err, jobs.ErrInputExpired) && !errors.Is(err, jobs.ErrNotFound) {
+		c.storeFailed(w, r, err)
+		return
+	}
+	content := formText(form.Content, orig)
+	req := jobs.ReprocessRequest{Key: k, Operator: principal(r).Name, Reason: form.Reason}
+	if content != "" && (err != nil || content != orig) {
+		req.Content = &content
+	}
+	_, err = c.ops.Reprocess(r.Context(), req)
+	var ve *jobs.ValidationError
+	var rl *RateLimitError
+	pg := &page{}
+	switch {
+	case err == nil:
+		http.Redirect(w, r, c.cfg.RootPath+"/jobs/"+k.String()+"?reprocessed=1", http.StatusSeeOther)
+	case errors.As(err, &rl):
+		w.Header().Set("Retry-After", retryAfter(rl.RetryAfter))
+		pg.Problem = fmt.Sprintf("The reprocess rate limit of tenant %s is reached; nothing was created. Try again in %s.",
+			k.Tenant, age(rl.RetryAfter))
+		c.showJob(w, r, http.StatusTooManyRequests, k, pg, form)
+	case errors.As(err, &ve):
+		pg.Problem, pg.Fields = "Nothing was reprocessed.", ve.Fields
+		c.showJob(w, r, http.StatusBadRequest, k, pg, form)
+	case errors.Is(err, jobs.ErrNotDeadLettered), errors.Is(err, jobs.ErrJobCancelled),
+		errors.Is(err, jobs.ErrInputExpired), errors.Is(err, jobs.ErrIdempotencyConflict):
+		pg.Problem = conflictText(err)
+		c.showJob(w, r, http.StatusConflict, k, pg, form)
+	default:
+		c.storeFailed(w, r, err)
+	}
+}
+
+func conflictText(err error) string {
+	switch {
+	case errors.Is(err, jobs.ErrNotDeadLettered):
+		return "Only dead-lettered jobs can be reprocessed."
+	case errors.Is(err, jobs.ErrJobCancelled):
+		return "Cancelled jobs cannot be reprocessed."
+	case errors.Is(err, jobs.ErrInputExpired):
+		return "The stored document has expired: paste the document into the form to reprocess it."
+	}
+	return "This job was already reprocessed with a different document; the existing new version stands."
+}
+
+// formText undoes what a browser does to a textarea: it sends every line
+// break as CRLF. A document stored with bare LFs gets them back, so an
+// unchanged document compares equal and a corrected one keeps its form.
+func formText(sent, orig string) string {
+	if strings.Contains(orig, "\r\n") {
+		return sent
+	}
+	return strings.ReplaceAll(sent, "\r\n", "\n")
+}
