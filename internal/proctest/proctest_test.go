@@ -100,5 +100,7 @@ type recorder struct {
 	errors []string
 }
 
-func (r *recorder) Errorf(format string, args ...any) { r.errors = append(r.errors, fmt.Sprintf(format, args...)) }
-func (r *recorder) Helper()                           {}
+func (r *recorder) Errorf(format string, args ...any) {
+	r.errors = append(r.errors, fmt.Sprintf(format, args...))
+}
+func (r *recorder) Helper() {}
