@@ -69,6 +69,19 @@ func TestMakeRun_DemoScript_Succeeds(t *testing.T) {
 	require.Equal(t, 5.0, proctest.Sum(metrics, "relayops_worker_jobs_total", map[string]string{"outcome": "succeeded"}))
 	require.Equal(t, 1.0, proctest.Sum(metrics, "relayops_worker_jobs_total", map[string]string{"outcome": "dead_lettered"}))
 
+	// The README's way to submit a file without jq: accepted, then deduped;
+	// a bad documentId is the API's 400, and the script says so.
+	for _, want := range []string{`"deduped":false`, `"deduped":true`} {
+		out, err := submitFile(t, root, base, "testdata/invoices/valid-basic-eur.txt", "readme-submit")
+		require.NoError(t, err, "scripts/submit.sh:\n%s", out)
+		require.Contains(t, out, `"jobId":"acme:readme-submit:v1"`)
+		require.Contains(t, out, want)
+	}
+	bad, err := submitFile(t, root, base, "testdata/invoices/valid-basic-eur.txt", "bad id")
+	require.Error(t, err)
+	require.Contains(t, bad, "invalid_request")
+	require.Contains(t, bad, "answered 400")
+
 	interrupt(t, dev)
 }
 
@@ -140,6 +153,16 @@ func TestLocalhost_MakesListenAddressesBrowsable(t *testing.T) {
 	} {
 		require.Equal(t, want, localhost(in), in)
 	}
+}
+
+// submitFile runs scripts/submit.sh FILE DOCUMENT_ID against base.
+func submitFile(t *testing.T, root, base, file, doc string) (string, error) {
+	t.Helper()
+	cmd := exec.Command("sh", "scripts/submit.sh", file, doc)
+	cmd.Dir = root
+	cmd.Env = proctest.Env("API_URL="+base, "TENANT_TOKEN="+demoTenants[0].Token)
+	out, err := cmd.CombinedOutput()
+	return string(out), err
 }
 
 // startDev starts `make run` (or, without make, the cmd/dev binary) in its
