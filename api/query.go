@@ -13,7 +13,8 @@ import (
 	"github.com/relayops/relayops/outbox"
 )
 
-// Page sizes of every list (DESIGN.md: default 50, max 500).
+// Page sizes of every list: default 50, max 500 (above is 400), as
+// api/openapi.json states.
 const (
 	DefaultLimit = 50
 	MaxLimit     = 500

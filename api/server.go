@@ -1,9 +1,8 @@
 // Package api is relayops' HTTP API: job submission and status for tenants,
 // reprocessing, the dead-letter queue, the audit trail and review decisions
 // for operators, health and readiness probes, Prometheus metrics and the
-// OpenAPI document. DESIGN.md's "HTTP API" section is the contract; the
-// served /openapi.json describes it exactly and the tests hold every answer
-// against it.
+// OpenAPI document. api/openapi.json is the contract: the server serves it
+// as /openapi.json, and the tests hold every answer against it.
 //
 // The server is an Echo application with a single error handler: every
 // failure, from a malformed body to an unreachable Redis, answers
@@ -214,7 +213,7 @@ func New(cfg Config) (*Server, error) {
 // Handler returns the server's http.Handler.
 func (s *Server) Handler() http.Handler { return s.echo }
 
-// routes builds the Echo application; the table is DESIGN.md's.
+// routes builds the Echo application: the paths of api/openapi.json.
 func (s *Server) routes() *echo.Echo {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true

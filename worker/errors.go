@@ -15,7 +15,7 @@ import (
 // Kind is the class of a failed attempt. Every error is exactly one kind.
 type Kind int
 
-// The kinds of failure (DESIGN.md, Errors, retries, DLQ).
+// The kinds of failure (docs/architecture.md, Invariants: error classes).
 const (
 	// KindTransient: retry with backoff while business attempts remain.
 	KindTransient Kind = iota + 1

@@ -26,7 +26,7 @@ import (
 )
 
 // Config configures a Worker. Zero fields take the stated defaults, which
-// match DESIGN.md's configuration table.
+// match the configuration table of the README.
 type Config struct {
 	// Store is the job store (its Redis client must not retry). Required.
 	Store *outbox.Store
