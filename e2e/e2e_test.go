@@ -500,7 +500,7 @@ func TestE2E_Worker_RedisUnreachable_FewJSONLines(t *testing.T) {
 	dead.Close() // nothing listens there now
 	w := proctest.Start(t, proctest.Options{
 		Name: "worker", Bin: proctest.Binary(t, "cmd/worker"),
-		Env:      proctest.Env("RELAYOPS_REDIS_URL=redis://"+deadAddr+"/0", "RELAYOPS_LOG_LEVEL=info"),
+		Env: proctest.Env("RELAYOPS_REDIS_URL=redis://"+deadAddr+"/0", "RELAYOPS_LOG_LEVEL=info"),
 		// /healthz needs Redis; /metrics answers without it.
 		AddrVars: []string{"RELAYOPS_METRICS_ADDR"}, ReadyPath: "/metrics", StopAtCleanup: true,
 	})
