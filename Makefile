@@ -11,8 +11,8 @@ REDOCLY_VERSION     ?= 2.77.0
 # `go test ./...` leaves them out.
 TEST_TAGS           ?= slow
 # Fuzz targets as package:FuzzName, space separated, e.g.
-#   ./outbox:FuzzKey ./api:FuzzSubmit
-FUZZ_TARGETS        ?= ./outbox:FuzzKey ./outbox:FuzzParseKey ./internal/config:FuzzFromEnv ./api:FuzzSubmit
+#   ./jobs:FuzzKey ./api:FuzzSubmit
+FUZZ_TARGETS        ?= ./jobs:FuzzKey ./jobs:FuzzParseKey ./internal/config:FuzzFromEnv ./api:FuzzSubmit
 FUZZTIME            ?= 20s
 # Flags of scripts/eval, e.g. EVAL_FLAGS="-v" to list every failure, or
 # "-extractor rules -seed 7 -n 2000".
@@ -32,9 +32,9 @@ run:
 test:
 	$(GO) run ./scripts/testsummary $(GO) test -json -count=1 -timeout $(TEST_TIMEOUT) -tags '$(TEST_TAGS)' ./...
 
-## bench: outbox benchmarks (figures only, no assertions)
+## bench: job store and relay benchmarks (figures only, no assertions)
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./outbox/...
+	$(GO) test -run '^$$' -bench . -benchmem ./jobs/... ./outbox/...
 
 ## eval: extraction accuracy on the generated and hand-written corpus; prints
 ## the whole table, then fails (exit 1) when a target of issue 9 is missed

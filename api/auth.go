@@ -9,7 +9,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/relayops/relayops/internal/config"
-	"github.com/relayops/relayops/outbox"
+	"github.com/relayops/relayops/jobs"
 )
 
 // role is what a bearer token may do.
@@ -82,7 +82,7 @@ func (a *authenticator) lookup(token string) (caller, bool) {
 // header: which one would count is a guess a proxy and this server could
 // make differently.
 func twoAuthorizations() *Error {
-	return invalid(outbox.FieldError{Field: "Authorization", Problem: "must be given at most once"})
+	return invalid(jobs.FieldError{Field: "Authorization", Problem: "must be given at most once"})
 }
 
 // bearerToken returns the token of an "Authorization: Bearer <token>" header.

@@ -14,7 +14,7 @@ import (
 
 	"github.com/relayops/relayops/internal/clock"
 	"github.com/relayops/relayops/internal/task"
-	"github.com/relayops/relayops/outbox"
+	"github.com/relayops/relayops/jobs"
 )
 
 // Cluster-wide gauges, read from Redis by one collection at a time and
@@ -69,7 +69,7 @@ const defaultClusterMetricsInterval = 10 * time.Second
 
 // clusterCollector is the prometheus.Collector of the cluster-wide gauges.
 type clusterCollector struct {
-	store     *outbox.Store
+	store     *jobs.Store
 	inspector *asynq.Inspector // nil: no asynq_* series
 	clock     clock.Clock
 	timeout   time.Duration
@@ -94,7 +94,7 @@ type partState struct {
 	at      time.Time           // when they were read
 }
 
-func newClusterCollector(store *outbox.Store, insp *asynq.Inspector, clk clock.Clock, timeout, interval time.Duration, log *slog.Logger) *clusterCollector {
+func newClusterCollector(store *jobs.Store, insp *asynq.Inspector, clk clock.Clock, timeout, interval time.Duration, log *slog.Logger) *clusterCollector {
 	return &clusterCollector{
 		store: store, inspector: insp, clock: clk, timeout: timeout, interval: interval,
 		log: log.With("component", "api.metrics"), asynqBusy: make(chan struct{}, 1),

@@ -18,6 +18,7 @@ import (
 
 	"github.com/relayops/relayops/internal/redistest"
 	"github.com/relayops/relayops/internal/task"
+	"github.com/relayops/relayops/jobs"
 	"github.com/relayops/relayops/outbox"
 )
 
@@ -29,7 +30,7 @@ var withInspector = &setupOpts{modify: func(c *Config) {
 // failingPublisher leaves every outbox entry it is handed pending.
 type failingPublisher struct{}
 
-func (failingPublisher) Publish(context.Context, outbox.Event) error {
+func (failingPublisher) Publish(context.Context, jobs.Event) error {
 	return fmt.Errorf("asynq down")
 }
 
@@ -54,7 +55,7 @@ func collectorRun(t *testing.T, b *bundle) int {
 		require.NoError(t, err)
 	}
 	k := mustKey(t, id)
-	return outbox.Shard(k.Tenant, k.DocumentID, b.store.Shards())
+	return jobs.Shard(k.Tenant, k.DocumentID, b.store.Shards())
 }
 
 func requireClusterGauges(t *testing.T, m map[string]float64, queuedShard int) {
@@ -98,7 +99,7 @@ func TestCollector_KnownRun_ExportsExactGauges(t *testing.T) {
 func TestCollector_RealRedis_ExportsExactGauges(t *testing.T) {
 	t.Parallel()
 	srv := redistest.Start(t, nil)
-	rdb, err := outbox.NewRedisClient(srv.URL)
+	rdb, err := jobs.NewRedisClient(srv.URL)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = rdb.Close() })
 	b := setup(t, &setupOpts{rdb: rdb, modify: withInspector.modify})

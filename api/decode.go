@@ -15,7 +15,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/relayops/relayops/outbox"
+	"github.com/relayops/relayops/jobs"
 )
 
 // Request bodies are decoded strictly, so that two clients can never mean
@@ -48,7 +48,7 @@ func (s *Server) readObject(c echo.Context) (*object, error) {
 	case errors.As(err, &maxErr):
 		return nil, tooLarge()
 	case err != nil:
-		return nil, invalid(outbox.FieldError{Field: "body", Problem: "could not be read"})
+		return nil, invalid(jobs.FieldError{Field: "body", Problem: "could not be read"})
 	}
 	return parseObject(data)
 }
@@ -56,14 +56,14 @@ func (s *Server) readObject(c echo.Context) (*object, error) {
 // parseObject parses data as one strict JSON object.
 func parseObject(data []byte) (*object, error) {
 	if !utf8.Valid(data) {
-		return nil, invalid(outbox.FieldError{Field: "body", Problem: "must be UTF-8"})
+		return nil, invalid(jobs.FieldError{Field: "body", Problem: "must be UTF-8"})
 	}
 	if problem := checkSyntax(data); problem != "" {
-		return nil, invalid(outbox.FieldError{Field: "body", Problem: problem})
+		return nil, invalid(jobs.FieldError{Field: "body", Problem: problem})
 	}
 	var members map[string]json.RawMessage
 	if bytes.TrimSpace(data)[0] != '{' || json.Unmarshal(data, &members) != nil {
-		return nil, invalid(outbox.FieldError{Field: "body", Problem: "must be a JSON object"})
+		return nil, invalid(jobs.FieldError{Field: "body", Problem: "must be a JSON object"})
 	}
 	if fields := checkEscapes(data); len(fields) > 0 {
 		return nil, invalid(fields...)
@@ -74,8 +74,8 @@ func parseObject(data []byte) (*object, error) {
 // checkEscapes finds the strings of a well-formed JSON object that hold the
 // escape \u0000 or a lone surrogate escape, and names the top-level member
 // each is in ("body" for a key that holds one), once per member.
-func checkEscapes(data []byte) []outbox.FieldError {
-	var out []outbox.FieldError
+func checkEscapes(data []byte) []jobs.FieldError {
+	var out []jobs.FieldError
 	seen := map[string]bool{}
 	depth, expectKey := 0, false
 	member := "body" // the top-level member being read
@@ -104,7 +104,7 @@ func checkEscapes(data []byte) []outbox.FieldError {
 			}
 			if problem != "" && !seen[field] {
 				seen[field] = true
-				out = append(out, outbox.FieldError{Field: field, Problem: problem})
+				out = append(out, jobs.FieldError{Field: field, Problem: problem})
 			}
 			i = end
 		}
@@ -234,11 +234,11 @@ func checkSyntax(data []byte) string {
 // problems found are collected and reported together by done.
 type object struct {
 	members map[string]json.RawMessage
-	fields  []outbox.FieldError
+	fields  []jobs.FieldError
 }
 
 func (o *object) fail(field, problem string) {
-	o.fields = append(o.fields, outbox.FieldError{Field: field, Problem: problem})
+	o.fields = append(o.fields, jobs.FieldError{Field: field, Problem: problem})
 }
 
 // take removes a member; ok is false when it is absent.

@@ -16,7 +16,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/redis/go-redis/v9"
 
-	"github.com/relayops/relayops/outbox"
+	"github.com/relayops/relayops/jobs"
 )
 
 // Error codes of the JSON error body, as api/openapi.json lists them. The
@@ -46,10 +46,10 @@ type Error struct {
 	Status     int
 	Code       string
 	Message    string
-	Fields     []outbox.FieldError // invalid_request only: the first maxListedFields
-	FieldCount int                 // invalid_request only: how many fields are bad
-	RetryAfter time.Duration       // rate_limited only
-	Err        error               // the cause, for the log; never shown
+	Fields     []jobs.FieldError // invalid_request only: the first maxListedFields
+	FieldCount int               // invalid_request only: how many fields are bad
+	RetryAfter time.Duration     // rate_limited only
+	Err        error             // the cause, for the log; never shown
 }
 
 // maxListedFields bounds the fields an invalid_request lists (the count
@@ -68,7 +68,7 @@ func (e *Error) Unwrap() error { return e.Err }
 
 // invalid returns a 400 invalid_request naming the bad fields, the first
 // maxListedFields of them, and counting them all.
-func invalid(fields ...outbox.FieldError) *Error {
+func invalid(fields ...jobs.FieldError) *Error {
 	total := len(fields)
 	fields = fields[:min(total, maxListedFields)]
 	names := make([]string, len(fields))
@@ -104,14 +104,14 @@ var storeErrors = []struct {
 	code   string
 	msg    string
 }{
-	{outbox.ErrNotFound, http.StatusNotFound, CodeNotFound, "not found"},
-	{outbox.ErrReviewNotFound, http.StatusNotFound, CodeNotFound, "not found"},
-	{outbox.ErrIdempotencyConflict, http.StatusConflict, CodeIdempotencyConflict, "this key was already used with a different payload"},
-	{outbox.ErrReviewDecided, http.StatusConflict, CodeIdempotencyConflict, "this review was already decided otherwise"},
-	{outbox.ErrNotDeadLettered, http.StatusConflict, CodeNotDeadLettered, "only dead-lettered jobs can be reprocessed"},
-	{outbox.ErrJobCancelled, http.StatusConflict, CodeJobCancelled, "cancelled jobs cannot be reprocessed"},
-	{outbox.ErrInputExpired, http.StatusConflict, CodeInputExpired, "the job's input has expired; reprocess with content"},
-	{outbox.ErrInvalidCursor, http.StatusBadRequest, CodeInvalidCursor, "invalid cursor"},
+	{jobs.ErrNotFound, http.StatusNotFound, CodeNotFound, "not found"},
+	{jobs.ErrReviewNotFound, http.StatusNotFound, CodeNotFound, "not found"},
+	{jobs.ErrIdempotencyConflict, http.StatusConflict, CodeIdempotencyConflict, "this key was already used with a different payload"},
+	{jobs.ErrReviewDecided, http.StatusConflict, CodeIdempotencyConflict, "this review was already decided otherwise"},
+	{jobs.ErrNotDeadLettered, http.StatusConflict, CodeNotDeadLettered, "only dead-lettered jobs can be reprocessed"},
+	{jobs.ErrJobCancelled, http.StatusConflict, CodeJobCancelled, "cancelled jobs cannot be reprocessed"},
+	{jobs.ErrInputExpired, http.StatusConflict, CodeInputExpired, "the job's input has expired; reprocess with content"},
+	{jobs.ErrInvalidCursor, http.StatusBadRequest, CodeInvalidCursor, "invalid cursor"},
 }
 
 // errorFor classifies any error returned by a handler or middleware.
@@ -120,7 +120,7 @@ func errorFor(err error) *Error {
 	if errors.As(err, &e) {
 		return e
 	}
-	var ve *outbox.ValidationError
+	var ve *jobs.ValidationError
 	if errors.As(err, &ve) {
 		e := invalid(ve.Fields...)
 		e.Err = err
@@ -131,7 +131,7 @@ func errorFor(err error) *Error {
 			return &Error{Status: m.status, Code: m.code, Message: m.msg, Err: err}
 		}
 	}
-	if errors.Is(err, outbox.ErrReprocessRace) {
+	if errors.Is(err, jobs.ErrReprocessRace) {
 		return &Error{Status: http.StatusServiceUnavailable, Code: CodeUnavailable,
 			Message: "the document's versions kept changing; retry", Err: err}
 	}
@@ -196,10 +196,10 @@ type errorBody struct {
 }
 
 type errorDetail struct {
-	Code      string              `json:"code"`
-	Message   string              `json:"message"`
-	RequestID string              `json:"requestId"`
-	Fields    []outbox.FieldError `json:"fields,omitempty"`
+	Code      string            `json:"code"`
+	Message   string            `json:"message"`
+	RequestID string            `json:"requestId"`
+	Fields    []jobs.FieldError `json:"fields,omitempty"`
 	// FieldCount is how many fields are bad; Fields lists the first 20.
 	FieldCount int `json:"fieldCount,omitempty"`
 }

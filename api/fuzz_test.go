@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/relayops/relayops/outbox"
+	"github.com/relayops/relayops/jobs"
 )
 
 // FuzzSubmit feeds arbitrary bodies and content types to POST /v1/jobs: the
@@ -52,15 +52,15 @@ func FuzzSubmit(f *testing.F) {
 // yield a valid key and non-empty content; a refused one an invalid_request
 // naming at least one field.
 func checkDecoder(t *testing.T, body []byte) {
-	s := &Server{cfg: Config{Limits: outbox.DefaultLimits}}
+	s := &Server{cfg: Config{Limits: jobs.DefaultLimits}}
 	o, err := parseObject(body)
-	var req outbox.SubmitRequest
+	var req jobs.SubmitRequest
 	if err == nil {
 		req, err = s.submitRequest(o, "acme", "")
 	}
 	if err != nil {
 		var e *Error
-		var ve *outbox.ValidationError
+		var ve *jobs.ValidationError
 		switch {
 		case errors.As(err, &e) && e.Code == CodeInvalidRequest && len(e.Fields) > 0:
 		case errors.As(err, &ve) && len(ve.Fields) > 0:

@@ -11,7 +11,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/relayops/relayops/outbox"
+	"github.com/relayops/relayops/jobs"
 )
 
 // MaxDeadlineSeconds bounds a submission's deadlineSeconds (365 days).
@@ -37,7 +37,7 @@ func (s *Server) submit(c echo.Context) error {
 	defer cancel()
 	res, err := s.store.Submit(ctx, req)
 	switch {
-	case errors.Is(err, outbox.ErrIdempotencyConflict):
+	case errors.Is(err, jobs.ErrIdempotencyConflict):
 		s.metrics.submitted(tenant, outcomeConflict)
 		return err
 	case err != nil:
@@ -56,10 +56,10 @@ func (s *Server) submit(c echo.Context) error {
 
 // decodeSubmit reads and validates a submission for tenant. The payload the
 // store hashes is the content alone: deadlineSeconds is an execution option.
-func (s *Server) decodeSubmit(c echo.Context, tenant string) (outbox.SubmitRequest, error) {
+func (s *Server) decodeSubmit(c echo.Context, tenant string) (jobs.SubmitRequest, error) {
 	o, err := s.readObject(c)
 	if err != nil {
-		return outbox.SubmitRequest{}, err
+		return jobs.SubmitRequest{}, err
 	}
 	// Only a client's own request ID is worth remembering: the store answers
 	// a replay of it as it answered the original (202 again, not a dedupe).
@@ -67,35 +67,35 @@ func (s *Server) decodeSubmit(c echo.Context, tenant string) (outbox.SubmitReque
 	return s.submitRequest(o, tenant, clientRequestID(c))
 }
 
-func (s *Server) submitRequest(o *object, tenant, reqID string) (outbox.SubmitRequest, error) {
+func (s *Server) submitRequest(o *object, tenant, reqID string) (jobs.SubmitRequest, error) {
 	doc, ok := o.str("documentId", true)
 	if ok {
 		checkDocumentID(o, tenant, doc)
 	}
-	version, _ := o.integer("operationVersion", true, 1, outbox.MaxVersion)
+	version, _ := o.integer("operationVersion", true, 1, jobs.MaxVersion)
 	content, ok := o.str("content", true)
 	if ok && content == "" {
 		o.fail("content", "must be a non-empty string")
 	}
 	deadline, hasDeadline := o.integer("deadlineSeconds", false, 1, MaxDeadlineSeconds)
 	if err := o.done(submitHints); err != nil {
-		return outbox.SubmitRequest{}, err
+		return jobs.SubmitRequest{}, err
 	}
-	key, err := outbox.BuildKey(tenant, doc, version)
+	key, err := jobs.BuildKey(tenant, doc, version)
 	if err != nil {
-		return outbox.SubmitRequest{}, err
+		return jobs.SubmitRequest{}, err
 	}
 	limits := s.cfg.Limits
 	if hasDeadline {
 		limits.Deadline = time.Duration(deadline) * time.Second
 	}
-	return outbox.SubmitRequest{Key: key, Content: content, Limits: limits, RequestID: reqID}, nil
+	return jobs.SubmitRequest{Key: key, Content: content, Limits: limits, RequestID: reqID}, nil
 }
 
 // checkDocumentID reports the key builder's problem with doc, if any.
 func checkDocumentID(o *object, tenant, doc string) {
-	_, err := outbox.BuildKey(tenant, doc, 1)
-	var ve *outbox.ValidationError
+	_, err := jobs.BuildKey(tenant, doc, 1)
+	var ve *jobs.ValidationError
 	if errors.As(err, &ve) {
 		for _, f := range ve.Fields {
 			if f.Field == "documentId" {
@@ -107,17 +107,17 @@ func checkDocumentID(o *object, tenant, doc string) {
 
 // jobKey parses the :jobId path parameter. A malformed ID, and another
 // tenant's ID under a tenant token, answer exactly like a missing job.
-func (s *Server) jobKey(c echo.Context) (outbox.Key, error) {
+func (s *Server) jobKey(c echo.Context) (jobs.Key, error) {
 	raw, err := url.PathUnescape(c.Param("jobId"))
 	if err != nil {
-		return outbox.Key{}, notFound()
+		return jobs.Key{}, notFound()
 	}
-	key, err := outbox.ParseKey(raw)
+	key, err := jobs.ParseKey(raw)
 	if err != nil {
-		return outbox.Key{}, notFound()
+		return jobs.Key{}, notFound()
 	}
 	if p := principal(c); p.role == roleTenant && key.Tenant != p.name {
-		return outbox.Key{}, notFound()
+		return jobs.Key{}, notFound()
 	}
 	return key, nil
 }
@@ -136,10 +136,10 @@ func (s *Server) getJob(c echo.Context) error {
 		return fmt.Errorf("api: get %s: %w", key, err)
 	}
 	v := newJobView(job)
-	if job.State == outbox.StateSucceeded && !job.ResultExpired {
+	if job.State == jobs.StateSucceeded && !job.ResultExpired {
 		res, err := s.store.Result(ctx, key)
 		switch {
-		case errors.Is(err, outbox.ErrResultExpired), errors.Is(err, outbox.ErrNotFound):
+		case errors.Is(err, jobs.ErrResultExpired), errors.Is(err, jobs.ErrNotFound):
 			v.ResultExpired = true
 		case err != nil:
 			return fmt.Errorf("api: result %s: %w", key, err)
@@ -161,20 +161,20 @@ func (s *Server) listJobs(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	opts := outbox.ListOptions{Tenant: tenant, Limit: q.limit()}
+	opts := jobs.ListOptions{Tenant: tenant, Limit: q.limit()}
 	if q.has("state") {
-		opts.State = outbox.State(q.get("state"))
+		opts.State = jobs.State(q.get("state"))
 		if !opts.State.Valid() {
 			q.fail("state", "must be one of queued, running, retrying, succeeded, dead_lettered, cancelled")
 		}
 	}
 	if q.has("documentId") {
 		opts.DocumentID = q.get("documentId")
-		if _, err := outbox.BuildKey("aa", opts.DocumentID, 1); err != nil {
+		if _, err := jobs.BuildKey("aa", opts.DocumentID, 1); err != nil {
 			q.fail("documentId", "must be 1-128 characters of A-Z a-z 0-9 . _ ~ -, starting with a letter or digit")
 		}
 	}
-	return respondList(s, c, q, &opts.Cursor, "jobs", func(ctx context.Context) (*outbox.JobPage, error) {
+	return respondList(s, c, q, &opts.Cursor, "jobs", func(ctx context.Context) (*jobs.JobPage, error) {
 		return s.store.ListJobs(ctx, opts)
 	}, newJobList)
 }

@@ -9,7 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/relayops/relayops/outbox"
+	"github.com/relayops/relayops/jobs"
 )
 
 func TestSubmit_NewJob_Answers202WithLocation(t *testing.T) {
@@ -94,7 +94,7 @@ func TestSubmit_DeadlineSeconds_SetsDeadlineAt(t *testing.T) {
 func TestSubmit_LimitsFromConfig_AreStamped(t *testing.T) {
 	t.Parallel()
 	b := setup(t, &setupOpts{modify: func(c *Config) {
-		c.Limits = outbox.Limits{MaxAttempts: 7, MaxRecoveries: 0, Deadline: time.Hour}
+		c.Limits = jobs.Limits{MaxAttempts: 7, MaxRecoveries: 0, Deadline: time.Hour}
 	}})
 	v := b.do(t, call{method: "POST", path: "/v1/jobs", token: tokAcme,
 		body: `{"documentId":"inv-1","operationVersion":1,"content":"x"}`}).json(t)
@@ -148,9 +148,9 @@ func TestGetJob_EveryState(t *testing.T) {
 		{queued, "queued", "", "", false, false},
 		{running, "running", "", "", true, false},
 		{succeeded, "succeeded", "", "", true, true},
-		{dead, "dead_lettered", outbox.CodePermanent, "", true, true},
-		{cancelled, "cancelled", outbox.CodeDeadlineExceeded, "", true, true},
-		{rejected, "dead_lettered", outbox.CodePermanent, "total_mismatch", true, true},
+		{dead, "dead_lettered", jobs.CodePermanent, "", true, true},
+		{cancelled, "cancelled", jobs.CodeDeadlineExceeded, "", true, true},
+		{rejected, "dead_lettered", jobs.CodePermanent, "total_mismatch", true, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.state+tt.errorReason, func(t *testing.T) {
@@ -200,7 +200,7 @@ func TestGetJob_AfterResultRetention_ReportsResultExpired(t *testing.T) {
 	b := setup(t, nil)
 	id := b.submit(t, tokAcme, "inv-1", 1, "x")
 	b.succeed(t, id, `{"total":1}`)
-	b.mini.FastForward(outbox.DefaultRetention.Result + time.Hour)
+	b.mini.FastForward(jobs.DefaultRetention.Result + time.Hour)
 
 	r := b.do(t, call{method: "GET", path: "/v1/jobs/" + id, token: tokAcme})
 	require.Equal(t, http.StatusOK, r.Status, "body: %s", r.Body)

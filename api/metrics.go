@@ -9,7 +9,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	"github.com/relayops/relayops/outbox"
+	"github.com/relayops/relayops/jobs"
 )
 
 // Submission outcomes, the values of relayops_submissions_total{outcome}.
@@ -112,7 +112,7 @@ func (m *metrics) reprocessed(tenant, outcome string) {
 }
 
 // decided observes a review's wait once its decision is first recorded.
-func (m *metrics) decided(tenant string, r *outbox.Review) {
+func (m *metrics) decided(tenant string, r *jobs.Review) {
 	wait := max(r.DecidedAt.Sub(r.CreatedAt), 0)
 	m.reviewWait.WithLabelValues(m.labels(tenant, r.Status)...).Observe(wait.Seconds())
 }

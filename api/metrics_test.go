@@ -11,7 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/relayops/relayops/outbox"
+	"github.com/relayops/relayops/jobs"
 )
 
 // scrape GETs /metrics and returns every sample of the text exposition by
@@ -117,7 +117,7 @@ func TestMetrics_TenantLabels_OnlyWhenEnabled(t *testing.T) {
 func TestMetrics_ReviewWait_NeverNegative(t *testing.T) {
 	t.Parallel()
 	b := setup(t, nil)
-	b.srv.metrics.decided("acme", &outbox.Review{Status: outbox.ReviewApproved, CreatedAt: t0, DecidedAt: t0.Add(-time.Second)})
+	b.srv.metrics.decided("acme", &jobs.Review{Status: jobs.ReviewApproved, CreatedAt: t0, DecidedAt: t0.Add(-time.Second)})
 	m := b.scrape(t)
 	require.Equal(t, 1.0, m[`relayops_review_wait_seconds_count{outcome="approved"}`])
 	require.Equal(t, 0.0, m[`relayops_review_wait_seconds_sum{outcome="approved"}`])

@@ -10,7 +10,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/relayops/relayops/outbox"
+	"github.com/relayops/relayops/jobs"
 )
 
 // MaxReasonLength bounds a reprocess reason, in characters.
@@ -45,7 +45,7 @@ func (s *Server) reprocess(c echo.Context) error {
 		return fmt.Errorf("api: reprocess %s: %w", key, err)
 	}
 	var token *reservation
-	if job.State == outbox.StateDeadLettered && job.ReprocessedAs == "" {
+	if job.State == jobs.StateDeadLettered && job.ReprocessedAs == "" {
 		if token, err = s.limiter.reserve(ctx, key); err != nil {
 			return err
 		}
@@ -54,7 +54,7 @@ func (s *Server) reprocess(c echo.Context) error {
 	if token != nil {
 		token.release(ctx, err)
 	}
-	if errors.Is(err, outbox.ErrIdempotencyConflict) {
+	if errors.Is(err, jobs.ErrIdempotencyConflict) {
 		s.metrics.reprocessed(key.Tenant, reprocessConflict)
 	}
 	if err != nil {
@@ -70,16 +70,16 @@ func (s *Server) reprocess(c echo.Context) error {
 	return c.JSON(http.StatusCreated, v)
 }
 
-func (s *Server) decodeReprocess(c echo.Context, key outbox.Key) (outbox.ReprocessRequest, error) {
+func (s *Server) decodeReprocess(c echo.Context, key jobs.Key) (jobs.ReprocessRequest, error) {
 	o, err := s.readObject(c)
 	if err != nil {
-		return outbox.ReprocessRequest{}, err
+		return jobs.ReprocessRequest{}, err
 	}
 	reason, ok := o.str("reason", true)
 	if ok && (strings.TrimSpace(reason) == "" || utf8.RuneCountInString(reason) > MaxReasonLength || hasControl(reason)) {
 		o.fail("reason", fmt.Sprintf("must be 1 to %d characters, not blank, without control characters other than tab and newline", MaxReasonLength))
 	}
-	req := outbox.ReprocessRequest{Key: key, Operator: principal(c).name, Reason: reason}
+	req := jobs.ReprocessRequest{Key: key, Operator: principal(c).name, Reason: reason}
 	if content, ok := o.str("content", false); ok {
 		if content == "" {
 			o.fail("content", "must be a non-empty string when given")
@@ -87,7 +87,7 @@ func (s *Server) decodeReprocess(c echo.Context, key outbox.Key) (outbox.Reproce
 		req.Content = &content
 	}
 	if err := o.done(reprocessHints); err != nil {
-		return outbox.ReprocessRequest{}, err
+		return jobs.ReprocessRequest{}, err
 	}
 	return req, nil
 }
@@ -96,7 +96,7 @@ func (s *Server) decodeReprocess(c echo.Context, key outbox.Key) (outbox.Reproce
 // reprocessed unless include=reprocessed; every tenant unless tenant= narrows.
 func (s *Server) listDLQ(c echo.Context) error {
 	q := parseQuery(c, "tenant", "include", "cursor", "limit")
-	opts := outbox.DLQOptions{Limit: q.limit()}
+	opts := jobs.DLQOptions{Limit: q.limit()}
 	if q.has("tenant") {
 		opts.Tenant = q.tenant("tenant")
 	}
@@ -106,7 +106,7 @@ func (s *Server) listDLQ(c echo.Context) error {
 			q.fail("include", `must be "reprocessed"`)
 		}
 	}
-	return respondList(s, c, q, &opts.Cursor, "dlq", func(ctx context.Context) (*outbox.JobPage, error) {
+	return respondList(s, c, q, &opts.Cursor, "dlq", func(ctx context.Context) (*jobs.JobPage, error) {
 		return s.store.ListDLQ(ctx, opts)
 	}, newJobList)
 }
@@ -115,7 +115,7 @@ func (s *Server) listDLQ(c echo.Context) error {
 // tenant, jobId and operator.
 func (s *Server) listAudit(c echo.Context) error {
 	q := parseQuery(c, "tenant", "jobId", "operator", "cursor", "limit")
-	opts := outbox.AuditOptions{Limit: q.limit()}
+	opts := jobs.AuditOptions{Limit: q.limit()}
 	if q.has("tenant") {
 		opts.Tenant = q.tenant("tenant")
 	}
@@ -123,13 +123,13 @@ func (s *Server) listAudit(c echo.Context) error {
 		opts.Operator = q.tenant("operator") // operator names follow the tenant name rule
 	}
 	if q.has("jobId") {
-		key, err := outbox.ParseKey(q.get("jobId"))
+		key, err := jobs.ParseKey(q.get("jobId"))
 		if err != nil {
 			q.fail("jobId", "must be <tenant>:<documentId>:v<version>")
 		}
 		opts.JobKey = key.String()
 	}
-	return respondList(s, c, q, &opts.Cursor, "audit", func(ctx context.Context) (*outbox.AuditPage, error) {
+	return respondList(s, c, q, &opts.Cursor, "audit", func(ctx context.Context) (*jobs.AuditPage, error) {
 		return s.store.ListAudit(ctx, opts)
 	}, newAuditList)
 }

@@ -13,7 +13,7 @@ import (
 
 	"github.com/relayops/relayops/internal/config"
 	"github.com/relayops/relayops/internal/redistest"
-	"github.com/relayops/relayops/outbox"
+	"github.com/relayops/relayops/jobs"
 )
 
 func reprocessCall(id, body string) call {
@@ -59,8 +59,8 @@ func TestReprocess_DeadLetteredJob_CreatesNextVersion(t *testing.T) {
 		require.Equal(t, "acme:inv-1:v2", e["newJobId"])
 		require.Equal(t, "alice", e["operator"])
 		require.Equal(t, "extractor fixed", e["reason"])
-		require.Equal(t, outbox.PayloadHash("Invoice 42"), e["oldPayloadHash"])
-		require.Equal(t, outbox.PayloadHash("Invoice 42"), e["newPayloadHash"])
+		require.Equal(t, jobs.PayloadHash("Invoice 42"), e["oldPayloadHash"])
+		require.Equal(t, jobs.PayloadHash("Invoice 42"), e["newPayloadHash"])
 	})
 }
 
@@ -84,7 +84,7 @@ func TestReprocess_Refusals(t *testing.T) {
 	b.cancel(t, cancelled)
 	expired := b.submit(t, tokAcme, "e", 1, "x")
 	b.deadLetter(t, expired)
-	b.mini.FastForward(outbox.DefaultRetention.Input + time.Hour)
+	b.mini.FastForward(jobs.DefaultRetention.Input + time.Hour)
 
 	tests := []struct {
 		name   string
@@ -162,7 +162,7 @@ func TestReprocess_ConcurrentIdenticalCalls_OneCreatedRestRepeats(t *testing.T) 
 			t.Parallel()
 			opts := &setupOpts{modify: func(c *Config) { c.ReprocessRate = config.Rate{Count: 10, Per: time.Minute} }}
 			if backend == "redis" {
-				rdb, err := outbox.NewRedisClient(redistest.Start(t, nil).URL)
+				rdb, err := jobs.NewRedisClient(redistest.Start(t, nil).URL)
 				require.NoError(t, err)
 				t.Cleanup(func() { _ = rdb.Close() })
 				opts.rdb = rdb
@@ -220,7 +220,7 @@ func TestDLQ_ListsDeadLetteredJobsWithReasonCodes(t *testing.T) {
 	reasons := map[string]any{}
 	for _, it := range v["items"].([]any) {
 		item := it.(map[string]any)
-		require.Equal(t, outbox.CodePermanent, item["errorCode"])
+		require.Equal(t, jobs.CodePermanent, item["errorCode"])
 		reasons[item["jobId"].(string)] = item["errorReason"]
 	}
 	require.Equal(t, map[string]any{d1: nil, d2: "missing_field:invoiceNumber"}, reasons,

@@ -10,7 +10,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/relayops/relayops/outbox"
+	"github.com/relayops/relayops/jobs"
 )
 
 // Page sizes of every list: default 50, max 500 (above is 400), as
@@ -26,7 +26,7 @@ const (
 // repeated parameters are errors, collected with every other problem.
 type query struct {
 	vals   url.Values
-	fields []outbox.FieldError
+	fields []jobs.FieldError
 }
 
 func parseQuery(c echo.Context, allowed ...string) *query {
@@ -52,7 +52,7 @@ func parseQuery(c echo.Context, allowed ...string) *query {
 }
 
 func (q *query) fail(field, problem string) {
-	q.fields = append(q.fields, outbox.FieldError{Field: field, Problem: problem})
+	q.fields = append(q.fields, jobs.FieldError{Field: field, Problem: problem})
 }
 
 // get returns a parameter's value; "" when absent.
@@ -80,7 +80,7 @@ func (q *query) limit() int {
 func (q *query) cursor() (string, error) {
 	c := q.get("cursor")
 	if len(c) > maxCursor {
-		return "", outbox.ErrInvalidCursor
+		return "", jobs.ErrInvalidCursor
 	}
 	return c, nil
 }
@@ -88,7 +88,7 @@ func (q *query) cursor() (string, error) {
 // tenant validates a tenant filter with the key builder's rules.
 func (q *query) tenant(name string) string {
 	t := q.get(name)
-	if _, err := outbox.BuildKey(t, "x", 1); err != nil {
+	if _, err := jobs.BuildKey(t, "x", 1); err != nil {
 		q.fail(name, "must match ^[a-z][a-z0-9-]{1,32}$")
 		return ""
 	}

@@ -6,7 +6,7 @@ import (
 	"net/http"
 
 	"github.com/relayops/relayops/internal/config"
-	"github.com/relayops/relayops/outbox"
+	"github.com/relayops/relayops/jobs"
 )
 
 // reprocessLimiter is the per-tenant reprocess budget: a token bucket of
@@ -15,18 +15,18 @@ import (
 // and held by it: concurrent calls reprocessing the same job share it, so
 // the repeats among them are never refused.
 type reprocessLimiter struct {
-	store *outbox.Store
-	rate  outbox.Rate
+	store *jobs.Store
+	rate  jobs.Rate
 }
 
-func newReprocessLimiter(store *outbox.Store, r config.Rate) *reprocessLimiter {
-	return &reprocessLimiter{store: store, rate: outbox.Rate{Count: r.Count, Per: r.Per}}
+func newReprocessLimiter(store *jobs.Store, r config.Rate) *reprocessLimiter {
+	return &reprocessLimiter{store: store, rate: jobs.Rate{Count: r.Count, Per: r.Per}}
 }
 
 // reservation is the admission of one reprocess call of a job.
 type reservation struct {
 	l     *reprocessLimiter
-	key   outbox.Key
+	key   jobs.Key
 	taken bool // this call took the job's token (else it shares another call's)
 }
 
@@ -36,7 +36,7 @@ type reservation struct {
 // the token paid for whichever call created it. It runs even when the
 // request's context is done: the token was taken.
 func (r *reservation) release(ctx context.Context, err error) {
-	if !r.taken || err == nil || errors.Is(err, outbox.ErrIdempotencyConflict) {
+	if !r.taken || err == nil || errors.Is(err, jobs.ErrIdempotencyConflict) {
 		return
 	}
 	_ = r.l.store.ReturnReprocessToken(context.WithoutCancel(ctx), r.key, r.l.rate)
@@ -44,7 +44,7 @@ func (r *reservation) release(ctx context.Context, err error) {
 
 // reserve admits a reprocess of job k, or answers 429 with the time until a
 // token is available.
-func (l *reprocessLimiter) reserve(ctx context.Context, k outbox.Key) (*reservation, error) {
+func (l *reprocessLimiter) reserve(ctx context.Context, k jobs.Key) (*reservation, error) {
 	g, err := l.store.TakeReprocessToken(ctx, k, l.rate)
 	if err != nil {
 		return nil, err

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/relayops/relayops/internal/redistest"
-	"github.com/relayops/relayops/outbox"
+	"github.com/relayops/relayops/jobs"
 )
 
 // setupReal is setup on a real redis-server (skipped without one unless
@@ -16,7 +16,7 @@ import (
 func setupReal(t *testing.T) (*bundle, *redistest.Server) {
 	t.Helper()
 	srv := redistest.Start(t, nil)
-	rdb, err := outbox.NewRedisClient(srv.URL)
+	rdb, err := jobs.NewRedisClient(srv.URL)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = rdb.Close() })
 	return setup(t, &setupOpts{rdb: rdb}), srv

@@ -8,7 +8,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/relayops/relayops/outbox"
+	"github.com/relayops/relayops/jobs"
 )
 
 // MaxNoteLength bounds a review decision's note, in characters.
@@ -16,8 +16,8 @@ const MaxNoteLength = 2000
 
 // decisions maps the API's decisions to review statuses.
 var decisions = map[string]string{
-	"approve": outbox.ReviewApproved,
-	"reject":  outbox.ReviewRejected,
+	"approve": jobs.ReviewApproved,
+	"reject":  jobs.ReviewRejected,
 }
 
 // listReviews is GET /v1/reviews: one tenant's reviews, newest first,
@@ -29,16 +29,16 @@ func (s *Server) listReviews(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	opts := outbox.ReviewOptions{Tenant: tenant, Limit: q.limit()}
+	opts := jobs.ReviewOptions{Tenant: tenant, Limit: q.limit()}
 	if q.has("status") {
 		opts.Status = q.get("status")
 		switch opts.Status {
-		case outbox.ReviewPending, outbox.ReviewApproved, outbox.ReviewRejected:
+		case jobs.ReviewPending, jobs.ReviewApproved, jobs.ReviewRejected:
 		default:
 			q.fail("status", "must be one of pending, approved, rejected")
 		}
 	}
-	return respondList(s, c, q, &opts.Cursor, "reviews", func(ctx context.Context) (*outbox.ReviewPage, error) {
+	return respondList(s, c, q, &opts.Cursor, "reviews", func(ctx context.Context) (*jobs.ReviewPage, error) {
 		return s.store.ListReviews(ctx, opts)
 	}, reviewList(principal(c).role))
 }
@@ -93,7 +93,7 @@ func (s *Server) decide(c echo.Context) error {
 	if err != nil {
 		return fmt.Errorf("api: decide %s: %w", key, err)
 	}
-	if before != nil && before.Status == outbox.ReviewPending {
+	if before != nil && before.Status == jobs.ReviewPending {
 		s.metrics.decided(key.Tenant, r)
 	}
 	return c.JSON(http.StatusOK, newReviewView(r, roleOperator))

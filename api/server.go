@@ -27,19 +27,19 @@ import (
 
 	"github.com/relayops/relayops/internal/clock"
 	"github.com/relayops/relayops/internal/config"
-	"github.com/relayops/relayops/outbox"
+	"github.com/relayops/relayops/jobs"
 )
 
 // Config configures a Server. Store is required; every other field has the
 // default stated in its comment.
 type Config struct {
-	Store     *outbox.Store
+	Store     *jobs.Store
 	Tenants   []config.Credential // tenant bearer tokens; Name is the tenant
 	Operators []config.Credential // operator bearer tokens; Name goes to the audit trail
 	// Limits are stamped on every submitted job. Defaults: 3 attempts and
 	// 5 recoveries when both are zero, 24h deadline (a request's
 	// deadlineSeconds overrides it).
-	Limits outbox.Limits
+	Limits jobs.Limits
 	// BodyLimit bounds request bodies; larger ones answer 413. Default 1 MiB.
 	BodyLimit int64
 	// ReprocessRate is the per-tenant reprocess budget. Default 10 per minute.
@@ -172,7 +172,7 @@ func checkTokens(field string, creds []config.Credential) error {
 type Server struct {
 	cfg          Config
 	log          *slog.Logger
-	store        *outbox.Store
+	store        *jobs.Store
 	auth         *authenticator
 	limiter      *reprocessLimiter
 	metrics      *metrics

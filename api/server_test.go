@@ -18,7 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/relayops/relayops/internal/config"
-	"github.com/relayops/relayops/outbox"
+	"github.com/relayops/relayops/jobs"
 )
 
 func TestNew_InvalidConfig_NamesTheField(t *testing.T) {
@@ -284,7 +284,7 @@ func TestRun_BadAddress_Fails(t *testing.T) {
 
 // newBlackholeClient is the production client, pointed at addr.
 func newBlackholeClient(addr string) (*redis.Client, error) {
-	return outbox.NewRedisClient("redis://" + addr + "/0")
+	return jobs.NewRedisClient("redis://" + addr + "/0")
 }
 
 func TestNew_ShortToken_Refused(t *testing.T) {

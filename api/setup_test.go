@@ -25,7 +25,7 @@ import (
 	"github.com/relayops/relayops/internal/clock"
 	"github.com/relayops/relayops/internal/config"
 	"github.com/relayops/relayops/internal/redistest"
-	"github.com/relayops/relayops/outbox"
+	"github.com/relayops/relayops/jobs"
 )
 
 // Tokens of the test deployment.
@@ -46,7 +46,7 @@ var (
 // bundle is one API server over its own Redis.
 type bundle struct {
 	srv   *Server
-	store *outbox.Store
+	store *jobs.Store
 	rdb   *redis.Client
 	mini  *miniredis.Miniredis // nil on a real Redis
 	clock *clock.Stub
@@ -71,7 +71,7 @@ func setup(t testing.TB, opts *setupOpts) *bundle {
 		mini, rdb = redistest.Mini(t)
 	}
 	clk := clock.NewStub(t0)
-	store, err := outbox.NewStore(outbox.Config{Redis: rdb, Clock: clk, Shards: 4})
+	store, err := jobs.NewStore(jobs.Config{Redis: rdb, Clock: clk, Shards: 4})
 	require.NoError(t, err)
 	logs := &syncBuffer{}
 	reg := prometheus.NewRegistry()
@@ -183,20 +183,20 @@ func (b *bundle) submit(t testing.TB, token, doc string, version int, content st
 	return r.json(t)["jobId"].(string)
 }
 
-func mustKey(t testing.TB, id string) outbox.Key {
+func mustKey(t testing.TB, id string) jobs.Key {
 	t.Helper()
-	k, err := outbox.ParseKey(id)
+	k, err := jobs.ParseKey(id)
 	require.NoError(t, err)
 	return k
 }
 
 // claim starts an attempt of a job, as a worker would.
-func (b *bundle) claim(t testing.TB, id string) (outbox.Key, *outbox.Claim) {
+func (b *bundle) claim(t testing.TB, id string) (jobs.Key, *jobs.Claim) {
 	t.Helper()
 	k := mustKey(t, id)
 	c, err := b.store.Claim(context.Background(), k, "test-"+id+"-"+time.Now().Format(time.RFC3339Nano))
 	require.NoError(t, err)
-	require.Equal(t, outbox.StateRunning, c.State)
+	require.Equal(t, jobs.StateRunning, c.State)
 	return k, c
 }
 
@@ -215,7 +215,7 @@ func (b *bundle) succeed(t testing.TB, id, result string) {
 func (b *bundle) deadLetter(t testing.TB, id string) {
 	t.Helper()
 	k, c := b.claim(t, id)
-	require.NoError(t, b.store.DeadLetter(context.Background(), k, c.Fence, outbox.CodePermanent))
+	require.NoError(t, b.store.DeadLetter(context.Background(), k, c.Fence, jobs.CodePermanent))
 }
 
 // reject drives a job to dead_lettered as a rejected document with reason.
@@ -229,7 +229,7 @@ func (b *bundle) reject(t testing.TB, id, reason string) {
 func (b *bundle) cancel(t testing.TB, id string) {
 	t.Helper()
 	k, c := b.claim(t, id)
-	require.NoError(t, b.store.Cancel(context.Background(), k, c.Fence, outbox.CodeDeadlineExceeded))
+	require.NoError(t, b.store.Cancel(context.Background(), k, c.Fence, jobs.CodeDeadlineExceeded))
 }
 
 // dbsize counts Redis keys.

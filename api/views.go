@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"time"
 
-	"github.com/relayops/relayops/outbox"
+	"github.com/relayops/relayops/jobs"
 )
 
 // timeFormat is RFC 3339 with milliseconds; times are always written in UTC.
@@ -41,7 +41,7 @@ type jobView struct {
 	Tenant           string          `json:"tenant"`
 	DocumentID       string          `json:"documentId"`
 	OperationVersion int64           `json:"operationVersion"`
-	State            outbox.State    `json:"state"`
+	State            jobs.State      `json:"state"`
 	Attempt          int             `json:"attempt"`
 	Recoveries       int             `json:"recoveries"`
 	MaxAttempts      int             `json:"maxAttempts"`
@@ -70,7 +70,7 @@ type jobLinks struct {
 	Review          *string `json:"review,omitempty"`
 }
 
-func newJobView(j *outbox.Job) jobView {
+func newJobView(j *jobs.Job) jobView {
 	id := j.Key.String()
 	v := jobView{
 		JobID:            id,
@@ -102,7 +102,7 @@ func newJobView(j *outbox.Job) jobView {
 	if j.ReprocessedAs != "" {
 		v.Links.ReprocessedAs = optString(jobPath(j.ReprocessedAs))
 	}
-	if j.State == outbox.StateSucceeded && !j.ResultExpired { // reviews expire with results
+	if j.State == jobs.StateSucceeded && !j.ResultExpired { // reviews expire with results
 		v.Links.Review = optString(reviewPath(id))
 	}
 	return v
@@ -123,7 +123,7 @@ func newList[S, T any](items []S, nextCursor string, view func(S) T) listView[T]
 	return listView[T]{Items: out, NextCursor: optString(nextCursor)}
 }
 
-func newJobList(p *outbox.JobPage) listView[jobView] {
+func newJobList(p *jobs.JobPage) listView[jobView] {
 	return newList(p.Jobs, p.NextCursor, newJobView)
 }
 
@@ -152,7 +152,7 @@ type reviewLinks struct {
 }
 
 // newReviewView is the view of r for a caller of role viewer.
-func newReviewView(r *outbox.Review, viewer role) reviewView {
+func newReviewView(r *jobs.Review, viewer role) reviewView {
 	id := r.Key.String()
 	v := reviewView{
 		JobID:            id,
@@ -179,9 +179,9 @@ func newReviewView(r *outbox.Review, viewer role) reviewView {
 }
 
 // reviewList returns the list view of reviews for a caller of role viewer.
-func reviewList(viewer role) func(*outbox.ReviewPage) listView[reviewView] {
-	return func(p *outbox.ReviewPage) listView[reviewView] {
-		return newList(p.Reviews, p.NextCursor, func(r *outbox.Review) reviewView { return newReviewView(r, viewer) })
+func reviewList(viewer role) func(*jobs.ReviewPage) listView[reviewView] {
+	return func(p *jobs.ReviewPage) listView[reviewView] {
+		return newList(p.Reviews, p.NextCursor, func(r *jobs.Review) reviewView { return newReviewView(r, viewer) })
 	}
 }
 
@@ -199,11 +199,11 @@ type auditView struct {
 	At             string  `json:"at"`
 }
 
-func newAuditList(p *outbox.AuditPage) listView[auditView] {
+func newAuditList(p *jobs.AuditPage) listView[auditView] {
 	return newList(p.Entries, p.NextCursor, newAuditView)
 }
 
-func newAuditView(e *outbox.AuditEntry) auditView {
+func newAuditView(e *jobs.AuditEntry) auditView {
 	return auditView{
 		ID:             e.ID,
 		Action:         e.Action,

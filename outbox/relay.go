@@ -14,21 +14,19 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/relayops/relayops/internal/clock"
+	"github.com/relayops/relayops/jobs"
 )
 
 // Publisher publishes job.submitted events; the worker implements it with
 // asynq.Enqueue (TaskID = job key, so a republish is absorbed).
 type Publisher interface {
-	Publish(ctx context.Context, ev Event) error
+	Publish(ctx context.Context, ev jobs.Event) error
 }
-
-// relayGroup is the consumer group every relay joins on every shard stream.
-const relayGroup = "relay"
 
 // RelayConfig configures a Relay.
 type RelayConfig struct {
-	Store     *Store    // required
-	Publisher Publisher // required: receives job.submitted
+	Store     *jobs.Store // required
+	Publisher Publisher   // required: receives job.submitted
 	// Consumer names this relay in the consumer group; default hostname-pid.
 	// Names must be unique among live relays.
 	Consumer string
@@ -47,7 +45,7 @@ type RelayConfig struct {
 	TrimInterval time.Duration
 	// OnEvent, if set, is told the outcome of every event: "published",
 	// "applied", "duplicate_event" or "error".
-	OnEvent func(ev Event, outcome string)
+	OnEvent func(ev jobs.Event, outcome string)
 	// OnTrim, if set, is told how many entries a trim removed from a shard.
 	OnTrim func(shard int, trimmed int64)
 	// OnError, if set, is told the kind of every error the relay meets (one
@@ -99,7 +97,7 @@ func (c RelayConfig) withDefaults() RelayConfig {
 		c.TrimInterval = time.Minute
 	}
 	if c.OnEvent == nil {
-		c.OnEvent = func(Event, string) {}
+		c.OnEvent = func(jobs.Event, string) {}
 	}
 	if c.OnTrim == nil {
 		c.OnTrim = func(int, int64) {}
@@ -140,7 +138,7 @@ func (c RelayConfig) validate() error {
 // terminal-job no-ops).
 type Relay struct {
 	cfg      RelayConfig
-	store    *Store
+	store    *jobs.Store
 	log      *slog.Logger
 	lastTrim time.Time
 	// grouped says the consumer group of a shard was seen to exist. It is
@@ -172,7 +170,7 @@ func NewRelay(cfg RelayConfig) (*Relay, error) {
 		return nil, err
 	}
 	r := &Relay{
-		cfg: cfg, store: cfg.Store, grouped: make([]bool, cfg.Store.shards), lastReclaim: make([]time.Time, cfg.Store.shards),
+		cfg: cfg, store: cfg.Store, grouped: make([]bool, cfg.Store.Shards()), lastReclaim: make([]time.Time, cfg.Store.Shards()),
 		log: cfg.Logger.With("component", "outbox.relay", "consumer", cfg.Consumer),
 	}
 	r.markProgress()
@@ -222,14 +220,14 @@ func (r *Relay) Drain(ctx context.Context) (int, error) {
 // until none are left or a delivery fails.
 func (r *Relay) drainOwn(ctx context.Context) (int, error) {
 	total := 0
-	for shard := range r.store.shards {
+	for shard := range r.store.Shards() {
 		if err := r.ensureGroup(ctx, shard); err != nil {
 			return total, err
 		}
-		stream := r.store.keys.outbox(shard)
+		stream := r.store.OutboxStream(shard)
 		for {
-			streams, err := r.store.rdb.XReadGroup(ctx, &redis.XReadGroupArgs{
-				Group: relayGroup, Consumer: r.cfg.Consumer, Streams: []string{stream, "0"},
+			streams, err := r.store.Redis().XReadGroup(ctx, &redis.XReadGroupArgs{
+				Group: jobs.RelayGroup, Consumer: r.cfg.Consumer, Streams: []string{stream, "0"},
 				Count: int64(r.cfg.BatchSize), Block: -1,
 			}).Result()
 			if noGroup(err) {
@@ -264,7 +262,7 @@ func (r *Relay) drainOwn(ctx context.Context) (int, error) {
 func (r *Relay) pass(ctx context.Context) (int, error) {
 	total := 0
 	var errs []error
-	for shard := range r.store.shards {
+	for shard := range r.store.Shards() {
 		n, err := r.shard(ctx, shard)
 		total += n
 		if err != nil {
@@ -273,12 +271,12 @@ func (r *Relay) pass(ctx context.Context) (int, error) {
 	}
 	if len(r.regrouped) > 0 {
 		r.log.Warn("outbox streams or their consumer group vanished (Redis lost its data?); re-created them",
-			"shards", r.regrouped, "group", relayGroup)
+			"shards", r.regrouped, "group", jobs.RelayGroup)
 		r.regrouped = nil
 	}
 	if now := r.cfg.Clock.Now(); now.Sub(r.lastTrim) >= r.cfg.TrimInterval {
 		r.lastTrim = now
-		for shard := range r.store.shards {
+		for shard := range r.store.Shards() {
 			if err := r.trim(ctx, shard); err != nil {
 				errs = append(errs, fmt.Errorf("trim shard %d: %w", shard, r.fail(ctx, RelayErrorTrim, err)))
 			}
@@ -294,7 +292,7 @@ func (r *Relay) ensureGroup(ctx context.Context, shard int) error {
 	if r.grouped[shard] {
 		return nil
 	}
-	err := r.store.rdb.XGroupCreateMkStream(ctx, r.store.keys.outbox(shard), relayGroup, "0").Err()
+	err := r.store.Redis().XGroupCreateMkStream(ctx, r.store.OutboxStream(shard), jobs.RelayGroup, "0").Err()
 	if err != nil && !strings.Contains(err.Error(), "BUSYGROUP") {
 		return r.fail(ctx, RelayErrorRedis, err)
 	}
@@ -317,7 +315,7 @@ func noGroup(err error) bool {
 func (r *Relay) regroup(ctx context.Context, shard int) error {
 	r.cfg.OnError(RelayErrorNoGroup)
 	r.grouped[shard] = false
-	err := r.store.rdb.XGroupCreateMkStream(ctx, r.store.keys.outbox(shard), relayGroup, "0").Err()
+	err := r.store.Redis().XGroupCreateMkStream(ctx, r.store.OutboxStream(shard), jobs.RelayGroup, "0").Err()
 	switch {
 	case err == nil:
 		r.regrouped = append(r.regrouped, shard)
@@ -349,8 +347,8 @@ func (r *Relay) shard(ctx context.Context, shard int) (int, error) {
 
 // read claims the shard's idle entries (when due) and reads its new ones.
 func (r *Relay) read(ctx context.Context, shard int) ([]redis.XMessage, error) {
-	stream := r.store.keys.outbox(shard)
-	rdb := r.store.rdb
+	stream := r.store.OutboxStream(shard)
+	rdb := r.store.Redis()
 	// Entries idle too long, whoever holds them (this relay after a failed
 	// consume, or a dead one), come first.
 	var claimed []redis.XMessage
@@ -358,7 +356,7 @@ func (r *Relay) read(ctx context.Context, shard int) ([]redis.XMessage, error) {
 		r.lastReclaim[shard] = now
 		var err error
 		claimed, _, err = rdb.XAutoClaim(ctx, &redis.XAutoClaimArgs{
-			Stream: stream, Group: relayGroup, Consumer: r.cfg.Consumer,
+			Stream: stream, Group: jobs.RelayGroup, Consumer: r.cfg.Consumer,
 			MinIdle: r.cfg.ReclaimIdle, Start: "0-0", Count: int64(r.cfg.BatchSize),
 		}).Result()
 		if err != nil {
@@ -366,7 +364,7 @@ func (r *Relay) read(ctx context.Context, shard int) ([]redis.XMessage, error) {
 		}
 	}
 	streams, err := rdb.XReadGroup(ctx, &redis.XReadGroupArgs{
-		Group: relayGroup, Consumer: r.cfg.Consumer, Streams: []string{stream, ">"},
+		Group: jobs.RelayGroup, Consumer: r.cfg.Consumer, Streams: []string{stream, ">"},
 		Count: int64(r.cfg.BatchSize), Block: -1,
 	}).Result()
 	if err != nil && !errors.Is(err, redis.Nil) {
@@ -384,7 +382,7 @@ func (r *Relay) deliverAll(ctx context.Context, shard int, msgs []redis.XMessage
 	if len(msgs) == 0 {
 		return 0, nil
 	}
-	stream, rdb := r.store.keys.outbox(shard), r.store.rdb
+	stream, rdb := r.store.OutboxStream(shard), r.store.Redis()
 	acks := make([]string, 0, len(msgs))
 	var errs []error
 	for _, m := range msgs {
@@ -395,7 +393,7 @@ func (r *Relay) deliverAll(ctx context.Context, shard int, msgs []redis.XMessage
 		acks = append(acks, m.ID)
 	}
 	if len(acks) > 0 {
-		if err := rdb.XAck(ctx, stream, relayGroup, acks...).Err(); err != nil {
+		if err := rdb.XAck(ctx, stream, jobs.RelayGroup, acks...).Err(); err != nil {
 			errs = append(errs, r.failHeld(ctx, RelayErrorRedis, err))
 		} else {
 			r.acked += len(acks)
@@ -407,7 +405,7 @@ func (r *Relay) deliverAll(ctx context.Context, shard int, msgs []redis.XMessage
 // consume hands one entry to its consumer. A malformed entry is logged and
 // acked (it can never succeed); a failing consumer leaves it pending.
 func (r *Relay) consume(ctx context.Context, shard int, m redis.XMessage) error {
-	ev, err := parseEvent(shard, m)
+	ev, err := jobs.ParseEvent(shard, m)
 	if err != nil {
 		r.log.Error("dropping malformed outbox entry", "shard", shard, "stream_id", m.ID, "error", err)
 		return nil
@@ -423,14 +421,14 @@ func (r *Relay) consume(ctx context.Context, shard int, m redis.XMessage) error 
 	return nil
 }
 
-func (r *Relay) deliver(ctx context.Context, ev Event) (string, error) {
+func (r *Relay) deliver(ctx context.Context, ev jobs.Event) (string, error) {
 	switch ev.Type {
-	case EventJobSubmitted:
+	case jobs.EventJobSubmitted:
 		if err := r.cfg.Publisher.Publish(ctx, ev); err != nil {
 			return "", r.failHeld(ctx, RelayErrorPublish, err)
 		}
 		return "published", nil
-	case EventExtractionCommitted:
+	case jobs.EventExtractionCommitted:
 		res, err := r.store.ApplyCommitted(ctx, ev.Key, ev.EventID)
 		if err != nil {
 			return "", r.failHeld(ctx, RelayErrorConsume, err)
@@ -441,19 +439,4 @@ func (r *Relay) deliver(ctx context.Context, ev Event) (string, error) {
 		return "applied", nil
 	}
 	return "", fmt.Errorf("unknown event type %q", ev.Type)
-}
-
-func parseEvent(shard int, m redis.XMessage) (Event, error) {
-	k, err := ParseKey(str(m.Values, "k"))
-	if err != nil {
-		return Event{}, err
-	}
-	ev := Event{StreamID: m.ID, Shard: shard, Type: str(m.Values, "t"), Key: k, EventID: str(m.Values, "e"), At: msTime(str(m.Values, "at"))}
-	if ev.Type != EventJobSubmitted && ev.Type != EventExtractionCommitted {
-		return Event{}, fmt.Errorf("unknown event type %q", ev.Type)
-	}
-	if ev.Type == EventExtractionCommitted && ev.EventID == "" {
-		return Event{}, errors.New("extraction.committed without eventId")
-	}
-	return ev, nil
 }

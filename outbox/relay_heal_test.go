@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/relayops/relayops/internal/redistest"
+	"github.com/relayops/relayops/jobs"
 )
 
 // logRecorder is a slog.Handler keeping every record, for tests that count
@@ -247,13 +248,13 @@ func TestRelay_RedisDown_CountsRedisErrors(t *testing.T) {
 // all, however old.
 func TestRelay_Trim_StreamWithoutTheGroup_TrimsNothing(t *testing.T) {
 	redistest.Backends(t, func(t *testing.T, b *redistest.Backend) {
-		x := setup(t, b, func(c *Config) { c.Shards = 1; c.Retention.Outbox = time.Minute })
+		x := setup(t, b, func(c *jobs.Config) { c.Shards = 1; c.Retention.Outbox = time.Minute })
 		r := newRelay(t, x, &fakePublisher{}, "r1", nil)
 		for i := range 3 {
 			x.submit(t, mustKey(t, "acme", fmt.Sprintf("inv-%d", i), 1), "c")
 		}
 		x.clock.Advance(time.Hour)
 		require.NoError(t, r.trim(x.ctx, 0))
-		require.EqualValues(t, 3, x.rdb.XLen(x.ctx, x.store.keys.outbox(0)).Val())
+		require.EqualValues(t, 3, x.rdb.XLen(x.ctx, x.store.OutboxStream(0)).Val())
 	})
 }

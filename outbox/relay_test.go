@@ -3,7 +3,6 @@ package outbox
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -11,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/relayops/relayops/internal/redistest"
+	"github.com/relayops/relayops/jobs"
 )
 
 type fakePublisher struct {
@@ -19,7 +19,7 @@ type fakePublisher struct {
 	fail bool
 }
 
-func (p *fakePublisher) Publish(_ context.Context, ev Event) error {
+func (p *fakePublisher) Publish(_ context.Context, ev jobs.Event) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.fail {
@@ -71,7 +71,7 @@ func TestRelay_PublishesSubmittedAndAppliesCommitted(t *testing.T) {
 		require.NoError(t, err)
 		rev, err := x.store.GetReview(x.ctx, k)
 		require.NoError(t, err)
-		require.Equal(t, ReviewPending, rev.Status)
+		require.Equal(t, jobs.ReviewPending, rev.Status)
 		n, err = r.Drain(x.ctx)
 		require.NoError(t, err)
 		require.Zero(t, n, "everything was acked")
@@ -85,8 +85,8 @@ func TestRelay_RepublishedCommit_IsAbsorbedByConsumer(t *testing.T) {
 		x := setup(t, b, nil)
 		var outcomes []string
 		r := newRelay(t, x, &fakePublisher{}, "r1", func(c *RelayConfig) {
-			c.OnEvent = func(ev Event, o string) {
-				if ev.Type == EventExtractionCommitted {
+			c.OnEvent = func(ev jobs.Event, o string) {
+				if ev.Type == jobs.EventExtractionCommitted {
 					outcomes = append(outcomes, o)
 				}
 			}
@@ -94,12 +94,12 @@ func TestRelay_RepublishedCommit_IsAbsorbedByConsumer(t *testing.T) {
 		k := mustKey(t, "acme", "inv-1", 1)
 		ev := x.succeed(t, k)
 		// Duplicate the committed row, as a crash before XACK would.
-		shard := x.store.keys.shardOf(k)
-		require.NoError(t, x.rdb.XAdd(x.ctx, xaddArgs(x.store.keys.outbox(shard), k, ev)).Err())
+		shard := x.store.ShardOf(k)
+		require.NoError(t, x.rdb.XAdd(x.ctx, xaddArgs(x.store.OutboxStream(shard), k, ev)).Err())
 		_, err := r.Drain(x.ctx)
 		require.NoError(t, err)
 		require.Equal(t, []string{"applied", "duplicate_event"}, outcomes)
-		page, err := x.store.ListReviews(x.ctx, ReviewOptions{Tenant: "acme"})
+		page, err := x.store.ListReviews(x.ctx, jobs.ReviewOptions{Tenant: "acme"})
 		require.NoError(t, err)
 		require.Len(t, page.Reviews, 1)
 	})
@@ -144,7 +144,7 @@ func TestRelay_DeadRelaysEntries_AreTakenOverByAnother(t *testing.T) {
 
 func TestRelay_Trim_RemovesOnlyAckedEntriesPastRetention(t *testing.T) {
 	redistest.Backends(t, func(t *testing.T, b *redistest.Backend) {
-		x := setup(t, b, func(c *Config) { c.Shards = 1; c.Retention.Outbox = time.Minute })
+		x := setup(t, b, func(c *jobs.Config) { c.Shards = 1; c.Retention.Outbox = time.Minute })
 		pub := &fakePublisher{}
 		r := newRelay(t, x, pub, "r1", func(c *RelayConfig) { c.TrimInterval = time.Millisecond })
 		acked := mustKey(t, "acme", "acked", 1)
@@ -155,7 +155,7 @@ func TestRelay_Trim_RemovesOnlyAckedEntriesPastRetention(t *testing.T) {
 		x.submit(t, pending, "c")
 		pub.fail = true
 		_, _ = r.Drain(x.ctx)
-		stream := x.store.keys.outbox(0)
+		stream := x.store.OutboxStream(0)
 		require.EqualValues(t, 2, x.rdb.XLen(x.ctx, stream).Val())
 
 		require.NoError(t, r.trim(x.ctx, 0))
@@ -172,42 +172,11 @@ func TestRelay_Trim_RemovesOnlyAckedEntriesPastRetention(t *testing.T) {
 	})
 }
 
-func TestStaleJobs_OldestFirst_AndRepublishOnlyLiveJobs(t *testing.T) {
-	redistest.Backends(t, func(t *testing.T, b *redistest.Backend) {
-		x := setup(t, b, nil)
-		var keys []Key
-		for i := range 6 {
-			k := mustKey(t, "acme", fmt.Sprintf("doc-%d", i), 1)
-			x.submit(t, k, "c")
-			keys = append(keys, k)
-			x.clock.Advance(time.Second)
-		}
-		c := x.claim(t, keys[0])
-		_, err := x.store.Commit(x.ctx, keys[0], c.Fence, c.PayloadHash, []byte(`{}`))
-		require.NoError(t, err)
-		stale, err := x.store.StaleJobs(x.ctx, t0.Add(4*time.Second), 2)
-		require.NoError(t, err)
-		require.Equal(t, []Key{keys[1], keys[2]}, stale, "oldest first, terminal jobs excluded")
-		oldest, ok, err := x.store.OldestActive(x.ctx)
-		require.NoError(t, err)
-		require.True(t, ok)
-		require.Equal(t, t0.Add(time.Second), oldest)
-
-		ok, err = x.store.Republish(x.ctx, keys[1])
-		require.NoError(t, err)
-		require.True(t, ok)
-		require.Len(t, x.outboxRows(t, keys[1], EventJobSubmitted), 2)
-		ok, err = x.store.Republish(x.ctx, keys[0])
-		require.NoError(t, err)
-		require.False(t, ok, "a terminal job is not republished")
-	})
-}
-
 // A relay whose Run stopped in the middle of a delivery holds the entry
 // unacked; its Drain delivers it at once, without waiting for ReclaimIdle.
 func TestRelay_Drain_DeliversWhatThisRelayHoldsUnacked(t *testing.T) {
 	redistest.Backends(t, func(t *testing.T, b *redistest.Backend) {
-		x := setup(t, b, func(c *Config) { c.Shards = 2 })
+		x := setup(t, b, func(c *jobs.Config) { c.Shards = 2 })
 		pub := &fakePublisher{fail: true}
 		r := newRelay(t, x, pub, "r1", nil) // ReclaimIdle 30s: no takeover in this test
 		k := mustKey(t, "acme", "inv-1", 1)

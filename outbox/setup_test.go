@@ -2,7 +2,6 @@ package outbox
 
 import (
 	"context"
-	"fmt"
 	"testing"
 	"time"
 
@@ -11,6 +10,7 @@ import (
 
 	"github.com/relayops/relayops/internal/clock"
 	"github.com/relayops/relayops/internal/redistest"
+	"github.com/relayops/relayops/jobs"
 )
 
 // t0 is the stub clock's start: near the wall clock, so stream IDs (server
@@ -19,90 +19,56 @@ var t0 = time.Now().UTC().Truncate(time.Millisecond)
 
 type bundle struct {
 	ctx   context.Context
-	store *Store
+	store *jobs.Store
 	rdb   *redis.Client
 	clock *clock.Stub
 	b     *redistest.Backend
 }
 
-func setup(t *testing.T, b *redistest.Backend, mod func(*Config)) *bundle {
+func setup(t *testing.T, b *redistest.Backend, mod func(*jobs.Config)) *bundle {
 	t.Helper()
 	clk := clock.NewStub(t0)
-	cfg := Config{Redis: b.Client, Clock: clk, Shards: 4}
+	cfg := jobs.Config{Redis: b.Client, Clock: clk, Shards: 4}
 	if mod != nil {
 		mod(&cfg)
 	}
-	s, err := NewStore(cfg)
+	s, err := jobs.NewStore(cfg)
 	require.NoError(t, err)
 	return &bundle{ctx: context.Background(), store: s, rdb: b.Client, clock: clk, b: b}
 }
 
-func mustKey(t testing.TB, tenant, doc string, v int64) Key {
+func mustKey(t testing.TB, tenant, doc string, v int64) jobs.Key {
 	t.Helper()
-	k, err := BuildKey(tenant, doc, v)
+	k, err := jobs.BuildKey(tenant, doc, v)
 	require.NoError(t, err)
 	return k
 }
 
-func (x *bundle) submit(t *testing.T, k Key, content string) *SubmitResult {
+func (x *bundle) submit(t *testing.T, k jobs.Key, content string) *jobs.SubmitResult {
 	t.Helper()
-	r, err := x.store.Submit(x.ctx, SubmitRequest{Key: k, Content: content, Limits: DefaultLimits})
+	r, err := x.store.Submit(x.ctx, jobs.SubmitRequest{Key: k, Content: content, Limits: jobs.DefaultLimits})
 	require.NoError(t, err)
 	return r
 }
 
-func (x *bundle) claim(t *testing.T, k Key) *Claim {
+func (x *bundle) claim(t *testing.T, k jobs.Key) *jobs.Claim {
 	t.Helper()
 	c, err := x.store.Claim(x.ctx, k, "tok-"+time.Now().Format(time.RFC3339Nano))
 	require.NoError(t, err)
 	return c
 }
 
-func (x *bundle) outboxRows(t *testing.T, k Key, typ string) []map[string]any {
-	t.Helper()
-	msgs, err := x.rdb.XRange(x.ctx, x.store.keys.outbox(x.store.keys.shardOf(k)), "-", "+").Result()
-	require.NoError(t, err)
-	var out []map[string]any
-	for _, m := range msgs {
-		if m.Values["k"] == k.String() && m.Values["t"] == typ {
-			out = append(out, m.Values)
-		}
-	}
-	return out
+func xaddArgs(stream string, k jobs.Key, eventID string) *redis.XAddArgs {
+	return &redis.XAddArgs{Stream: stream, Values: []any{"t", jobs.EventExtractionCommitted, "k", k.String(), "e", eventID}}
 }
 
-func (x *bundle) dbsize(t *testing.T) int64 {
+// succeed runs k from submission to a committed result and returns the
+// commit's event ID.
+func (x *bundle) succeed(t *testing.T, k jobs.Key) string {
 	t.Helper()
-	n, err := x.rdb.DBSize(x.ctx).Result()
+	x.submit(t, k, "c-"+k.String())
+	c := x.claim(t, k)
+	r, err := x.store.Commit(x.ctx, k, c.Fence, c.PayloadHash, []byte(`{}`))
 	require.NoError(t, err)
-	return n
-}
-
-// snapshot returns every key with its type and a dump of its value, to prove
-// a call changed nothing.
-func (x *bundle) snapshot(t *testing.T) map[string]string {
-	t.Helper()
-	keys, err := x.rdb.Keys(x.ctx, "*").Result()
-	require.NoError(t, err)
-	out := map[string]string{}
-	for _, k := range keys {
-		typ := x.rdb.Type(x.ctx, k).Val()
-		var v any
-		switch typ {
-		case "string":
-			v = x.rdb.Get(x.ctx, k).Val()
-		case "hash":
-			v = x.rdb.HGetAll(x.ctx, k).Val()
-		case "zset":
-			v = x.rdb.ZRangeWithScores(x.ctx, k, 0, -1).Val()
-		case "stream":
-			v = x.rdb.XRange(x.ctx, k, "-", "+").Val()
-		}
-		out[k] = typ + ":" + fmt.Sprint(v)
-	}
-	return out
-}
-
-func xaddArgs(stream string, k Key, eventID string) *redis.XAddArgs {
-	return &redis.XAddArgs{Stream: stream, Values: []any{"t", EventExtractionCommitted, "k", k.String(), "e", eventID}}
+	return r.EventID
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/relayops/relayops/jobs"
 )
 
 // trim removes acked outbox entries older than the outbox retention. XTRIM
@@ -18,8 +20,8 @@ import (
 // group (Redis lost it, and no relay has re-created it yet) has no entry
 // known to be delivered: nothing is trimmed.
 func (r *Relay) trim(ctx context.Context, shard int) error {
-	rdb, stream := r.store.rdb, r.store.keys.outbox(shard)
-	bound := strconv.FormatInt(r.cfg.Clock.Now().Add(-r.store.ret.Outbox).UnixMilli(), 10) + "-0"
+	rdb, stream := r.store.Redis(), r.store.OutboxStream(shard)
+	bound := strconv.FormatInt(r.cfg.Clock.Now().Add(-r.store.OutboxRetention()).UnixMilli(), 10) + "-0"
 	groups, err := rdb.XInfoGroups(ctx, stream).Result()
 	if err != nil {
 		if strings.Contains(err.Error(), "no such key") {
@@ -27,14 +29,14 @@ func (r *Relay) trim(ctx context.Context, shard int) error {
 		}
 		return err
 	}
-	i := slices.IndexFunc(groups, func(g redis.XInfoGroup) bool { return g.Name == relayGroup })
+	i := slices.IndexFunc(groups, func(g redis.XInfoGroup) bool { return g.Name == jobs.RelayGroup })
 	if i < 0 {
 		return nil
 	}
 	g := groups[i]
 	bound = minID(bound, g.LastDeliveredID)
 	if g.Pending > 0 {
-		p, err := rdb.XPending(ctx, stream, relayGroup).Result()
+		p, err := rdb.XPending(ctx, stream, jobs.RelayGroup).Result()
 		switch {
 		case noGroup(err):
 			return nil // the group vanished since XINFO
@@ -58,21 +60,8 @@ func (r *Relay) trim(ctx context.Context, shard int) error {
 
 // minID returns the lower of two stream IDs.
 func minID(a, b string) string {
-	if idLess(b, a) {
+	if jobs.StreamIDLess(b, a) {
 		return b
 	}
 	return a
-}
-
-func idLess(a, b string) bool {
-	am, as := splitID(a)
-	bm, bs := splitID(b)
-	return am < bm || (am == bm && as < bs)
-}
-
-func splitID(id string) (uint64, uint64) {
-	m, s, _ := strings.Cut(id, "-")
-	mv, _ := strconv.ParseUint(m, 10, 64)
-	sv, _ := strconv.ParseUint(s, 10, 64)
-	return mv, sv
 }

@@ -9,18 +9,18 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/relayops/relayops/extract"
-	"github.com/relayops/relayops/outbox"
+	"github.com/relayops/relayops/jobs"
 )
 
 // crash delivers k once with the kill fault ending the handler's goroutine,
 // as a SIGKILL would end the process: the job stays running.
-func (b *bundle) crash(t *testing.T, k outbox.Key) {
+func (b *bundle) crash(t *testing.T, k jobs.Key) {
 	t.Helper()
 	b.handler.faults.kill = runtime.Goexit
 	done := make(chan struct{})
 	go func() { defer close(done); _ = b.deliver(k) }()
 	<-done
-	require.Equal(t, outbox.StateRunning, b.job(t, k).State, "a crash leaves the job running")
+	require.Equal(t, jobs.StateRunning, b.job(t, k).State, "a crash leaves the job running")
 }
 
 // Only the stages the extractor calls expensive are written to the store.
@@ -32,7 +32,7 @@ func TestHandler_OnlyCheckpointedStagesAreStored(t *testing.T) {
 	b.submit(t, k, readSample(t, "valid-tax-usd.txt"), 0)
 	b.x.on(StageValidate, func(context.Context) ([]byte, error) { return nil, errors.New("validator unavailable") })
 
-	requireCode(t, b.deliver(k), outbox.CodeTransient, true)
+	requireCode(t, b.deliver(k), jobs.CodeTransient, true)
 
 	ckpts, err := b.store.Checkpoints(b.ctx, k)
 	require.NoError(t, err)
@@ -65,7 +65,7 @@ func TestHandler_CrashAfterCheapStage_RerunsItWithTheSameResult(t *testing.T) {
 	require.NoError(t, b.deliver(k))
 
 	j := b.job(t, k)
-	require.Equal(t, outbox.StateSucceeded, j.State)
+	require.Equal(t, jobs.StateSucceeded, j.State)
 	require.Equal(t, 1, j.Attempt, "a recovery is not a business attempt")
 	require.Equal(t, 1, j.Recoveries)
 	require.Equal(t, 2, b.x.called(StageClassify), "recomputed")
@@ -88,7 +88,7 @@ func TestHandler_CrashAfterCheckpointedStage_DoesNotRunItAgain(t *testing.T) {
 	require.NoError(t, b.deliver(k))
 
 	j := b.job(t, k)
-	require.Equal(t, outbox.StateSucceeded, j.State)
+	require.Equal(t, jobs.StateSucceeded, j.State)
 	require.Equal(t, 1, j.Recoveries)
 	require.Equal(t, 2, b.x.called(StageClassify), "the cheap stage is recomputed")
 	require.Equal(t, 1, b.x.called(StageExtract), "the checkpointed stage never runs twice")
@@ -106,10 +106,10 @@ func TestHandler_RejectionWithAnUnknownReason_RecordedAsOther(t *testing.T) {
 		return nil, extract.Reject("vendor Northwind is blocked")
 	})
 
-	requireCode(t, b.deliver(k), outbox.CodePermanent, false)
+	requireCode(t, b.deliver(k), jobs.CodePermanent, false)
 
 	j := b.job(t, k)
-	require.Equal(t, outbox.CodePermanent, j.ErrorCode)
+	require.Equal(t, jobs.CodePermanent, j.ErrorCode)
 	require.Equal(t, ReasonOther, j.ErrorReason)
 	require.Equal(t, 1.0, counterValue(b.metrics, "relayops_jobs_rejected_total", "reason", ReasonOther))
 	require.NotContains(t, b.logs.String(), "Northwind")
@@ -125,10 +125,10 @@ func TestHandler_PermanentFailureThatIsNotARejection_HasNoReason(t *testing.T) {
 		return nil, Permanent(errors.New("endpoint refused the request"))
 	})
 
-	requireCode(t, b.deliver(k), outbox.CodePermanent, false)
+	requireCode(t, b.deliver(k), jobs.CodePermanent, false)
 
 	j := b.job(t, k)
-	require.Equal(t, outbox.StateDeadLettered, j.State)
+	require.Equal(t, jobs.StateDeadLettered, j.State)
 	require.Empty(t, j.ErrorReason)
 	for _, r := range append(extract.Reasons(), ReasonOther) {
 		require.Zero(t, counterValue(b.metrics, "relayops_jobs_rejected_total", "reason", r), r)

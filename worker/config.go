@@ -8,7 +8,7 @@ import (
 
 	"github.com/relayops/relayops/extract"
 	"github.com/relayops/relayops/internal/config"
-	"github.com/relayops/relayops/outbox"
+	"github.com/relayops/relayops/jobs"
 )
 
 // ConfigFrom maps a deployment's configuration (RELAYOPS_*) onto the
@@ -16,7 +16,7 @@ import (
 // extractor RELAYOPS_EXTRACTOR names wired to the worker's metrics.
 // asynqRedis is Asynq's own, ordinary connection: Asynq's scripts are safe
 // to retry, the store's are not.
-func ConfigFrom(c *config.Config, store *outbox.Store, asynqRedis redis.UniversalClient, faults *Faults, log *slog.Logger) (Config, error) {
+func ConfigFrom(c *config.Config, store *jobs.Store, asynqRedis redis.UniversalClient, faults *Faults, log *slog.Logger) (Config, error) {
 	metrics := NewMetrics(c.MetricsTenantLabels)
 	x, err := ExtractorFrom(c, metrics)
 	if err != nil {

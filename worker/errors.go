@@ -9,7 +9,7 @@ import (
 	"github.com/hibiken/asynq"
 
 	"github.com/relayops/relayops/extract"
-	"github.com/relayops/relayops/outbox"
+	"github.com/relayops/relayops/jobs"
 )
 
 // Kind is the class of a failed attempt. Every error is exactly one kind.
@@ -40,7 +40,7 @@ func (k Kind) String() string {
 }
 
 // Codes the worker writes to job records or returns to Asynq in addition to
-// the outbox.Code* ones. Like those, they are short and never quote content.
+// the jobs.Code* ones. Like those, they are short and never quote content.
 const (
 	// CodeAttemptTimeout: the attempt ran out of its own time budget.
 	CodeAttemptTimeout = "attempt_timeout"
@@ -136,19 +136,19 @@ func codeOf(err error, k Kind) string {
 	var pe *panicError
 	switch {
 	case k == KindCancelled:
-		return outbox.CodeDeadlineExceeded
+		return jobs.CodeDeadlineExceeded
 	case errors.As(err, &pe):
-		return outbox.CodeInternal
+		return jobs.CodeInternal
 	case errors.As(err, &ce):
 		return ce.Code
 	case k == KindPermanent:
-		return outbox.CodePermanent
+		return jobs.CodePermanent
 	case modelError(err) != nil:
 		return modelError(err).Code // model_rate_limited, model_timeout, …
 	case errors.Is(err, context.DeadlineExceeded):
 		return CodeAttemptTimeout
 	}
-	return outbox.CodeTransient
+	return jobs.CodeTransient
 }
 
 // modelError is the *extract.ModelError in err's chain, or nil.

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/relayops/relayops/extract"
-	"github.com/relayops/relayops/outbox"
+	"github.com/relayops/relayops/jobs"
 )
 
 func TestClassify_EveryErrorHasExactlyOneKindAndARedactedCode(t *testing.T) {
@@ -22,25 +22,25 @@ func TestClassify_EveryErrorHasExactlyOneKindAndARedactedCode(t *testing.T) {
 		kind Kind
 		code string
 	}{
-		{"unknown error", errors.New("connection reset"), KindTransient, outbox.CodeTransient},
-		{"marked transient", Transient(errors.New("llm overloaded")), KindTransient, outbox.CodeTransient},
-		{"wrapped ErrTransient", fmt.Errorf("x: %w", ErrTransient), KindTransient, outbox.CodeTransient},
+		{"unknown error", errors.New("connection reset"), KindTransient, jobs.CodeTransient},
+		{"marked transient", Transient(errors.New("llm overloaded")), KindTransient, jobs.CodeTransient},
+		{"wrapped ErrTransient", fmt.Errorf("x: %w", ErrTransient), KindTransient, jobs.CodeTransient},
 		{"attempt timeout", fmt.Errorf("stage: %w", context.DeadlineExceeded), KindTransient, CodeAttemptTimeout},
-		{"cancelled context", context.Canceled, KindTransient, outbox.CodeTransient},
-		{"marked permanent", Permanent(errors.New("bad scan")), KindPermanent, outbox.CodePermanent},
-		{"wrapped ErrPermanent", fmt.Errorf("x: %w", ErrPermanent), KindPermanent, outbox.CodePermanent},
-		{"rejection", extract.Reject(extract.ReasonTotalMismatch), KindPermanent, outbox.CodePermanent},
-		{"wrapped rejection", fmt.Errorf("stage: %w", extract.Reject(extract.ReasonNotAnInvoice)), KindPermanent, outbox.CodePermanent},
-		{"extract.ErrPermanent", fmt.Errorf("model: %w", extract.ErrPermanent), KindPermanent, outbox.CodePermanent},
-		{"extract.ErrTransient", fmt.Errorf("model: %w", extract.ErrTransient), KindTransient, outbox.CodeTransient},
-		{"transient fault", &FaultError{Point: PointExtract, Action: ActionTransient}, KindTransient, outbox.CodeTransient},
-		{"permanent fault", &FaultError{Point: PointExtract, Action: ActionPermanent}, KindPermanent, outbox.CodePermanent},
+		{"cancelled context", context.Canceled, KindTransient, jobs.CodeTransient},
+		{"marked permanent", Permanent(errors.New("bad scan")), KindPermanent, jobs.CodePermanent},
+		{"wrapped ErrPermanent", fmt.Errorf("x: %w", ErrPermanent), KindPermanent, jobs.CodePermanent},
+		{"rejection", extract.Reject(extract.ReasonTotalMismatch), KindPermanent, jobs.CodePermanent},
+		{"wrapped rejection", fmt.Errorf("stage: %w", extract.Reject(extract.ReasonNotAnInvoice)), KindPermanent, jobs.CodePermanent},
+		{"extract.ErrPermanent", fmt.Errorf("model: %w", extract.ErrPermanent), KindPermanent, jobs.CodePermanent},
+		{"extract.ErrTransient", fmt.Errorf("model: %w", extract.ErrTransient), KindTransient, jobs.CodeTransient},
+		{"transient fault", &FaultError{Point: PointExtract, Action: ActionTransient}, KindTransient, jobs.CodeTransient},
+		{"permanent fault", &FaultError{Point: PointExtract, Action: ActionPermanent}, KindPermanent, jobs.CodePermanent},
 		{"dead-letter code", deadLetter(CodeInputExpired), KindPermanent, CodeInputExpired},
 		{"retry code", retryLater(CodeUnavailable), KindTransient, CodeUnavailable},
-		{"asynq.SkipRetry", fmt.Errorf("x: %w", asynq.SkipRetry), KindPermanent, outbox.CodePermanent},
-		{"panic", &panicError{Value: "boom"}, KindPermanent, outbox.CodeInternal},
-		{"deadline passed", ErrDeadlinePassed, KindCancelled, outbox.CodeDeadlineExceeded},
-		{"deadline passed wins over permanent", errors.Join(ErrDeadlinePassed, ErrPermanent), KindCancelled, outbox.CodeDeadlineExceeded},
+		{"asynq.SkipRetry", fmt.Errorf("x: %w", asynq.SkipRetry), KindPermanent, jobs.CodePermanent},
+		{"panic", &panicError{Value: "boom"}, KindPermanent, jobs.CodeInternal},
+		{"deadline passed", ErrDeadlinePassed, KindCancelled, jobs.CodeDeadlineExceeded},
+		{"deadline passed wins over permanent", errors.Join(ErrDeadlinePassed, ErrPermanent), KindCancelled, jobs.CodeDeadlineExceeded},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -54,11 +54,11 @@ func TestClassify_EveryErrorHasExactlyOneKindAndARedactedCode(t *testing.T) {
 
 func TestCodeError_ErrorIsExactlyTheCode(t *testing.T) {
 	t.Parallel()
-	dead := deadLetter(outbox.CodePermanent)
+	dead := deadLetter(jobs.CodePermanent)
 	require.Equal(t, "permanent_error", dead.Error(), "Asynq stores Error() verbatim as LastErr")
 	require.ErrorIs(t, dead, asynq.SkipRetry, "a dead-letter code must make Asynq archive at once")
 
-	retry := retryLater(outbox.CodeTransient)
+	retry := retryLater(jobs.CodeTransient)
 	require.Equal(t, "transient_error", retry.Error())
 	require.NotErrorIs(t, retry, asynq.SkipRetry)
 }
@@ -76,7 +76,7 @@ func TestIsFailure_UncountedRetriesAreNotFailures(t *testing.T) {
 	t.Parallel()
 	require.False(t, IsFailure(retryLater(CodeUnavailable)))
 	require.False(t, IsFailure(&CodeError{Code: extract.CodeModelUnauthorized, Retry: true, Uncounted: true}))
-	require.True(t, IsFailure(retryLater(outbox.CodeTransient)))
+	require.True(t, IsFailure(retryLater(jobs.CodeTransient)))
 	require.True(t, IsFailure(retryLater(CodeAttemptTimeout)))
 	require.True(t, IsFailure(asynq.ErrLeaseExpired), "a crash counts: MaxRetry budgets recoveries")
 	require.True(t, IsFailure(context.DeadlineExceeded))

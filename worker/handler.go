@@ -16,13 +16,13 @@ import (
 	"github.com/relayops/relayops/extract"
 	"github.com/relayops/relayops/internal/clock"
 	"github.com/relayops/relayops/internal/task"
-	"github.com/relayops/relayops/outbox"
+	"github.com/relayops/relayops/jobs"
 )
 
 // HandlerConfig configures a Handler.
 type HandlerConfig struct {
 	// Store is the job store. Required.
-	Store *outbox.Store
+	Store *jobs.Store
 	// Extractor runs the stages. Required.
 	Extractor extract.Extractor
 	// Faults injects failures; nil injects none.
@@ -86,7 +86,7 @@ func (c HandlerConfig) validate() error {
 //   - a dead-letter code (archived at once): the record is dead_lettered.
 //   - a retry code: the record is retrying, or nothing could be recorded.
 type Handler struct {
-	store          *outbox.Store
+	store          *jobs.Store
 	extractor      extract.Extractor
 	faults         *Faults
 	clock          clock.Clock
@@ -113,9 +113,9 @@ func NewHandler(cfg HandlerConfig) (*Handler, error) {
 // ProcessTask handles one delivery of an extract task.
 func (h *Handler) ProcessTask(ctx context.Context, t *asynq.Task) error {
 	p, err := task.ParseExtractPayload(t.Payload())
-	var key outbox.Key
+	var key jobs.Key
 	if err == nil {
-		key, err = outbox.ParseKey(p.JobKey)
+		key, err = jobs.ParseKey(p.JobKey)
 	}
 	if err != nil {
 		h.logger.Warn("invalid extract task; archiving it", "code", CodeInvalidTask)
@@ -130,11 +130,11 @@ func (h *Handler) ProcessTask(ctx context.Context, t *asynq.Task) error {
 // attempt is one handler invocation for one job.
 type attempt struct {
 	h       *Handler
-	key     outbox.Key
+	key     jobs.Key
 	log     *slog.Logger
-	claim   *outbox.Claim // set once the job is claimed and running
-	claimed time.Time     // when the claim answered: queue wait ends here
-	outcome string        // the outcome counted for this invocation
+	claim   *jobs.Claim // set once the job is claimed and running
+	claimed time.Time   // when the claim answered: queue wait ends here
+	outcome string      // the outcome counted for this invocation
 }
 
 // claimTries bounds re-runs of Claim with the same token after an error
@@ -153,15 +153,15 @@ func (a *attempt) run(ctx context.Context) (err error) {
 	held := a.h.faults.Hit(PointBeforeClaim)
 	c, err := a.claimJob(ctx)
 	switch {
-	case errors.Is(err, outbox.ErrNotFound):
+	case errors.Is(err, jobs.ErrNotFound):
 		a.log.Warn("task names no job; acking it")
 		a.count(OutcomeNotFound)
 		return nil
-	case errors.Is(err, outbox.ErrStaleFence):
+	case errors.Is(err, jobs.ErrStaleFence):
 		return a.stale()
 	case err != nil:
 		return a.unavailable("claim", err)
-	case c.State != outbox.StateRunning:
+	case c.State != jobs.StateRunning:
 		return a.terminal(c)
 	}
 	a.claim, a.claimed = c, a.h.clock.Now()
@@ -188,13 +188,13 @@ func (a *attempt) run(ctx context.Context) (err error) {
 	return a.commit(ctx, result)
 }
 
-func (a *attempt) claimJob(ctx context.Context) (*outbox.Claim, error) {
+func (a *attempt) claimJob(ctx context.Context) (*jobs.Claim, error) {
 	token := a.h.newToken()
 	var err error
 	for try := 1; ; try++ {
-		var c *outbox.Claim
+		var c *jobs.Claim
 		c, err = a.h.store.Claim(ctx, a.key, token)
-		if err == nil || errors.Is(err, outbox.ErrNotFound) || errors.Is(err, outbox.ErrStaleFence) || try == claimTries {
+		if err == nil || errors.Is(err, jobs.ErrNotFound) || errors.Is(err, jobs.ErrStaleFence) || try == claimTries {
 			return c, err
 		}
 		select {
@@ -207,25 +207,25 @@ func (a *attempt) claimJob(ctx context.Context) (*outbox.Claim, error) {
 
 // terminal answers a redelivery of a job that is already terminal (or that
 // the claim itself ended: past its deadline, or over its recovery cap).
-func (a *attempt) terminal(c *outbox.Claim) error {
+func (a *attempt) terminal(c *jobs.Claim) error {
 	a.log = a.log.With("state", string(c.State), "code", c.ErrorCode)
 	switch c.State {
-	case outbox.StateSucceeded:
+	case jobs.StateSucceeded:
 		a.log.Info("job already succeeded; acking redelivery")
 		a.count(OutcomeDeduped)
 		return nil
-	case outbox.StateCancelled:
+	case jobs.StateCancelled:
 		a.log.Info("job cancelled; acking")
 		a.count(OutcomeCancelled)
 		a.observeIfClaimEnded(c, OutcomeCancelled)
 		return nil
-	case outbox.StateDeadLettered:
+	case jobs.StateDeadLettered:
 		a.log.Info("job dead-lettered; archiving task")
 		a.count(OutcomeDeadLettered)
 		a.observeIfClaimEnded(c, OutcomeDeadLettered)
 		code := c.ErrorCode
 		if code == "" {
-			code = outbox.CodePermanent
+			code = jobs.CodePermanent
 		}
 		return deadLetter(code)
 	}
@@ -252,7 +252,7 @@ func (a *attempt) pastDeadline() bool {
 var errStale = errors.New("worker: stale fence")
 
 // errBadOutput is a stage output that is not JSON: an extractor bug.
-var errBadOutput = &CodeError{Code: outbox.CodeInternal}
+var errBadOutput = &CodeError{Code: jobs.CodeInternal}
 
 // pipeline runs the stages, resuming after the last checkpointed one.
 func (a *attempt) pipeline(ctx context.Context) ([]byte, error) {
@@ -311,7 +311,7 @@ func (a *attempt) stage(ctx context.Context, name string, ckpts map[string][]byt
 	// atomically and is its checkpoint, one script fewer per job.
 	if name != extract.StageValidate && a.h.extractor.Checkpointed(name) {
 		if err := a.h.store.Checkpoint(context.WithoutCancel(ctx), a.key, a.claim.Fence, name, out); err != nil {
-			if errors.Is(err, outbox.ErrStaleFence) {
+			if errors.Is(err, jobs.ErrStaleFence) {
 				return nil, errStale
 			}
 			return nil, fmt.Errorf("checkpoint %s: %w", name, err)
@@ -337,9 +337,9 @@ func (a *attempt) input() (string, error) {
 func (a *attempt) commit(ctx context.Context, result []byte) error {
 	res, err := a.h.store.Commit(context.WithoutCancel(ctx), a.key, a.claim.Fence, a.claim.PayloadHash, result)
 	switch {
-	case errors.Is(err, outbox.ErrStaleFence):
+	case errors.Is(err, jobs.ErrStaleFence):
 		return a.stale()
-	case errors.Is(err, outbox.ErrIdempotencyConflict):
+	case errors.Is(err, jobs.ErrIdempotencyConflict):
 		a.h.metrics.commitConflict(a.key.Tenant)
 		return a.fail(ctx, deadLetter(CodeIdempotencyConflict))
 	case err != nil:
@@ -360,7 +360,7 @@ func (a *attempt) commit(ctx context.Context, result []byte) error {
 	if err := a.h.faults.Hit(PointAfterCommitBeforeAck); err != nil {
 		// The job is committed: whatever the fault, the honest answer is a
 		// redelivery, which acks as a dedupe.
-		return retryLater(outbox.CodeTransient)
+		return retryLater(jobs.CodeTransient)
 	}
 	return nil
 }
@@ -385,7 +385,7 @@ func (a *attempt) fail(ctx context.Context, cause error) error {
 	switch {
 	case kind == KindCancelled:
 		return a.end(a.h.store.Cancel(wctx, a.key, a.claim.Fence, code), OutcomeCancelled, nil)
-	case kind == KindPermanent && reason != "" && code == outbox.CodePermanent:
+	case kind == KindPermanent && reason != "" && code == jobs.CodePermanent:
 		err := a.h.store.Reject(wctx, a.key, a.claim.Fence, reason)
 		if err == nil {
 			a.h.metrics.rejected(reason)
@@ -395,8 +395,8 @@ func (a *attempt) fail(ctx context.Context, cause error) error {
 		return a.end(a.h.store.DeadLetter(wctx, a.key, a.claim.Fence, code), OutcomeDeadLettered, deadLetter(code))
 	}
 	st, err := a.h.store.Fail(wctx, a.key, a.claim.Fence, code)
-	if err == nil && st == outbox.StateDeadLettered {
-		return a.end(nil, OutcomeDeadLettered, deadLetter(outbox.CodeMaxAttemptsExceeded))
+	if err == nil && st == jobs.StateDeadLettered {
+		return a.end(nil, OutcomeDeadLettered, deadLetter(jobs.CodeMaxAttemptsExceeded))
 	}
 	ret := &CodeError{Code: code, Retry: true}
 	if me := modelError(cause); me != nil {
@@ -428,7 +428,7 @@ func (a *attempt) hold(ctx context.Context, cause error) error {
 	a.log.Debug("attempt released: model settings refused", attrs...) // the ERROR line above speaks for all
 	err := a.h.store.Release(context.WithoutCancel(ctx), a.key, a.claim.Fence, ret.Code)
 	switch {
-	case errors.Is(err, outbox.ErrStaleFence):
+	case errors.Is(err, jobs.ErrStaleFence):
 		return a.stale()
 	case err != nil:
 		return a.unavailable("release attempt", err)
@@ -455,7 +455,7 @@ func modelAttrs(err error) []any {
 // without a record, otherwise outcome is counted and ret returned.
 func (a *attempt) end(writeErr error, outcome string, ret error) error {
 	switch {
-	case errors.Is(writeErr, outbox.ErrStaleFence):
+	case errors.Is(writeErr, jobs.ErrStaleFence):
 		return a.stale()
 	case writeErr != nil:
 		return a.unavailable("record failure", writeErr)
@@ -496,11 +496,11 @@ func (a *attempt) unavailable(op string, err error) error {
 func (a *attempt) recovered(ctx context.Context, v any) error {
 	pe := &panicError{Value: v, Stack: debug.Stack()}
 	// The stack holds no document content; the panic value might.
-	a.log.Error("handler panicked", "code", outbox.CodeInternal, "stack", string(pe.Stack))
+	a.log.Error("handler panicked", "code", jobs.CodeInternal, "stack", string(pe.Stack))
 	a.log.Debug("handler panicked: value", "panic", fmt.Sprint(v))
 	if a.claim == nil {
 		a.count(OutcomeRequeued)
-		return retryLater(outbox.CodeInternal)
+		return retryLater(jobs.CodeInternal)
 	}
 	return a.fail(ctx, pe)
 }
@@ -543,7 +543,7 @@ func (a *attempt) observeEndToEnd(outcome string) {
 // observeIfClaimEnded observes the end-to-end time of a job the claim itself
 // ended (deadline passed before pickup, crash loop); a redelivery of a job
 // that ended before is not observed.
-func (a *attempt) observeIfClaimEnded(c *outbox.Claim, outcome string) {
+func (a *attempt) observeIfClaimEnded(c *jobs.Claim, outcome string) {
 	if c.EndedNow && !c.CreatedAt.IsZero() {
 		a.h.metrics.observeEndToEnd(a.key.Tenant, outcome, a.h.clock.Now().Sub(c.CreatedAt))
 	}

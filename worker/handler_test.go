@@ -16,7 +16,7 @@ import (
 
 	"github.com/relayops/relayops/extract"
 	"github.com/relayops/relayops/internal/task"
-	"github.com/relayops/relayops/outbox"
+	"github.com/relayops/relayops/jobs"
 )
 
 func requireCode(t *testing.T, err error, code string, retry bool) {
@@ -39,7 +39,7 @@ func TestHandler_ValidInvoice_CommitsOnce(t *testing.T) {
 	require.NoError(t, b.deliver(k))
 
 	j := b.job(t, k)
-	require.Equal(t, outbox.StateSucceeded, j.State)
+	require.Equal(t, jobs.StateSucceeded, j.State)
 	require.Equal(t, 1, j.Attempt)
 	require.NotEmpty(t, j.EventID)
 	res, err := b.store.Result(b.ctx, k)
@@ -61,21 +61,21 @@ func TestHandler_TransientThreeTimes_DeadLettersMaxAttemptsExceeded(t *testing.T
 	b.x.on(StageExtract, func(context.Context) ([]byte, error) { return nil, errors.New("model overloaded") })
 
 	for attempt := 1; attempt <= 2; attempt++ {
-		requireCode(t, b.deliver(k), outbox.CodeTransient, true)
+		requireCode(t, b.deliver(k), jobs.CodeTransient, true)
 		j := b.job(t, k)
-		require.Equal(t, outbox.StateRetrying, j.State, "attempt %d", attempt)
+		require.Equal(t, jobs.StateRetrying, j.State, "attempt %d", attempt)
 		require.Equal(t, attempt, j.Attempt)
-		require.Equal(t, outbox.CodeTransient, j.ErrorCode)
+		require.Equal(t, jobs.CodeTransient, j.ErrorCode)
 	}
-	requireCode(t, b.deliver(k), outbox.CodeMaxAttemptsExceeded, false)
+	requireCode(t, b.deliver(k), jobs.CodeMaxAttemptsExceeded, false)
 	j := b.job(t, k)
-	require.Equal(t, outbox.StateDeadLettered, j.State)
-	require.Equal(t, outbox.CodeMaxAttemptsExceeded, j.ErrorCode)
+	require.Equal(t, jobs.StateDeadLettered, j.State)
+	require.Equal(t, jobs.CodeMaxAttemptsExceeded, j.ErrorCode)
 	require.Equal(t, 3, j.Attempt)
 
 	// Asynq would not deliver again, but a stray redelivery must not start a
 	// fourth attempt: it gets the same code and the task is archived again.
-	requireCode(t, b.deliver(k), outbox.CodeMaxAttemptsExceeded, false)
+	requireCode(t, b.deliver(k), jobs.CodeMaxAttemptsExceeded, false)
 	require.Equal(t, 3, b.job(t, k).Attempt)
 	require.Equal(t, 3, b.x.called(StageExtract), "never a fourth attempt")
 	require.Equal(t, 1, b.x.called(StageClassify), "classify was checkpointed on attempt 1")
@@ -89,14 +89,14 @@ func TestHandler_Permanent_DeadLettersOnAttemptOne(t *testing.T) {
 	k := mustKey(t, "acme", "memo", 1)
 	b.submit(t, k, readSample(t, "invalid-not-an-invoice.txt"), 0)
 
-	requireCode(t, b.deliver(k), outbox.CodePermanent, false)
+	requireCode(t, b.deliver(k), jobs.CodePermanent, false)
 
 	j := b.job(t, k)
-	require.Equal(t, outbox.StateDeadLettered, j.State)
-	require.Equal(t, outbox.CodePermanent, j.ErrorCode)
+	require.Equal(t, jobs.StateDeadLettered, j.State)
+	require.Equal(t, jobs.CodePermanent, j.ErrorCode)
 	require.Equal(t, 1, j.Attempt)
 	require.Equal(t, extract.ReasonNotAnInvoice, j.ErrorReason, "the record says what to correct")
-	dlq, err := b.store.ListDLQ(b.ctx, outbox.DLQOptions{})
+	dlq, err := b.store.ListDLQ(b.ctx, jobs.DLQOptions{})
 	require.NoError(t, err)
 	require.Len(t, dlq.Jobs, 1)
 	require.Equal(t, extract.ReasonNotAnInvoice, dlq.Jobs[0].ErrorReason)
@@ -115,12 +115,12 @@ func TestHandler_PickedUpPastDeadline_CancelsAndAcks(t *testing.T) {
 	require.NoError(t, b.deliver(k), "cancelled is terminal and acked, never archived")
 
 	j := b.job(t, k)
-	require.Equal(t, outbox.StateCancelled, j.State)
-	require.Equal(t, outbox.CodeDeadlineExceeded, j.ErrorCode)
+	require.Equal(t, jobs.StateCancelled, j.State)
+	require.Equal(t, jobs.CodeDeadlineExceeded, j.ErrorCode)
 	for _, s := range Stages {
 		require.Zero(t, b.x.called(s), s)
 	}
-	dlq, err := b.store.ListDLQ(b.ctx, outbox.DLQOptions{IncludeReprocessed: true})
+	dlq, err := b.store.ListDLQ(b.ctx, jobs.DLQOptions{IncludeReprocessed: true})
 	require.NoError(t, err)
 	require.Empty(t, dlq.Jobs, "a cancelled job is not in the DLQ")
 	require.NoError(t, b.deliver(k), "a redelivery acks too")
@@ -139,8 +139,8 @@ func TestHandler_DeadlinePassesDuringAttempt_Cancels(t *testing.T) {
 	require.NoError(t, b.deliver(k))
 
 	j := b.job(t, k)
-	require.Equal(t, outbox.StateCancelled, j.State)
-	require.Equal(t, outbox.CodeDeadlineExceeded, j.ErrorCode)
+	require.Equal(t, jobs.StateCancelled, j.State)
+	require.Equal(t, jobs.CodeDeadlineExceeded, j.ErrorCode)
 	require.Equal(t, 1.0, b.outcomes(OutcomeCancelled))
 }
 
@@ -157,7 +157,7 @@ func TestHandler_AttemptTimeout_IsTransient(t *testing.T) {
 	requireCode(t, b.deliver(k), CodeAttemptTimeout, true)
 
 	j := b.job(t, k)
-	require.Equal(t, outbox.StateRetrying, j.State)
+	require.Equal(t, jobs.StateRetrying, j.State)
 	require.Equal(t, CodeAttemptTimeout, j.ErrorCode)
 }
 
@@ -172,7 +172,7 @@ func TestHandler_StageIgnoringItsDeadline_ResultIsNotCommitted(t *testing.T) {
 	})
 
 	requireCode(t, b.deliver(k), CodeAttemptTimeout, true)
-	require.Equal(t, outbox.StateRetrying, b.job(t, k).State)
+	require.Equal(t, jobs.StateRetrying, b.job(t, k).State)
 }
 
 func TestHandler_CheckpointResume_DoesNotCallCompletedStagesAgain(t *testing.T) {
@@ -189,7 +189,7 @@ func TestHandler_CheckpointResume_DoesNotCallCompletedStagesAgain(t *testing.T) 
 		return []byte(`{"ok":true}`), nil
 	})
 
-	requireCode(t, b.deliver(k), outbox.CodeTransient, true)
+	requireCode(t, b.deliver(k), jobs.CodeTransient, true)
 	ckpts, err := b.store.Checkpoints(b.ctx, k)
 	require.NoError(t, err)
 	require.Contains(t, ckpts, StageClassify)
@@ -198,7 +198,7 @@ func TestHandler_CheckpointResume_DoesNotCallCompletedStagesAgain(t *testing.T) 
 
 	require.NoError(t, b.deliver(k))
 
-	require.Equal(t, outbox.StateSucceeded, b.job(t, k).State)
+	require.Equal(t, jobs.StateSucceeded, b.job(t, k).State)
 	require.Equal(t, 1, b.x.called(StageClassify))
 	require.Equal(t, 1, b.x.called(StageExtract))
 	require.Equal(t, 2, b.x.called(StageValidate))
@@ -221,12 +221,12 @@ func TestHandler_CrashAfterExtract_RecoveryResumesFromCheckpoint(t *testing.T) {
 	go func() { defer close(done); _ = b.deliver(k) }()
 	<-done
 	j := b.job(t, k)
-	require.Equal(t, outbox.StateRunning, j.State, "a crash leaves the job running")
+	require.Equal(t, jobs.StateRunning, j.State, "a crash leaves the job running")
 
 	require.NoError(t, b.deliver(k))
 
 	j = b.job(t, k)
-	require.Equal(t, outbox.StateSucceeded, j.State)
+	require.Equal(t, jobs.StateSucceeded, j.State)
 	require.Equal(t, 1, j.Attempt, "a recovery is not a business attempt")
 	require.Equal(t, 1, j.Recoveries)
 	require.Equal(t, 1, b.x.called(StageClassify))
@@ -242,7 +242,7 @@ func TestHandler_TerminalRedelivery(t *testing.T) {
 	require.NoError(t, b.deliver(ok))
 	dead := mustKey(t, "acme", "dead", 1)
 	b.submit(t, dead, readSample(t, "invalid-bad-date.txt"), 0)
-	requireCode(t, b.deliver(dead), outbox.CodePermanent, false)
+	requireCode(t, b.deliver(dead), jobs.CodePermanent, false)
 	late := mustKey(t, "acme", "late", 1)
 	b.submit(t, late, readSample(t, "valid-basic-eur.txt"), time.Second)
 	b.clock.Advance(time.Minute)
@@ -250,13 +250,13 @@ func TestHandler_TerminalRedelivery(t *testing.T) {
 	calls := b.x.called(StageClassify)
 
 	require.NoError(t, b.deliver(ok), "succeeded: ack")
-	requireCode(t, b.deliver(dead), outbox.CodePermanent, false)
+	requireCode(t, b.deliver(dead), jobs.CodePermanent, false)
 	require.NoError(t, b.deliver(late), "cancelled: ack")
 
 	require.Equal(t, calls, b.x.called(StageClassify), "no stage runs for a terminal job")
-	require.Equal(t, outbox.StateSucceeded, b.job(t, ok).State)
-	require.Equal(t, outbox.StateDeadLettered, b.job(t, dead).State)
-	require.Equal(t, outbox.StateCancelled, b.job(t, late).State)
+	require.Equal(t, jobs.StateSucceeded, b.job(t, ok).State)
+	require.Equal(t, jobs.StateDeadLettered, b.job(t, dead).State)
+	require.Equal(t, jobs.StateCancelled, b.job(t, late).State)
 	require.Equal(t, 1.0, b.outcomes(OutcomeDeduped))
 }
 
@@ -269,11 +269,11 @@ func TestHandler_Panic_DeadLettersInternalError(t *testing.T) {
 		panic("extractor bug")
 	})
 
-	requireCode(t, b.deliver(k), outbox.CodeInternal, false)
+	requireCode(t, b.deliver(k), jobs.CodeInternal, false)
 
 	j := b.job(t, k)
-	require.Equal(t, outbox.StateDeadLettered, j.State)
-	require.Equal(t, outbox.CodeInternal, j.ErrorCode)
+	require.Equal(t, jobs.StateDeadLettered, j.State)
+	require.Equal(t, jobs.CodeInternal, j.ErrorCode)
 	require.Contains(t, b.logs.String(), "handler panicked")
 }
 
@@ -284,8 +284,8 @@ func TestHandler_StageOutputNotJSON_IsInternalError(t *testing.T) {
 	b.submit(t, k, readSample(t, "valid-basic-eur.txt"), 0)
 	b.x.on(StageClassify, func(context.Context) ([]byte, error) { return []byte("not json"), nil })
 
-	requireCode(t, b.deliver(k), outbox.CodeInternal, false)
-	require.Equal(t, outbox.StateDeadLettered, b.job(t, k).State)
+	requireCode(t, b.deliver(k), jobs.CodeInternal, false)
+	require.Equal(t, jobs.StateDeadLettered, b.job(t, k).State)
 }
 
 // Another invocation claims the job while this one runs (a zombie's lease
@@ -296,7 +296,7 @@ func TestHandler_StaleFence_ChangesNothingAndAcks(t *testing.T) {
 	b := setup(t, nil)
 	k := mustKey(t, "acme", "zombie", 1)
 	b.submit(t, k, readSample(t, "valid-basic-eur.txt"), 0)
-	var other *outbox.Claim
+	var other *jobs.Claim
 	b.x.on(StageExtract, func(ctx context.Context) ([]byte, error) {
 		var err error
 		other, err = b.store.Claim(ctx, k, "the-other-worker")
@@ -306,7 +306,7 @@ func TestHandler_StaleFence_ChangesNothingAndAcks(t *testing.T) {
 	require.NoError(t, b.deliver(k))
 
 	j := b.job(t, k)
-	require.Equal(t, outbox.StateRunning, j.State, "the new owner still runs it")
+	require.Equal(t, jobs.StateRunning, j.State, "the new owner still runs it")
 	require.Equal(t, other.Fence, j.Fence)
 	ckpts, err := b.store.Checkpoints(b.ctx, k)
 	require.NoError(t, err)
@@ -336,12 +336,12 @@ func TestHandler_FaultBeforeClaim_FailsTheClaimedAttempt(t *testing.T) {
 	k := mustKey(t, "acme", "fault", 1)
 	b.submit(t, k, readSample(t, "valid-basic-eur.txt"), 0)
 
-	requireCode(t, b.deliver(k), outbox.CodeTransient, true)
+	requireCode(t, b.deliver(k), jobs.CodeTransient, true)
 	j := b.job(t, k)
-	require.Equal(t, outbox.StateRetrying, j.State, "record and Asynq agree: both retry")
+	require.Equal(t, jobs.StateRetrying, j.State, "record and Asynq agree: both retry")
 	require.Equal(t, 1, j.Attempt)
 	require.NoError(t, b.deliver(k))
-	require.Equal(t, outbox.StateSucceeded, b.job(t, k).State)
+	require.Equal(t, jobs.StateSucceeded, b.job(t, k).State)
 }
 
 func TestHandler_FaultAfterCommit_RedeliveryDedupes(t *testing.T) {
@@ -350,8 +350,8 @@ func TestHandler_FaultAfterCommit_RedeliveryDedupes(t *testing.T) {
 	k := mustKey(t, "acme", "ackless", 1)
 	b.submit(t, k, readSample(t, "valid-basic-eur.txt"), 0)
 
-	requireCode(t, b.deliver(k), outbox.CodeTransient, true)
-	require.Equal(t, outbox.StateSucceeded, b.job(t, k).State)
+	requireCode(t, b.deliver(k), jobs.CodeTransient, true)
+	require.Equal(t, jobs.StateSucceeded, b.job(t, k).State)
 	require.NoError(t, b.deliver(k))
 	require.Equal(t, 1, b.x.called(StageValidate))
 	require.Equal(t, 1.0, b.outcomes(OutcomeDeduped))
@@ -369,9 +369,9 @@ func TestHandler_StoreUnreachable_RetriesWithoutRecording(t *testing.T) {
 	require.False(t, IsFailure(err), "Asynq does not count it against MaxRetry")
 
 	b.mini.SetError("")
-	require.Equal(t, outbox.StateQueued, b.job(t, k).State)
+	require.Equal(t, jobs.StateQueued, b.job(t, k).State)
 	require.NoError(t, b.deliver(k))
-	require.Equal(t, outbox.StateSucceeded, b.job(t, k).State)
+	require.Equal(t, jobs.StateSucceeded, b.job(t, k).State)
 }
 
 // The document and the underlying error both carry a secret. It must not
@@ -387,9 +387,9 @@ func TestHandler_Redaction_SecretNeverLeavesTheDocument(t *testing.T) {
 		code  string
 		retry bool
 	}{
-		{"permanent", Permanent(fmt.Errorf("vendor %q is on a sanctions list", secret)), outbox.CodePermanent, false},
-		{"transient", fmt.Errorf("upstream said: cannot read %s", secret), outbox.CodeTransient, true},
-		{"rejection", fmt.Errorf("vendor %q: %w", secret, extract.Reject("invalid_field:vendor")), outbox.CodePermanent, false},
+		{"permanent", Permanent(fmt.Errorf("vendor %q is on a sanctions list", secret)), jobs.CodePermanent, false},
+		{"transient", fmt.Errorf("upstream said: cannot read %s", secret), jobs.CodeTransient, true},
+		{"rejection", fmt.Errorf("vendor %q: %w", secret, extract.Reject("invalid_field:vendor")), jobs.CodePermanent, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()

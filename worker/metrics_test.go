@@ -14,7 +14,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/relayops/relayops/outbox"
+	"github.com/relayops/relayops/jobs"
 )
 
 // scrape GETs /metrics from m's handler and returns every sample of the
@@ -59,7 +59,7 @@ func TestMetrics_ThreeJobs_ObserveEachHistogramOncePerJob(t *testing.T) {
 	t.Parallel()
 	b := setup(t, nil)
 	b.stubStages(1500 * time.Millisecond)
-	var keys []outbox.Key
+	var keys []jobs.Key
 	for _, doc := range []string{"inv-1", "inv-2", "inv-3"} {
 		k := mustKey(t, "acme", doc, 1)
 		b.submit(t, k, "content", 0)
@@ -102,7 +102,7 @@ func TestMetrics_CheckpointResume_DoesNotObserveInferenceAgain(t *testing.T) {
 	})
 
 	b.clock.Advance(time.Second)
-	requireCode(t, b.deliver(k), outbox.CodeTransient, true) // retry scheduled at t0+2s
+	requireCode(t, b.deliver(k), jobs.CodeTransient, true) // retry scheduled at t0+2s
 	b.clock.Advance(10 * time.Second)
 	require.NoError(t, b.deliver(k))
 
@@ -128,7 +128,7 @@ func TestMetrics_InferenceError_ObservedAsError(t *testing.T) {
 		return nil, Permanent(errors.New("unreadable"))
 	})
 
-	requireCode(t, b.deliver(k), outbox.CodePermanent, false)
+	requireCode(t, b.deliver(k), jobs.CodePermanent, false)
 
 	m := scrape(t, b.metrics)
 	require.Equal(t, 1.0, m[`relayops_inference_seconds_count{outcome="error"}`])
@@ -147,7 +147,7 @@ func TestMetrics_CommitDedupe_CountsOneDedupe(t *testing.T) {
 	k := mustKey(t, "acme", "ackless", 1)
 	b.submit(t, k, readSample(t, "valid-basic-eur.txt"), 0)
 
-	requireCode(t, b.deliver(k), outbox.CodeTransient, true)
+	requireCode(t, b.deliver(k), jobs.CodeTransient, true)
 	b.clock.Advance(time.Second)
 	require.NoError(t, b.deliver(k))
 
@@ -208,8 +208,8 @@ func TestMetrics_CommitConflict_CountsOneConflict(t *testing.T) {
 	k := mustKey(t, "acme", "swapped", 1)
 	b.submit(t, k, readSample(t, "valid-basic-eur.txt"), 0)
 	b.x.on(StageValidate, func(ctx context.Context) ([]byte, error) {
-		key := fmt.Sprintf("ro:{%02d}:job:%s", outbox.Shard(k.Tenant, k.DocumentID, testShards), k)
-		return []byte(`{"ok":true}`), b.rdb.HSet(ctx, key, "ph", outbox.PayloadHash("other")).Err()
+		key := fmt.Sprintf("ro:{%02d}:job:%s", jobs.Shard(k.Tenant, k.DocumentID, testShards), k)
+		return []byte(`{"ok":true}`), b.rdb.HSet(ctx, key, "ph", jobs.PayloadHash("other")).Err()
 	})
 
 	requireCode(t, b.deliver(k), CodeIdempotencyConflict, false)

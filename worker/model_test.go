@@ -13,7 +13,7 @@ import (
 
 	"github.com/relayops/relayops/extract"
 	"github.com/relayops/relayops/internal/llmtest"
-	"github.com/relayops/relayops/outbox"
+	"github.com/relayops/relayops/jobs"
 )
 
 const (
@@ -74,7 +74,7 @@ func TestHandler_ModelExtractor_CostInTheResultAndTheMetrics(t *testing.T) {
 
 	require.NoError(t, b.deliver(k))
 
-	require.Equal(t, outbox.StateSucceeded, b.job(t, k).State)
+	require.Equal(t, jobs.StateSucceeded, b.job(t, k).State)
 	res, err := b.store.Result(b.ctx, k)
 	require.NoError(t, err)
 	var inv extract.Invoice
@@ -97,7 +97,7 @@ func TestHandler_ModelSettingsRefused_JobWaitsUncountedUntilFixed(t *testing.T) 
 	k := mustKey(t, "acme", "wrong-key", 1)
 	b.submit(t, k, modelDocument, 0)
 
-	deliveries := 2 * outbox.DefaultLimits.MaxAttempts
+	deliveries := 2 * jobs.DefaultLimits.MaxAttempts
 	var retryAfter time.Duration
 	for i := range deliveries {
 		err := b.deliver(k)
@@ -108,7 +108,7 @@ func TestHandler_ModelSettingsRefused_JobWaitsUncountedUntilFixed(t *testing.T) 
 		retryAfter = ce.RetryAfter
 		require.Positive(t, retryAfter, "retried after the cool-down")
 		j := b.job(t, k)
-		require.Equal(t, outbox.StateRetrying, j.State, "delivery %d", i)
+		require.Equal(t, jobs.StateRetrying, j.State, "delivery %d", i)
 		require.Zero(t, j.Attempt, "the attempt was taken back")
 		require.Equal(t, extract.CodeModelUnauthorized, j.ErrorCode)
 	}
@@ -128,7 +128,7 @@ func TestHandler_ModelSettingsRefused_JobWaitsUncountedUntilFixed(t *testing.T) 
 	require.NoError(t, b.deliver(k))
 
 	j := b.job(t, k)
-	require.Equal(t, outbox.StateSucceeded, j.State)
+	require.Equal(t, jobs.StateSucceeded, j.State)
 	require.Equal(t, 1, j.Attempt, "the only counted attempt is the one that worked")
 	require.NoError(t, b.metrics.ModelReady())
 	require.Zero(t, scrape(t, b.metrics)["relayops_model_settings_refused"])
@@ -147,8 +147,8 @@ func TestHandler_ModelSettingsRefused_DeadlineStillCancels(t *testing.T) {
 	require.NoError(t, b.deliver(k))
 
 	j := b.job(t, k)
-	require.Equal(t, outbox.StateCancelled, j.State)
-	require.Equal(t, outbox.CodeDeadlineExceeded, j.ErrorCode)
+	require.Equal(t, jobs.StateCancelled, j.State)
+	require.Equal(t, jobs.CodeDeadlineExceeded, j.ErrorCode)
 }
 
 func TestHandler_ModelRateLimited_RetryAfterReachesAsynqsDelay(t *testing.T) {
@@ -164,7 +164,7 @@ func TestHandler_ModelRateLimited_RetryAfterReachesAsynqsDelay(t *testing.T) {
 	requireCode(t, err, extract.CodeModelRateLimited, true)
 	require.True(t, IsFailure(err), "a rate-limited attempt counts")
 	j := b.job(t, k)
-	require.Equal(t, outbox.StateRetrying, j.State)
+	require.Equal(t, jobs.StateRetrying, j.State)
 	require.Equal(t, 1, j.Attempt)
 	require.Equal(t, extract.CodeModelRateLimited, j.ErrorCode)
 	require.GreaterOrEqual(t, RetryDelay(time.Second, 5*time.Minute)(0, err, nil), 30*time.Second)
@@ -176,10 +176,10 @@ func TestHandler_ModelBadRequest_DeadLettersWithoutReason(t *testing.T) {
 	k := mustKey(t, "acme", "huge", 1)
 	b.submit(t, k, modelDocument, 0)
 
-	requireCode(t, b.deliver(k), outbox.CodePermanent, false)
+	requireCode(t, b.deliver(k), jobs.CodePermanent, false)
 
 	j := b.job(t, k)
-	require.Equal(t, outbox.StateDeadLettered, j.State)
+	require.Equal(t, jobs.StateDeadLettered, j.State)
 	require.Empty(t, j.ErrorReason, "the endpoint refused the request; the document was not judged")
 	require.Len(t, b.logLines(t, map[string]string{
 		"msg": "attempt failed", "model_code": "model_bad_request", "provider_code": "context_length_exceeded",
@@ -192,7 +192,7 @@ func TestHandler_ModelOutputInvalid_DeadLettersWithTheReason(t *testing.T) {
 	k := mustKey(t, "acme", "garbled", 1)
 	b.submit(t, k, modelDocument, 0)
 
-	requireCode(t, b.deliver(k), outbox.CodePermanent, false)
+	requireCode(t, b.deliver(k), jobs.CodePermanent, false)
 
 	j := b.job(t, k)
 	require.Equal(t, extract.ReasonModelOutputInvalid, j.ErrorReason)

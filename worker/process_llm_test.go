@@ -16,7 +16,7 @@ import (
 	"github.com/relayops/relayops/internal/llmtest"
 	"github.com/relayops/relayops/internal/proctest"
 	"github.com/relayops/relayops/internal/redistest"
-	"github.com/relayops/relayops/outbox"
+	"github.com/relayops/relayops/jobs"
 )
 
 // llmEnv configures a worker process with the model extractor on srv.
@@ -30,7 +30,7 @@ func llmEnv(srv *llmtest.Server) []string {
 // llmDoc is one document of the run with the answer the fake model gives
 // for it and the tokens it reports.
 type llmDoc struct {
-	key                      outbox.Key
+	key                      jobs.Key
 	content, answer          string
 	prompt, completion       int64
 	wantTotal, wantInvoiceNo string
@@ -108,12 +108,12 @@ func TestProcess_LLM_KilledAfterTheModelAnswered_NeverCallsItAgain(t *testing.T)
 
 	a := e.startWorker("LLM-A", procOpts{faults: "after_extract=kill#5", env: append(llmEnv(srv), "RELAYOPS_CONCURRENCY=1")})
 	for _, d := range docs {
-		e.submit(d.key, d.content, outbox.DefaultLimits)
+		e.submit(d.key, d.content, jobs.DefaultLimits)
 	}
 	require.Equal(t, syscall.SIGKILL, proctest.KilledBy(a.Wait(60*time.Second)))
 	killed := llmDoc{}
 	for _, d := range docs {
-		if e.job(d.key).State == outbox.StateRunning {
+		if e.job(d.key).State == jobs.StateRunning {
 			require.Empty(t, killed.content, "one job was running when A died")
 			killed = d
 		}
@@ -131,10 +131,10 @@ func TestProcess_LLM_KilledAfterTheModelAnswered_NeverCallsItAgain(t *testing.T)
 	// lease has expired and a recoverer pass sees it: B's own (every
 	// minute), or a worker started then, whose start-up pass recovers it.
 	redistest.Eventually(t, 3*time.Minute, func() bool {
-		return e.job(killed.key).State == outbox.StateSucceeded || e.leaseRecoverable(killed.key.String())
+		return e.job(killed.key).State == jobs.StateSucceeded || e.leaseRecoverable(killed.key.String())
 	}, "%s to be recovered or recoverable", killed.key)
 	workers := []*proctest.Process{b}
-	if e.job(killed.key).State != outbox.StateSucceeded {
+	if e.job(killed.key).State != jobs.StateSucceeded {
 		workers = append(workers, e.startWorker("LLM-B2", procOpts{env: llmEnv(srv)}))
 	}
 	for _, d := range docs {

@@ -14,7 +14,7 @@ import (
 	"github.com/relayops/relayops/internal/proctest"
 	"github.com/relayops/relayops/internal/redistest"
 	"github.com/relayops/relayops/internal/task"
-	"github.com/relayops/relayops/outbox"
+	"github.com/relayops/relayops/jobs"
 )
 
 // Asynq hands the task of a dead (or stopped) worker to another one only
@@ -42,7 +42,7 @@ func (e *env) leaseRecoverable(id string) bool {
 
 // pendingRows counts k's delivered-but-unacked rows in the relay group of
 // its shard.
-func (e *env) pendingRows(k outbox.Key) int {
+func (e *env) pendingRows(k jobs.Key) int {
 	e.t.Helper()
 	stream := e.outboxStream(k)
 	pending, err := e.rdb.XPendingExt(e.ctx, &redis.XPendingExtArgs{Stream: stream, Group: "relay", Start: "-", End: "+", Count: 1000}).Result()
@@ -71,25 +71,25 @@ func TestProcess_SIGKILL_RedeliveryDedupesAndResumesFromCheckpoint(t *testing.T)
 	j3 := mustKey(t, "acme", "kill-in-relay", 1)
 
 	a1 := e.startWorker("A1", procOpts{faults: "after_extract=kill#1"})
-	e.submit(j7, readSample(t, "valid-basic-eur.txt"), outbox.DefaultLimits)
+	e.submit(j7, readSample(t, "valid-basic-eur.txt"), jobs.DefaultLimits)
 	require.Equal(t, syscall.SIGKILL, proctest.KilledBy(a1.Wait(30*time.Second)))
-	require.Equal(t, outbox.StateRunning, e.job(j7).State)
+	require.Equal(t, jobs.StateRunning, e.job(j7).State)
 
 	a2 := e.startWorker("A2", procOpts{faults: "after_commit_before_ack=kill#1"})
-	e.submit(j1, readSample(t, "valid-tax-usd.txt"), outbox.DefaultLimits)
+	e.submit(j1, readSample(t, "valid-tax-usd.txt"), jobs.DefaultLimits)
 	require.Equal(t, syscall.SIGKILL, proctest.KilledBy(a2.Wait(30*time.Second)))
-	require.Equal(t, outbox.StateSucceeded, e.job(j1).State, "committed before the kill")
-	for _, k := range []outbox.Key{j7, j1} {
+	require.Equal(t, jobs.StateSucceeded, e.job(j1).State, "committed before the kill")
+	for _, k := range []jobs.Key{j7, j1} {
 		info, err := e.insp.GetTaskInfo(task.QueueExtract, k.String())
 		require.NoError(t, err)
 		require.Equal(t, asynq.TaskStateActive, info.State, "Asynq still thinks %s is running", k)
 	}
 
 	a3 := e.startWorker("A3", procOpts{faults: "relay_after_enqueue_before_ack=kill#1"})
-	e.submit(j3, readSample(t, "valid-jpy-no-decimals.txt"), outbox.DefaultLimits)
+	e.submit(j3, readSample(t, "valid-jpy-no-decimals.txt"), jobs.DefaultLimits)
 	require.Equal(t, syscall.SIGKILL, proctest.KilledBy(a3.Wait(30*time.Second)))
 	require.Equal(t, 1, e.pendingRows(j3), "the row was enqueued but never acked")
-	toRecover := []outbox.Key{j7, j1}
+	toRecover := []jobs.Key{j7, j1}
 	if info, err := e.insp.GetTaskInfo(task.QueueExtract, j3.String()); err == nil && info.State == asynq.TaskStateActive {
 		toRecover = append(toRecover, j3) // A3's processor picked it up before dying
 	}
@@ -98,12 +98,12 @@ func TestProcess_SIGKILL_RedeliveryDedupesAndResumesFromCheckpoint(t *testing.T)
 		e.waitLeaseRecoverable(k.String())
 	}
 	b := e.startWorker("B", procOpts{})
-	for _, k := range []outbox.Key{j7, j1, j3} {
+	for _, k := range []jobs.Key{j7, j1, j3} {
 		e.waitReview(k, time.Minute)
 	}
 	redistest.Eventually(t, time.Minute, func() bool { return e.pendingRows(j3) == 0 }, "B's relay took the row over and acked it")
 	e.requireExactlyOnce(j3)
-	for _, k := range []outbox.Key{j7, j1} {
+	for _, k := range []jobs.Key{j7, j1} {
 		e.waitTask(k, asynq.TaskStateCompleted, 30*time.Second)
 	}
 
@@ -139,7 +139,7 @@ func TestProcess_Zombie_StaleWritesRejectedAfterSIGCONT(t *testing.T) {
 	e := newEnv(t)
 	k := mustKey(t, "acme", "zombie", 1)
 	a := e.startWorker("A", procOpts{faults: "after_claim=pause:5s#1"})
-	e.submit(k, readSample(t, "valid-basic-eur.txt"), outbox.DefaultLimits)
+	e.submit(k, readSample(t, "valid-basic-eur.txt"), jobs.DefaultLimits)
 	redistest.Eventually(t, 20*time.Second, func() bool {
 		return a.MetricOrZero(metricFaults, point(PointAfterClaim)) == 1
 	}, "A pauses inside the attempt")

@@ -20,7 +20,7 @@ import (
 	"github.com/relayops/relayops/internal/proctest"
 	"github.com/relayops/relayops/internal/redistest"
 	"github.com/relayops/relayops/internal/task"
-	"github.com/relayops/relayops/outbox"
+	"github.com/relayops/relayops/jobs"
 )
 
 // Process-level tests: the real cmd/worker binary against a real
@@ -44,7 +44,7 @@ type env struct {
 	ctx   context.Context
 	srv   *redistest.Server
 	rdb   *redis.Client
-	store *outbox.Store
+	store *jobs.Store
 	insp  *asynq.Inspector
 }
 
@@ -60,26 +60,26 @@ func newEnv(t *testing.T) *env {
 	return e
 }
 
-func (e *env) newStore(c clock.Clock) *outbox.Store {
-	s, err := outbox.NewStore(outbox.Config{Redis: e.rdb, Shards: procShards, Clock: c})
+func (e *env) newStore(c clock.Clock) *jobs.Store {
+	s, err := jobs.NewStore(jobs.Config{Redis: e.rdb, Shards: procShards, Clock: c})
 	require.NoError(e.t, err)
 	return s
 }
 
-func (e *env) submit(k outbox.Key, content string, lim outbox.Limits) {
+func (e *env) submit(k jobs.Key, content string, lim jobs.Limits) {
 	e.t.Helper()
-	_, err := e.store.Submit(e.ctx, outbox.SubmitRequest{Key: k, Content: content, Limits: lim})
+	_, err := e.store.Submit(e.ctx, jobs.SubmitRequest{Key: k, Content: content, Limits: lim})
 	require.NoError(e.t, err)
 }
 
-func (e *env) job(k outbox.Key) *outbox.Job {
+func (e *env) job(k jobs.Key) *jobs.Job {
 	e.t.Helper()
 	j, err := e.store.Get(e.ctx, k)
 	require.NoError(e.t, err)
 	return j
 }
 
-func (e *env) waitState(k outbox.Key, want outbox.State, timeout time.Duration) {
+func (e *env) waitState(k jobs.Key, want jobs.State, timeout time.Duration) {
 	e.t.Helper()
 	redistest.Eventually(e.t, timeout, func() bool {
 		j, err := e.store.Get(e.ctx, k)
@@ -87,9 +87,9 @@ func (e *env) waitState(k outbox.Key, want outbox.State, timeout time.Duration) 
 	}, "job %s to be %s", k, want)
 }
 
-func (e *env) waitReview(k outbox.Key, timeout time.Duration) *outbox.Review {
+func (e *env) waitReview(k jobs.Key, timeout time.Duration) *jobs.Review {
 	e.t.Helper()
-	var r *outbox.Review
+	var r *jobs.Review
 	redistest.Eventually(e.t, timeout, func() bool {
 		var err error
 		r, err = e.store.GetReview(e.ctx, k)
@@ -99,7 +99,7 @@ func (e *env) waitReview(k outbox.Key, timeout time.Duration) *outbox.Review {
 }
 
 // waitTask waits until Asynq holds k's task in state want.
-func (e *env) waitTask(k outbox.Key, want asynq.TaskState, timeout time.Duration) *asynq.TaskInfo {
+func (e *env) waitTask(k jobs.Key, want asynq.TaskState, timeout time.Duration) *asynq.TaskInfo {
 	e.t.Helper()
 	var info *asynq.TaskInfo
 	redistest.Eventually(e.t, timeout, func() bool {
@@ -111,18 +111,18 @@ func (e *env) waitTask(k outbox.Key, want asynq.TaskState, timeout time.Duration
 }
 
 // outboxStream is the outbox stream of k's shard.
-func (e *env) outboxStream(k outbox.Key) string {
-	return fmt.Sprintf("ro:{%02d}:outbox", outbox.Shard(k.Tenant, k.DocumentID, procShards))
+func (e *env) outboxStream(k jobs.Key) string {
+	return fmt.Sprintf("ro:{%02d}:outbox", jobs.Shard(k.Tenant, k.DocumentID, procShards))
 }
 
 // committedEvents counts k's extraction.committed outbox rows.
-func (e *env) committedEvents(k outbox.Key) int {
+func (e *env) committedEvents(k jobs.Key) int {
 	e.t.Helper()
 	msgs, err := e.rdb.XRange(e.ctx, e.outboxStream(k), "-", "+").Result()
 	require.NoError(e.t, err)
 	n := 0
 	for _, m := range msgs {
-		if m.Values["k"] == k.String() && m.Values["t"] == outbox.EventExtractionCommitted {
+		if m.Values["k"] == k.String() && m.Values["t"] == jobs.EventExtractionCommitted {
 			n++
 		}
 	}
@@ -130,10 +130,10 @@ func (e *env) committedEvents(k outbox.Key) int {
 }
 
 // requireExactlyOnce checks k succeeded with one event and one review.
-func (e *env) requireExactlyOnce(k outbox.Key) *outbox.Job {
+func (e *env) requireExactlyOnce(k jobs.Key) *jobs.Job {
 	e.t.Helper()
 	j := e.job(k)
-	require.Equal(e.t, outbox.StateSucceeded, j.State, k.String())
+	require.Equal(e.t, jobs.StateSucceeded, j.State, k.String())
 	require.Equal(e.t, 1, e.committedEvents(k), "one extraction.committed event for %s", k)
 	r, err := e.store.GetReview(e.ctx, k)
 	require.NoError(e.t, err, "review of %s", k)
@@ -186,12 +186,12 @@ func TestProcess_PermanentFailure_ArchivedWithTheCodeOnly(t *testing.T) {
 	k := mustKey(t, "acme", "mismatch", 1)
 	a := e.startWorker("A", procOpts{logLevel: "info"})
 	content := strings.Replace(readSample(t, "invalid-total-mismatch.txt"), "Total: 420.00", "Total: 420.00 "+secret, 1)
-	e.submit(k, content, outbox.DefaultLimits)
+	e.submit(k, content, jobs.DefaultLimits)
 
-	e.waitState(k, outbox.StateDeadLettered, 20*time.Second)
+	e.waitState(k, jobs.StateDeadLettered, 20*time.Second)
 	job := e.job(k)
 	require.Equal(t, 1, job.Attempt)
-	require.Equal(t, outbox.CodePermanent, job.ErrorCode)
+	require.Equal(t, jobs.CodePermanent, job.ErrorCode)
 	info := e.waitTask(k, asynq.TaskStateArchived, 10*time.Second)
 	require.Equal(t, "permanent_error", info.LastErr)
 	require.Equal(t, 0, info.Retried)
@@ -201,7 +201,7 @@ func TestProcess_PermanentFailure_ArchivedWithTheCodeOnly(t *testing.T) {
 	require.Equal(t, 1.0, a.Metric(metricRejected, map[string]string{"reason": job.ErrorReason}),
 		"the rejection is counted under the record's reason")
 	require.Equal(t, 1.0, a.Metric(metricJobs, outcome(OutcomeDeadLettered)))
-	dlq, err := e.store.ListDLQ(e.ctx, outbox.DLQOptions{})
+	dlq, err := e.store.ListDLQ(e.ctx, jobs.DLQOptions{})
 	require.NoError(t, err)
 	require.Len(t, dlq.Jobs, 1)
 }
@@ -213,12 +213,12 @@ func TestProcess_AlwaysTransient_ThreeAttemptsThenMaxAttemptsExceeded(t *testing
 	e := newEnv(t)
 	k := mustKey(t, "acme", "flaky", 1)
 	a := e.startWorker("A", procOpts{faults: "extract=transient@1"})
-	e.submit(k, readSample(t, "valid-basic-eur.txt"), outbox.DefaultLimits)
+	e.submit(k, readSample(t, "valid-basic-eur.txt"), jobs.DefaultLimits)
 
-	e.waitState(k, outbox.StateDeadLettered, 30*time.Second)
+	e.waitState(k, jobs.StateDeadLettered, 30*time.Second)
 	job := e.job(k)
 	require.Equal(t, 3, job.Attempt)
-	require.Equal(t, outbox.CodeMaxAttemptsExceeded, job.ErrorCode)
+	require.Equal(t, jobs.CodeMaxAttemptsExceeded, job.ErrorCode)
 	info := e.waitTask(k, asynq.TaskStateArchived, 10*time.Second)
 	require.Equal(t, "max_attempts_exceeded", info.LastErr)
 	require.Equal(t, 2, info.Retried, "two retries, never a fourth attempt")
@@ -241,18 +241,18 @@ func TestProcess_DeadlinePassed_CancelledNeitherArchivedNorInDLQ(t *testing.T) {
 	slow := mustKey(t, "acme", "slow", 1)
 	// Submitted an hour ago with a one-minute deadline.
 	past := e.newStore(clock.NewStub(time.Now().Add(-time.Hour)))
-	_, err := past.Submit(e.ctx, outbox.SubmitRequest{Key: late, Content: readSample(t, "valid-basic-eur.txt"),
-		Limits: outbox.Limits{MaxAttempts: 3, MaxRecoveries: 5, Deadline: time.Minute}})
+	_, err := past.Submit(e.ctx, jobs.SubmitRequest{Key: late, Content: readSample(t, "valid-basic-eur.txt"),
+		Limits: jobs.Limits{MaxAttempts: 3, MaxRecoveries: 5, Deadline: time.Minute}})
 	require.NoError(t, err)
 	a := e.startWorker("A", procOpts{faults: "after_classify=pause:4s"})
-	e.submit(slow, readSample(t, "valid-basic-eur.txt"), outbox.Limits{MaxAttempts: 3, MaxRecoveries: 5, Deadline: 3 * time.Second})
+	e.submit(slow, readSample(t, "valid-basic-eur.txt"), jobs.Limits{MaxAttempts: 3, MaxRecoveries: 5, Deadline: 3 * time.Second})
 
-	for _, k := range []outbox.Key{late, slow} {
-		e.waitState(k, outbox.StateCancelled, 20*time.Second)
-		require.Equal(t, outbox.CodeDeadlineExceeded, e.job(k).ErrorCode)
+	for _, k := range []jobs.Key{late, slow} {
+		e.waitState(k, jobs.StateCancelled, 20*time.Second)
+		require.Equal(t, jobs.CodeDeadlineExceeded, e.job(k).ErrorCode)
 		e.waitTask(k, asynq.TaskStateCompleted, 10*time.Second)
 		_, err := e.store.GetReview(e.ctx, k)
-		require.ErrorIs(t, err, outbox.ErrReviewNotFound)
+		require.ErrorIs(t, err, jobs.ErrReviewNotFound)
 	}
 	require.Zero(t, e.job(late).Attempt, "the late job was cancelled by its claim, before any attempt")
 	require.Equal(t, 1, e.job(slow).Attempt, "the slow job was claimed and cancelled by its own handler")
@@ -261,7 +261,7 @@ func TestProcess_DeadlinePassed_CancelledNeitherArchivedNorInDLQ(t *testing.T) {
 	require.Zero(t, a.Metric(metricStages, map[string]string{"stage": StageExtract, "result": "ok"}),
 		"the stall passed the deadline: extract got an expired context")
 	require.Equal(t, 2.0, a.Metric(metricJobs, outcome(OutcomeCancelled)))
-	dlq, err := e.store.ListDLQ(e.ctx, outbox.DLQOptions{IncludeReprocessed: true})
+	dlq, err := e.store.ListDLQ(e.ctx, jobs.DLQOptions{IncludeReprocessed: true})
 	require.NoError(t, err)
 	require.Empty(t, dlq.Jobs)
 	archived, err := e.insp.ListArchivedTasks(task.QueueExtract)
@@ -276,11 +276,11 @@ func TestProcess_SIGTERM_EveryJobEndsExactlyOnce(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	const n = 120
-	keys := make([]outbox.Key, n)
+	keys := make([]jobs.Key, n)
 	a := e.startWorker("A", procOpts{faults: "classify=pause:40ms", logLevel: "info"})
 	for i := range keys {
 		keys[i] = mustKey(t, "acme", fmt.Sprintf("batch-%03d", i), 1)
-		e.submit(keys[i], readSample(t, "valid-basic-eur.txt"), outbox.DefaultLimits)
+		e.submit(keys[i], readSample(t, "valid-basic-eur.txt"), jobs.DefaultLimits)
 	}
 	redistest.Eventually(t, 30*time.Second, func() bool {
 		return a.MetricOrZero(metricJobs, outcome(OutcomeSucceeded)) >= 15
@@ -292,8 +292,8 @@ func TestProcess_SIGTERM_EveryJobEndsExactlyOnce(t *testing.T) {
 	doneByA := 0
 	for _, k := range keys {
 		j := e.job(k)
-		require.NotEqual(t, outbox.StateRunning, j.State, "A finished every handler it started (%s)", k)
-		if j.State == outbox.StateSucceeded {
+		require.NotEqual(t, jobs.StateRunning, j.State, "A finished every handler it started (%s)", k)
+		if j.State == jobs.StateSucceeded {
 			doneByA++
 			_, err := e.store.GetReview(e.ctx, k)
 			require.NoError(t, err, "A drained the relay before exiting: %s has its review", k)

@@ -10,6 +10,7 @@ import (
 	"github.com/hibiken/asynq"
 
 	"github.com/relayops/relayops/internal/task"
+	"github.com/relayops/relayops/jobs"
 	"github.com/relayops/relayops/outbox"
 )
 
@@ -102,8 +103,8 @@ func NewPublisher(cfg PublisherConfig) (*Publisher, error) {
 }
 
 // Publish enqueues the extract task of a job.submitted event.
-func (p *Publisher) Publish(ctx context.Context, ev outbox.Event) error {
-	if ev.Type != outbox.EventJobSubmitted {
+func (p *Publisher) Publish(ctx context.Context, ev jobs.Event) error {
+	if ev.Type != jobs.EventJobSubmitted {
 		return fmt.Errorf("worker: publish: unexpected event type %q", ev.Type)
 	}
 	id := ev.Key.String()

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/relayops/relayops/internal/task"
-	"github.com/relayops/relayops/outbox"
+	"github.com/relayops/relayops/jobs"
 )
 
 func newTestPublisher(t *testing.T, b *bundle, faults string) (*Publisher, *asynq.Inspector) {
@@ -30,7 +30,7 @@ func TestPublisher_EnqueuesReferenceOnlyTaskAndAbsorbsRepublish(t *testing.T) {
 	b := setup(t, nil)
 	p, insp := newTestPublisher(t, b, "")
 	k := mustKey(t, "acme", "inv-1", 3)
-	ev := outbox.Event{Type: outbox.EventJobSubmitted, Key: k}
+	ev := jobs.Event{Type: jobs.EventJobSubmitted, Key: k}
 
 	require.NoError(t, p.Publish(b.ctx, ev))
 	require.NoError(t, p.Publish(b.ctx, ev), "a TaskID conflict is success")
@@ -55,17 +55,17 @@ func TestPublisher_RelayFaultFiresAfterEnqueue(t *testing.T) {
 	p, insp := newTestPublisher(t, b, "relay_after_enqueue_before_ack=transient#1")
 	k := mustKey(t, "acme", "inv-2", 1)
 
-	err := p.Publish(b.ctx, outbox.Event{Type: outbox.EventJobSubmitted, Key: k})
+	err := p.Publish(b.ctx, jobs.Event{Type: jobs.EventJobSubmitted, Key: k})
 	require.ErrorIs(t, err, ErrTransient, "the relay must not ack")
 	_, err = insp.GetTaskInfo(task.QueueExtract, k.String())
 	require.NoError(t, err, "the task was enqueued before the fault")
-	require.NoError(t, p.Publish(b.ctx, outbox.Event{Type: outbox.EventJobSubmitted, Key: k}), "the republish is absorbed")
+	require.NoError(t, p.Publish(b.ctx, jobs.Event{Type: jobs.EventJobSubmitted, Key: k}), "the republish is absorbed")
 }
 
 func TestPublisher_RejectsOtherEvents(t *testing.T) {
 	t.Parallel()
 	b := setup(t, nil)
 	p, _ := newTestPublisher(t, b, "")
-	err := p.Publish(context.Background(), outbox.Event{Type: outbox.EventExtractionCommitted, Key: mustKey(t, "acme", "x", 1)})
+	err := p.Publish(context.Background(), jobs.Event{Type: jobs.EventExtractionCommitted, Key: mustKey(t, "acme", "x", 1)})
 	require.ErrorContains(t, err, "unexpected event type")
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/relayops/relayops/internal/clock"
 	"github.com/relayops/relayops/internal/redistest"
+	"github.com/relayops/relayops/jobs"
 	"github.com/relayops/relayops/outbox"
 )
 
@@ -30,7 +31,7 @@ func setupReady(t *testing.T) *readyBundle {
 	t.Helper()
 	m, rdb := redistest.Mini(t)
 	clk := clock.NewStub(t0)
-	store, err := outbox.NewStore(outbox.Config{Redis: rdb, Clock: clk, Shards: testShards})
+	store, err := jobs.NewStore(jobs.Config{Redis: rdb, Clock: clk, Shards: testShards})
 	require.NoError(t, err)
 	asynqRedis := redis.NewClient(&redis.Options{Addr: m.Addr()})
 	t.Cleanup(func() { _ = asynqRedis.Close() })

@@ -14,13 +14,13 @@ import (
 
 	"github.com/relayops/relayops/internal/clock"
 	"github.com/relayops/relayops/internal/task"
-	"github.com/relayops/relayops/outbox"
+	"github.com/relayops/relayops/jobs"
 )
 
 // ReconcilerConfig configures a Reconciler.
 type ReconcilerConfig struct {
 	// Store is the job store. Required.
-	Store *outbox.Store
+	Store *jobs.Store
 	// Inspector reads Asynq's task states. Required.
 	Inspector *asynq.Inspector
 	// Redis is Asynq's connection, used to read task leases (the Inspector
@@ -93,7 +93,7 @@ func (c ReconcilerConfig) validate() error {
 // Every worker process runs one. Passes are idempotent and may overlap: a
 // second republish only adds an outbox row whose enqueue the TaskID absorbs.
 type Reconciler struct {
-	store     *outbox.Store
+	store     *jobs.Store
 	inspector *asynq.Inspector
 	rdb       redis.UniversalClient
 	clock     clock.Clock
@@ -163,7 +163,7 @@ func (r *Reconciler) Reconcile(ctx context.Context) (ReconcileReport, error) {
 	return rep, nil
 }
 
-func (r *Reconciler) check(ctx context.Context, k outbox.Key, rep *ReconcileReport) error {
+func (r *Reconciler) check(ctx context.Context, k jobs.Key, rep *ReconcileReport) error {
 	id := k.String()
 	log := r.logger.With("tenant", k.Tenant, "job_key", id)
 	rep.Checked++

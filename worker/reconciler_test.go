@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/relayops/relayops/internal/task"
-	"github.com/relayops/relayops/outbox"
+	"github.com/relayops/relayops/jobs"
 )
 
 func newTestReconciler(t *testing.T, b *bundle) *Reconciler {
@@ -24,14 +24,14 @@ func newTestReconciler(t *testing.T, b *bundle) *Reconciler {
 }
 
 // submittedRows counts k's job.submitted outbox rows.
-func (b *bundle) submittedRows(t *testing.T, k outbox.Key) int {
+func (b *bundle) submittedRows(t *testing.T, k jobs.Key) int {
 	t.Helper()
-	stream := fmt.Sprintf("ro:{%02d}:outbox", outbox.Shard(k.Tenant, k.DocumentID, testShards))
+	stream := fmt.Sprintf("ro:{%02d}:outbox", jobs.Shard(k.Tenant, k.DocumentID, testShards))
 	msgs, err := b.rdb.XRange(b.ctx, stream, "-", "+").Result()
 	require.NoError(t, err)
 	n := 0
 	for _, m := range msgs {
-		if m.Values["k"] == k.String() && m.Values["t"] == outbox.EventJobSubmitted {
+		if m.Values["k"] == k.String() && m.Values["t"] == jobs.EventJobSubmitted {
 			n++
 		}
 	}
@@ -48,7 +48,7 @@ func TestReconciler_JobWhoseTaskVanished_IsRepublishedThroughItsOutbox(t *testin
 	fresh := mustKey(t, "acme", "fresh", 1)
 	b.submit(t, lost, "x", 0)
 	b.submit(t, fine, "x", 0)
-	require.NoError(t, p.Publish(b.ctx, outbox.Event{Type: outbox.EventJobSubmitted, Key: fine}))
+	require.NoError(t, p.Publish(b.ctx, jobs.Event{Type: jobs.EventJobSubmitted, Key: fine}))
 	b.clock.Advance(11 * time.Minute)
 	b.submit(t, fresh, "x", 0) // younger than the threshold: not checked
 
@@ -78,11 +78,11 @@ func TestReconciler_ActiveTaskWithoutLease_IsCountedAndLogged(t *testing.T) {
 	stuck := mustKey(t, "acme", "stuck", 1)
 	leased := mustKey(t, "acme", "leased", 1)
 	for _, k := range []struct {
-		key   outbox.Key
+		key   jobs.Key
 		lease bool
 	}{{stuck, false}, {leased, true}} {
 		b.submit(t, k.key, "x", 0)
-		require.NoError(t, p.Publish(b.ctx, outbox.Event{Type: outbox.EventJobSubmitted, Key: k.key}))
+		require.NoError(t, p.Publish(b.ctx, jobs.Event{Type: jobs.EventJobSubmitted, Key: k.key}))
 		// What Asynq's dequeue does, minus the lease for the stuck one
 		// (asynq#1144).
 		id := k.key.String()

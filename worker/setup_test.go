@@ -22,7 +22,7 @@ import (
 	"github.com/relayops/relayops/internal/clock"
 	"github.com/relayops/relayops/internal/redistest"
 	"github.com/relayops/relayops/internal/task"
-	"github.com/relayops/relayops/outbox"
+	"github.com/relayops/relayops/jobs"
 )
 
 // t0 is the stub clock's start, near the wall clock (stream IDs are server
@@ -128,7 +128,7 @@ type bundle struct {
 	ctx     context.Context
 	mini    *miniredis.Miniredis
 	rdb     *redis.Client
-	store   *outbox.Store
+	store   *jobs.Store
 	clock   *clock.Stub
 	x       *fakeExtractor
 	logs    *syncBuffer
@@ -153,7 +153,7 @@ func setup(t *testing.T, opts *setupOpts) *bundle {
 	}
 	m, rdb := redistest.Mini(t)
 	clk := clock.NewStub(t0)
-	store, err := outbox.NewStore(outbox.Config{Redis: rdb, Clock: clk, Shards: testShards})
+	store, err := jobs.NewStore(jobs.Config{Redis: rdb, Clock: clk, Shards: testShards})
 	require.NoError(t, err)
 	faults, err := ParseFaults(opts.faults)
 	require.NoError(t, err)
@@ -177,31 +177,31 @@ func setup(t *testing.T, opts *setupOpts) *bundle {
 	return b
 }
 
-func mustKey(t testing.TB, tenant, doc string, v int64) outbox.Key {
+func mustKey(t testing.TB, tenant, doc string, v int64) jobs.Key {
 	t.Helper()
-	k, err := outbox.BuildKey(tenant, doc, v)
+	k, err := jobs.BuildKey(tenant, doc, v)
 	require.NoError(t, err)
 	return k
 }
 
 // submit stores a job with the default limits and deadline d (0: 24h).
-func (b *bundle) submit(t *testing.T, k outbox.Key, content string, deadline time.Duration) {
+func (b *bundle) submit(t *testing.T, k jobs.Key, content string, deadline time.Duration) {
 	t.Helper()
-	lim := outbox.DefaultLimits
+	lim := jobs.DefaultLimits
 	if deadline > 0 {
 		lim.Deadline = deadline
 	}
-	_, err := b.store.Submit(b.ctx, outbox.SubmitRequest{Key: k, Content: content, Limits: lim})
+	_, err := b.store.Submit(b.ctx, jobs.SubmitRequest{Key: k, Content: content, Limits: lim})
 	require.NoError(t, err)
 }
 
 // deliver calls the handler as Asynq would for one delivery of k's task.
-func (b *bundle) deliver(k outbox.Key) error {
+func (b *bundle) deliver(k jobs.Key) error {
 	payload := task.ExtractPayload{JobKey: k.String()}.Marshal()
 	return b.handler.ProcessTask(b.ctx, asynq.NewTask(task.TypeExtract, payload))
 }
 
-func (b *bundle) job(t *testing.T, k outbox.Key) *outbox.Job {
+func (b *bundle) job(t *testing.T, k jobs.Key) *jobs.Job {
 	t.Helper()
 	j, err := b.store.Get(b.ctx, k)
 	require.NoError(t, err)
@@ -209,9 +209,9 @@ func (b *bundle) job(t *testing.T, k outbox.Key) *outbox.Job {
 }
 
 // jobHash is the raw job record in Redis.
-func (b *bundle) jobHash(t *testing.T, k outbox.Key) map[string]string {
+func (b *bundle) jobHash(t *testing.T, k jobs.Key) map[string]string {
 	t.Helper()
-	key := fmt.Sprintf("ro:{%02d}:job:%s", outbox.Shard(k.Tenant, k.DocumentID, testShards), k)
+	key := fmt.Sprintf("ro:{%02d}:job:%s", jobs.Shard(k.Tenant, k.DocumentID, testShards), k)
 	h, err := b.rdb.HGetAll(b.ctx, key).Result()
 	require.NoError(t, err)
 	require.NotEmpty(t, h, "job record %s", key)

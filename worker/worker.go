@@ -22,6 +22,7 @@ import (
 
 	"github.com/relayops/relayops/extract"
 	"github.com/relayops/relayops/internal/clock"
+	"github.com/relayops/relayops/jobs"
 	"github.com/relayops/relayops/outbox"
 )
 
@@ -29,7 +30,7 @@ import (
 // match the configuration table of the README.
 type Config struct {
 	// Store is the job store (its Redis client must not retry). Required.
-	Store *outbox.Store
+	Store *jobs.Store
 	// Redis is Asynq's connection: an ordinary client (Asynq's own scripts
 	// are safe to retry), separate from the store's. Required.
 	Redis redis.UniversalClient
@@ -86,7 +87,7 @@ type Config struct {
 	// processes. Default hostname-pid.
 	RelayConsumer string
 	// OnRelayEvent, if set, is told every relay outcome (after metrics).
-	OnRelayEvent func(ev outbox.Event, outcome string)
+	OnRelayEvent func(ev jobs.Event, outcome string)
 	// RelayStallTimeout is how long a relay may go without progress (a
 	// delivery, or a clean pass over an empty outbox) before /readyz says
 	// the worker is not ready. Default 1m, longer than the 45 s a failed
@@ -305,7 +306,7 @@ func (w *Worker) ready(ctx context.Context) string {
 	return ""
 }
 
-func (w *Worker) onRelayEvent(ev outbox.Event, outcome string) {
+func (w *Worker) onRelayEvent(ev jobs.Event, outcome string) {
 	w.cfg.Metrics.relayEvents.WithLabelValues(ev.Type, outcome).Inc()
 	if w.cfg.OnRelayEvent != nil {
 		w.cfg.OnRelayEvent(ev, outcome)

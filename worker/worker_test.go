@@ -17,7 +17,7 @@ import (
 
 	"github.com/relayops/relayops/internal/redistest"
 	"github.com/relayops/relayops/internal/task"
-	"github.com/relayops/relayops/outbox"
+	"github.com/relayops/relayops/jobs"
 )
 
 // TestWorker_Run_DrainsJobsToReviewsAndStopsGracefully wires the whole
@@ -26,10 +26,10 @@ import (
 func TestWorker_Run_DrainsJobsToReviewsAndStopsGracefully(t *testing.T) {
 	t.Parallel()
 	srv := redistest.Start(t, nil)
-	rdb, err := outbox.NewRedisClient(srv.URL)
+	rdb, err := jobs.NewRedisClient(srv.URL)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = rdb.Close() })
-	store, err := outbox.NewStore(outbox.Config{Redis: rdb, Shards: testShards})
+	store, err := jobs.NewStore(jobs.Config{Redis: rdb, Shards: testShards})
 	require.NoError(t, err)
 	asynqRedis := redis.NewClient(&redis.Options{Addr: srv.Addr})
 	t.Cleanup(func() { _ = asynqRedis.Close() })
@@ -37,7 +37,7 @@ func TestWorker_Run_DrainsJobsToReviewsAndStopsGracefully(t *testing.T) {
 	w, err := New(Config{
 		Store: store, Redis: asynqRedis, Concurrency: 4, MetricsAddr: "127.0.0.1:0",
 		Logger: slog.New(slog.NewJSONHandler(io.Discard, nil)),
-		OnRelayEvent: func(ev outbox.Event, outcome string) {
+		OnRelayEvent: func(ev jobs.Event, outcome string) {
 			if outcome == "applied" {
 				applied.Add(1)
 			}
@@ -51,14 +51,14 @@ func TestWorker_Run_DrainsJobsToReviewsAndStopsGracefully(t *testing.T) {
 	t.Cleanup(cancel)
 
 	const n = 30
-	keys := make([]outbox.Key, n)
+	keys := make([]jobs.Key, n)
 	for i := range keys {
 		keys[i] = mustKey(t, "acme", fmt.Sprintf("doc-%d", i), 1)
 		content := readSample(t, "valid-basic-eur.txt")
 		if i%10 == 0 {
 			content = readSample(t, "invalid-total-mismatch.txt")
 		}
-		_, err := store.Submit(ctx, outbox.SubmitRequest{Key: keys[i], Content: content, Limits: outbox.DefaultLimits})
+		_, err := store.Submit(ctx, jobs.SubmitRequest{Key: keys[i], Content: content, Limits: jobs.DefaultLimits})
 		require.NoError(t, err)
 	}
 	redistest.Eventually(t, 30*time.Second, func() bool { return applied.Load() == n-3 }, "reviews applied")
@@ -67,10 +67,10 @@ func TestWorker_Run_DrainsJobsToReviewsAndStopsGracefully(t *testing.T) {
 		j, err := store.Get(ctx, k)
 		require.NoError(t, err)
 		if i%10 == 0 {
-			require.Equal(t, outbox.StateDeadLettered, j.State)
+			require.Equal(t, jobs.StateDeadLettered, j.State)
 			continue
 		}
-		require.Equal(t, outbox.StateSucceeded, j.State)
+		require.Equal(t, jobs.StateSucceeded, j.State)
 		r, err := store.GetReview(ctx, k)
 		require.NoError(t, err)
 		require.Equal(t, j.EventID, r.EventID)

@@ -17,7 +17,7 @@ import (
 	"github.com/relayops/relayops/internal/config"
 	"github.com/relayops/relayops/internal/healthcheck"
 	"github.com/relayops/relayops/internal/lograte"
-	"github.com/relayops/relayops/outbox"
+	"github.com/relayops/relayops/jobs"
 )
 
 func main() {
@@ -42,12 +42,12 @@ func run(ctx context.Context) error {
 	if len(cfg.TenantTokens) == 0 {
 		log.Warn("RELAYOPS_TENANT_TOKENS is empty: no tenant can submit")
 	}
-	rdb, err := outbox.NewRedisClient(cfg.RedisURL)
+	rdb, err := jobs.NewRedisClient(cfg.RedisURL)
 	if err != nil {
 		return err
 	}
 	defer rdb.Close()
-	store, err := outbox.NewStore(outbox.ConfigFrom(cfg, rdb))
+	store, err := jobs.NewStore(jobs.ConfigFrom(cfg, rdb))
 	if err != nil {
 		return err
 	}

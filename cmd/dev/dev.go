@@ -21,7 +21,7 @@ import (
 	"github.com/relayops/relayops/dashboard"
 	"github.com/relayops/relayops/internal/config"
 	"github.com/relayops/relayops/internal/lograte"
-	"github.com/relayops/relayops/outbox"
+	"github.com/relayops/relayops/jobs"
 	"github.com/relayops/relayops/worker"
 )
 
@@ -62,12 +62,12 @@ func run(ctx context.Context, o options) error {
 	defer mini.Close()
 	cfg.RedisURL = "redis://" + mini.Addr() + "/0"
 
-	rdb, err := outbox.NewRedisClient(cfg.RedisURL)
+	rdb, err := jobs.NewRedisClient(cfg.RedisURL)
 	if err != nil {
 		return err
 	}
 	defer rdb.Close()
-	store, err := outbox.NewStore(outbox.ConfigFrom(cfg, rdb))
+	store, err := jobs.NewStore(jobs.ConfigFrom(cfg, rdb))
 	if err != nil {
 		return err
 	}
@@ -187,7 +187,7 @@ func localhost(addr string) string {
 }
 
 // seed submits every *.txt of dir as the first tenant, one document each.
-func seed(ctx context.Context, store *outbox.Store, cfg *config.Config, dir string, log *slog.Logger) error {
+func seed(ctx context.Context, store *jobs.Store, cfg *config.Config, dir string, log *slog.Logger) error {
 	files, err := filepath.Glob(filepath.Join(dir, "*.txt"))
 	if err != nil || len(files) == 0 {
 		log.Warn("nothing to seed: no *.txt files", "dir", dir)
@@ -201,14 +201,14 @@ func seed(ctx context.Context, store *outbox.Store, cfg *config.Config, dir stri
 			return err
 		}
 		doc := strings.TrimSuffix(filepath.Base(f), ".txt")
-		k, err := outbox.BuildKey(tenant, doc, 1)
+		k, err := jobs.BuildKey(tenant, doc, 1)
 		if err != nil {
 			return fmt.Errorf("seed %s: %w", f, err)
 		}
-		_, err = store.Submit(ctx, outbox.SubmitRequest{Key: k, Content: string(b), Limits: outbox.Limits{
+		_, err = store.Submit(ctx, jobs.SubmitRequest{Key: k, Content: string(b), Limits: jobs.Limits{
 			MaxAttempts: cfg.MaxAttempts, MaxRecoveries: cfg.MaxRecoveries, Deadline: cfg.DefaultDeadline}})
 		switch {
-		case errors.Is(err, outbox.ErrIdempotencyConflict):
+		case errors.Is(err, jobs.ErrIdempotencyConflict):
 			fmt.Fprintf(os.Stdout, "not seeded %s: the key holds other content\n", k)
 		case err != nil:
 			return fmt.Errorf("seed %s: %w", f, err)

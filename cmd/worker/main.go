@@ -21,7 +21,7 @@ import (
 	"github.com/relayops/relayops/internal/config"
 	"github.com/relayops/relayops/internal/healthcheck"
 	"github.com/relayops/relayops/internal/lograte"
-	"github.com/relayops/relayops/outbox"
+	"github.com/relayops/relayops/jobs"
 	"github.com/relayops/relayops/worker"
 )
 
@@ -52,12 +52,12 @@ func run() error {
 	if err != nil {
 		return configError{fmt.Errorf("invalid configuration:\n%w", err)}
 	}
-	rdb, err := outbox.NewRedisClient(cfg.RedisURL)
+	rdb, err := jobs.NewRedisClient(cfg.RedisURL)
 	if err != nil {
 		return err
 	}
 	defer rdb.Close()
-	store, err := outbox.NewStore(outbox.ConfigFrom(cfg, rdb))
+	store, err := jobs.NewStore(jobs.ConfigFrom(cfg, rdb))
 	if err != nil {
 		return err
 	}

@@ -41,7 +41,7 @@ import (
 	"github.com/hibiken/asynq"
 	"github.com/redis/go-redis/v9"
 
-	"github.com/relayops/relayops/outbox"
+	"github.com/relayops/relayops/jobs"
 	"github.com/relayops/relayops/worker"
 )
 
@@ -138,7 +138,7 @@ func newBench(o options, url, content string) (*bench, error) {
 	if err := admin.Ping(context.Background()).Err(); err != nil {
 		return nil, fmt.Errorf("redis at %s: %w", url, err)
 	}
-	store, err := outbox.NewRedisClient(url)
+	store, err := jobs.NewRedisClient(url)
 	if err != nil {
 		return nil, err
 	}
@@ -200,7 +200,7 @@ func (b *bench) pipeline(round int) (result, error) {
 	if err := b.admin.FlushAll(ctx).Err(); err != nil {
 		return result{}, err
 	}
-	st, err := outbox.NewStore(outbox.Config{Redis: b.store, Shards: b.o.shards})
+	st, err := jobs.NewStore(jobs.Config{Redis: b.store, Shards: b.o.shards})
 	if err != nil {
 		return result{}, err
 	}
@@ -208,11 +208,11 @@ func (b *bench) pipeline(round int) (result, error) {
 	c0, t0 := b.counter.snapshot()
 	start := time.Now()
 	err = parallel(b.o.n, b.o.submitters, func(i int) error {
-		k, err := outbox.BuildKey("bench", fmt.Sprintf("doc-%d", i), int64(round))
+		k, err := jobs.BuildKey("bench", fmt.Sprintf("doc-%d", i), int64(round))
 		if err != nil {
 			return err
 		}
-		_, err = st.Submit(ctx, outbox.SubmitRequest{Key: k, Content: b.content, Limits: outbox.DefaultLimits})
+		_, err = st.Submit(ctx, jobs.SubmitRequest{Key: k, Content: b.content, Limits: jobs.DefaultLimits})
 		return err
 	})
 	if err != nil {
@@ -226,11 +226,11 @@ func (b *bench) pipeline(round int) (result, error) {
 	w, err := worker.New(worker.Config{
 		Store: st, Redis: b.asynq, Concurrency: b.o.concurrency, TaskCheckInterval: b.o.taskCheck, Relays: b.o.relays,
 		Logger: slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
-		OnRelayEvent: func(ev outbox.Event, outcome string) {
+		OnRelayEvent: func(ev jobs.Event, outcome string) {
 			switch {
-			case ev.Type == outbox.EventExtractionCommitted && outcome == "applied":
+			case ev.Type == jobs.EventExtractionCommitted && outcome == "applied":
 				applied.Add(1)
-			case ev.Type == outbox.EventJobSubmitted && outcome == "published":
+			case ev.Type == jobs.EventJobSubmitted && outcome == "published":
 				published.Add(1)
 			}
 		},

@@ -8,13 +8,13 @@ import (
 	"time"
 
 	"github.com/relayops/relayops/extract"
-	"github.com/relayops/relayops/outbox"
+	"github.com/relayops/relayops/jobs"
 )
 
 // document is one synthetic invoice and what the run observes of it.
 type document struct {
 	index       int
-	key         outbox.Key
+	key         jobs.Key
 	content     string
 	inference   time.Duration // SYNTHETIC: added to the extract stage
 	reviewDelay time.Duration // SYNTHETIC: the reviewer's delay after the review appears
@@ -49,7 +49,7 @@ func syntheticDocuments(prefix string) []*document {
 		content := fmt.Sprintf("INVOICE\nInvoice Number: SYN-%04d\nVendor: Synthetic Vendor %02d Ltd\n"+
 			"Issue Date: 2024-07-%02d\nCurrency: EUR\n\nItems:\nSynthetic widget  %d x 12.50\n"+
 			"Synthetic service  1 x 100.00\n\nTotal: %d.%02d\n", n, n, n, qty, cents/100, cents%100)
-		k, err := outbox.BuildKey(tenant, fmt.Sprintf("%s-%02d", prefix, n), 1)
+		k, err := jobs.BuildKey(tenant, fmt.Sprintf("%s-%02d", prefix, n), 1)
 		if err != nil {
 			panic(err) // the prefix is ours: a bad key is a bug here
 		}

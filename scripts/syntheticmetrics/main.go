@@ -8,7 +8,7 @@
 //   - an inference delay (200–800 ms) added to the extract stage, where a
 //     model call would be;
 //   - a human reviewer, who decides each review a fixed time after it
-//     appears (through outbox.Store.Decide, as POST /v1/reviews/…/decision does).
+//     appears (through jobs.Store.Decide, as POST /v1/reviews/…/decision does).
 //
 // It submits the documents at a fixed cadence to a worker of concurrency 2,
 // so a queue forms, and reports per document queue wait, inference time and
@@ -33,7 +33,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/redis/go-redis/v9"
 
-	"github.com/relayops/relayops/outbox"
+	"github.com/relayops/relayops/jobs"
 	"github.com/relayops/relayops/worker"
 )
 
@@ -135,7 +135,7 @@ func followWallClock(m *miniredis.Miniredis) func() {
 
 // pipeline is the system under measurement: a store and one worker.
 type pipeline struct {
-	store     *outbox.Store
+	store     *jobs.Store
 	storeRDB  *redis.Client
 	asynqRDB  *redis.Client
 	worker    *worker.Worker
@@ -145,7 +145,7 @@ type pipeline struct {
 func newPipeline(redisURL string, logger *slog.Logger) (*pipeline, error) {
 	p := &pipeline{extractor: newSyntheticExtractor()}
 	var err error
-	if p.storeRDB, err = outbox.NewRedisClient(redisURL); err != nil {
+	if p.storeRDB, err = jobs.NewRedisClient(redisURL); err != nil {
 		return nil, err
 	}
 	opt, err := redis.ParseURL(redisURL)
@@ -157,7 +157,7 @@ func newPipeline(redisURL string, logger *slog.Logger) (*pipeline, error) {
 		p.close()
 		return nil, fmt.Errorf("redis at %s: %w", redisURL, err)
 	}
-	if p.store, err = outbox.NewStore(outbox.Config{Redis: p.storeRDB}); err != nil {
+	if p.store, err = jobs.NewStore(jobs.Config{Redis: p.storeRDB}); err != nil {
 		p.close()
 		return nil, err
 	}
@@ -221,7 +221,7 @@ func (p *pipeline) submit(ctx context.Context, docs []*document, start time.Time
 			case <-time.After(wait):
 			}
 		}
-		_, err := p.store.Submit(ctx, outbox.SubmitRequest{Key: d.key, Content: d.content, Limits: outbox.DefaultLimits})
+		_, err := p.store.Submit(ctx, jobs.SubmitRequest{Key: d.key, Content: d.content, Limits: jobs.DefaultLimits})
 		if err != nil {
 			reviewed <- fmt.Errorf("submit %s: %w", d.key, err)
 			return
@@ -238,7 +238,7 @@ func (p *pipeline) review(ctx context.Context, d *document) error {
 	defer tick.Stop()
 	for {
 		rv, err := p.store.GetReview(ctx, d.key)
-		if err != nil && !errors.Is(err, outbox.ErrReviewNotFound) && !errors.Is(err, outbox.ErrNotFound) {
+		if err != nil && !errors.Is(err, jobs.ErrReviewNotFound) && !errors.Is(err, jobs.ErrNotFound) {
 			return fmt.Errorf("review of %s: %w", d.key, err)
 		}
 		if rv != nil {
@@ -250,13 +250,13 @@ func (p *pipeline) review(ctx context.Context, d *document) error {
 				case <-time.After(wait):
 				}
 			}
-			if _, err := p.store.Decide(ctx, d.key, "synthetic-reviewer", outbox.ReviewApproved, "SYNTHETIC reviewer"); err != nil {
+			if _, err := p.store.Decide(ctx, d.key, "synthetic-reviewer", jobs.ReviewApproved, "SYNTHETIC reviewer"); err != nil {
 				return fmt.Errorf("decide %s: %w", d.key, err)
 			}
 			d.decided.Store(true)
 			return nil
 		}
-		if j, err := p.store.Get(ctx, d.key); err == nil && j.State.Terminal() && j.State != outbox.StateSucceeded {
+		if j, err := p.store.Get(ctx, d.key); err == nil && j.State.Terminal() && j.State != jobs.StateSucceeded {
 			return fmt.Errorf("%s ended %s (%s): a synthetic document must succeed", d.key, j.State, j.ErrorCode)
 		}
 		select {

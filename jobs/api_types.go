@@ -1,0 +1,182 @@
+package jobs
+
+import "time"
+
+// SubmitRequest is one job submission.
+type SubmitRequest struct {
+	Key     Key
+	Content string // the business payload; hashed, stored (encrypted when a data key is set)
+	Limits  Limits
+	// RequestID, when set, makes a replay of the same request answer exactly as
+	// the original did (a client retrying after a lost response).
+	RequestID string
+}
+
+// SubmitResult is the answer to Submit.
+type SubmitResult struct {
+	Job     *Job
+	Deduped bool // an identical payload was already submitted under this key
+}
+
+// Claim is the answer to Store.Claim. When State is StateRunning the caller
+// owns the attempt and must carry Fence on every later write; any other State
+// is terminal (possibly reached by this very claim: past the deadline →
+// cancelled, over the recovery cap → dead_lettered/crash_loop).
+type Claim struct {
+	State       State
+	ErrorCode   string
+	Fence       int64
+	Attempt     int
+	Recoveries  int
+	Recovered   bool   // the job was found running: a crash recovery, not a new attempt
+	PayloadHash string // hash of the input this attempt works on
+	DeadlineAt  time.Time
+	EnqueuedAt  time.Time // when the job last became runnable (queue wait starts)
+	CreatedAt   time.Time // submission (end-to-end time starts); zero if only the ledger remains
+	// EndedNow is set on a terminal answer when this very claim ended the
+	// job (past its deadline, or over its recovery cap).
+	EndedNow bool
+	// Input is the decrypted stored input, read by the same script;
+	// InputExpired is set when it no longer exists.
+	Input        string
+	InputExpired bool
+	// Checkpoints holds the stage outputs of earlier attempts (empty on a
+	// first attempt), by stage name.
+	Checkpoints map[string][]byte
+}
+
+// CommitResult is the answer to Store.Commit.
+type CommitResult struct {
+	EventID string
+	Deduped bool // this exact commit had already been applied
+}
+
+// ReprocessRequest asks for a dead-lettered job to run again as the
+// document's next version.
+type ReprocessRequest struct {
+	Key      Key    // the dead-lettered job
+	Operator string // from the operator's credential, never from a request body
+	Reason   string
+	Content  *string // nil: reuse the dead job's input
+}
+
+// ReprocessResult is the answer to Store.Reprocess.
+type ReprocessResult struct {
+	Job    *Job // the new job
+	Repeat bool // the same reprocess had already been done; Job is the one it created
+}
+
+// Review is the human-review record of one succeeded job version. Its ID is
+// the job key.
+type Review struct {
+	Key       Key
+	EventID   string
+	Status    string // pending, approved, rejected
+	Operator  string
+	Note      string
+	CreatedAt time.Time
+	DecidedAt time.Time
+}
+
+// Review statuses and decisions.
+const (
+	ReviewPending  = "pending"
+	ReviewApproved = "approved"
+	ReviewRejected = "rejected"
+)
+
+// ApplyResult is the answer of the review consumer for one event.
+type ApplyResult struct {
+	Applied bool
+	Reason  string // "duplicate_event" when not applied
+}
+
+// AuditEntry is one line of the audit trail.
+type AuditEntry struct {
+	ID             string
+	Action         string // submitted, reprocessed, review_decided
+	Tenant         string
+	JobKey         string
+	NewJobKey      string // reprocessed: the new job
+	Operator       string
+	Reason         string
+	OldPayloadHash string
+	NewPayloadHash string
+	At             time.Time
+}
+
+// Audit actions.
+const (
+	AuditSubmitted     = "submitted"
+	AuditReprocessed   = "reprocessed"
+	AuditReviewDecided = "review_decided"
+)
+
+// ListOptions filters and pages GET /v1/jobs. Tenant is required.
+type ListOptions struct {
+	Tenant     string
+	State      State  // optional
+	DocumentID string // optional
+	Cursor     string // opaque, from a previous page
+	Limit      int    // default 50, max 500
+}
+
+// DLQOptions filters and pages the dead-letter list. Tenant is optional
+// (operators see every tenant).
+type DLQOptions struct {
+	Tenant             string
+	IncludeReprocessed bool
+	Cursor             string
+	Limit              int
+}
+
+// ReviewOptions filters and pages one tenant's reviews. Tenant is required.
+type ReviewOptions struct {
+	Tenant string
+	Status string // optional
+	Cursor string
+	Limit  int
+}
+
+// AuditOptions filters and pages the audit trail; every filter is optional.
+type AuditOptions struct {
+	Tenant   string
+	JobKey   string
+	Operator string
+	Cursor   string
+	Limit    int
+}
+
+// JobPage is one page of jobs; NextCursor is "" on the last page.
+type JobPage struct {
+	Jobs       []*Job
+	NextCursor string
+}
+
+// ReviewPage is one page of reviews.
+type ReviewPage struct {
+	Reviews    []*Review
+	NextCursor string
+}
+
+// AuditPage is one page of the audit trail.
+type AuditPage struct {
+	Entries    []*AuditEntry
+	NextCursor string
+}
+
+// Event is one outbox row as the relay reads it.
+type Event struct {
+	StreamID string // the row's ID in its shard's stream
+	Shard    int
+	Type     string // EventJobSubmitted or EventExtractionCommitted
+	Key      Key
+	EventID  string // extraction.committed only
+	At       time.Time
+}
+
+// Outbox event types.
+const (
+	EventJobSubmitted        = "job.submitted"
+	EventExtractionCommitted = "extraction.committed"
+)

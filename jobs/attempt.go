@@ -1,0 +1,182 @@
+package jobs
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"strconv"
+)
+
+// Claim starts an attempt of k (or recovers one found running) and returns
+// its fencing token. token identifies this handler invocation: a re-run of
+// Claim with the same token returns the same fence while it is current.
+func (s *Store) Claim(ctx context.Context, k Key, token string) (*Claim, error) {
+	if err := checkKey(k); err != nil {
+		return nil, err
+	}
+	if token == "" {
+		return nil, fmt.Errorf("outbox: claim %s: empty token", k)
+	}
+	r, err := asReply(s.run(ctx, claimScript, s.familyKeys(k), s.familyArgs(k, token)...))
+	if err != nil {
+		return nil, fmt.Errorf("outbox: claim %s: %w", k, err)
+	}
+	switch r.status() {
+	case "not_found":
+		return nil, ErrNotFound
+	case "stale":
+		return nil, ErrStaleFence
+	case "terminal":
+		return &Claim{State: State(r.str(1)), ErrorCode: r.str(2), EndedNow: r.str(3) == "1", CreatedAt: msTime(r.str(4))}, nil
+	case "running":
+		fence, _ := strconv.ParseInt(r.str(1), 10, 64)
+		c := &Claim{
+			State: StateRunning, Fence: fence, Attempt: atoi(r.str(2)), Recoveries: atoi(r.str(3)),
+			Recovered: r.str(4) == "1", PayloadHash: r.str(5), DeadlineAt: msTime(r.str(6)), EnqueuedAt: msTime(r.str(7)),
+			CreatedAt: msTime(r.str(8)), Checkpoints: map[string][]byte{},
+		}
+		if blob, ok := r[9].(string); ok {
+			if c.Input, err = s.seal.open(k, []byte(blob)); err != nil {
+				return nil, fmt.Errorf("outbox: claim %s: %w", k, err)
+			}
+		} else {
+			c.InputExpired = true
+		}
+		for i := 10; i+1 < len(r); i += 2 {
+			c.Checkpoints[r.str(i)] = []byte(r.str(i + 1))
+		}
+		return c, nil
+	}
+	return nil, unexpected("claim", r.status())
+}
+
+// Checkpoint stores the output of one stage of the current attempt.
+func (s *Store) Checkpoint(ctx context.Context, k Key, fence int64, stage string, data []byte) error {
+	if err := checkKey(k); err != nil {
+		return err
+	}
+	v, err := s.run(ctx, checkpointScript, []string{s.keys.job(k), s.keys.checkpoints(k)}, fence, stage, data)
+	if err != nil {
+		return fmt.Errorf("outbox: checkpoint %s: %w", k, err)
+	}
+	switch v {
+	case "ok":
+		return nil
+	case "stale":
+		return ErrStaleFence
+	}
+	return unexpected("checkpoint", fmt.Sprint(v))
+}
+
+// Checkpoints returns the stored stage outputs of k, by stage name.
+func (s *Store) Checkpoints(ctx context.Context, k Key) (map[string][]byte, error) {
+	if err := checkKey(k); err != nil {
+		return nil, err
+	}
+	m, err := s.rdb.HGetAll(ctx, s.keys.checkpoints(k)).Result()
+	if err != nil {
+		return nil, fmt.Errorf("outbox: checkpoints %s: %w", k, err)
+	}
+	out := make(map[string][]byte, len(m))
+	for stage, v := range m {
+		out[stage] = []byte(v)
+	}
+	return out, nil
+}
+
+// newEventID returns a random 128-bit event ID.
+func newEventID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails on supported platforms
+	return hex.EncodeToString(b[:])
+}
+
+// Commit writes the attempt's result, the extraction.committed outbox row and
+// the ledger entry, and marks the job succeeded, atomically. payloadHash is
+// the hash of the input the attempt worked on; it must be the job's.
+func (s *Store) Commit(ctx context.Context, k Key, fence int64, payloadHash string, result []byte) (*CommitResult, error) {
+	if err := checkKey(k); err != nil {
+		return nil, err
+	}
+	ev := newEventID()
+	raw, err := hex.DecodeString(payloadHash + ev)
+	if err != nil || len(raw) != 48 {
+		return nil, fmt.Errorf("outbox: commit %s: payload hash must be 64 hex digits", k)
+	}
+	args := s.familyArgs(k, fence, payloadHash, result, ev, raw)
+	r, err := asReply(s.run(ctx, commitScript, s.familyKeys(k), args...))
+	if err != nil {
+		return nil, fmt.Errorf("outbox: commit %s: %w", k, err)
+	}
+	switch r.status() {
+	case "committed":
+		return &CommitResult{EventID: r.str(1)}, nil
+	case "deduped":
+		return &CommitResult{EventID: r.str(1), Deduped: true}, nil
+	case "conflict":
+		return nil, ErrIdempotencyConflict
+	case "stale":
+		return nil, ErrStaleFence
+	}
+	return nil, unexpected("commit", r.status())
+}
+
+// Fail ends the attempt with a transient failure. The job is retried
+// (StateRetrying) while business attempts remain; the last one dead-letters it
+// with CodeMaxAttemptsExceeded (StateDeadLettered).
+func (s *Store) Fail(ctx context.Context, k Key, fence int64, code string) (State, error) {
+	return s.end(ctx, k, fence, code, "transient", "")
+}
+
+// DeadLetter ends the job as dead_lettered with code.
+func (s *Store) DeadLetter(ctx context.Context, k Key, fence int64, code string) error {
+	_, err := s.end(ctx, k, fence, code, "dead", "")
+	return err
+}
+
+// Reject dead-letters a job whose document was rejected: its error code is
+// CodePermanent and its ErrorReason is reason, a short content-free code
+// telling the operator what to correct before reprocessing. The caller
+// bounds reason to a fixed set.
+func (s *Store) Reject(ctx context.Context, k Key, fence int64, reason string) error {
+	if reason == "" {
+		return fmt.Errorf("outbox: reject %s: empty reason", k)
+	}
+	_, err := s.end(ctx, k, fence, CodePermanent, "dead", reason)
+	return err
+}
+
+// Release ends the attempt without counting it: the job is retrying with
+// code, and its attempt count is what it was before the claim. It is for
+// failures that are not the job's fault and that no number of attempts can
+// fix (the deployment's model credentials refused): the job waits for the
+// fix instead of exhausting its attempts. Its deadline still applies.
+func (s *Store) Release(ctx context.Context, k Key, fence int64, code string) error {
+	_, err := s.end(ctx, k, fence, code, "release", "")
+	return err
+}
+
+// Cancel ends the job as cancelled with code (terminal, not dead-lettered).
+func (s *Store) Cancel(ctx context.Context, k Key, fence int64, code string) error {
+	_, err := s.end(ctx, k, fence, code, "cancel", "")
+	return err
+}
+
+func (s *Store) end(ctx context.Context, k Key, fence int64, code, mode, reason string) (State, error) {
+	if err := checkKey(k); err != nil {
+		return "", err
+	}
+	v, err := s.run(ctx, failScript, s.familyKeys(k), s.familyArgs(k, fence, code, mode, reason)...)
+	if err != nil {
+		return "", fmt.Errorf("outbox: %s %s: %w", mode, k, err)
+	}
+	st, _ := v.(string)
+	switch st {
+	case "stale":
+		return "", ErrStaleFence
+	case string(StateRetrying), string(StateDeadLettered), string(StateCancelled):
+		return State(st), nil
+	}
+	return "", unexpected("fail", st)
+}

@@ -1,0 +1,49 @@
+package jobs
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+)
+
+// PayloadHash is the hex SHA-256 of the canonical business payload of a job.
+// The business payload is {"content": content}; execution options such as
+// deadlineSeconds are not part of it.
+func PayloadHash(content string) string {
+	h, _ := CanonicalHash(mustJSON(map[string]any{"content": content}))
+	return h
+}
+
+// CanonicalHash hashes a JSON document in canonical form: object keys sorted,
+// no insignificant whitespace, numbers as written. Two documents that differ
+// only in key order or whitespace hash the same; any change of a value does
+// not.
+func CanonicalHash(doc []byte) (string, error) {
+	dec := json.NewDecoder(bytes.NewReader(doc))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return "", fmt.Errorf("outbox: canonical hash: %w", err)
+	}
+	if dec.More() {
+		return "", fmt.Errorf("outbox: canonical hash: trailing data")
+	}
+	// encoding/json sorts map keys and writes no whitespace; json.Number is
+	// written verbatim.
+	canon, err := json.Marshal(v)
+	if err != nil {
+		return "", fmt.Errorf("outbox: canonical hash: %w", err)
+	}
+	sum := sha256.Sum256(canon)
+	return hex.EncodeToString(sum[:]), nil
+}
+
+func mustJSON(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err) // only called with maps of strings
+	}
+	return b
+}

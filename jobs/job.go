@@ -1,0 +1,101 @@
+package jobs
+
+import (
+	"errors"
+	"time"
+)
+
+// State is a job's durable state. Terminal states are sticky: no script
+// leaves them.
+type State string
+
+// The job states (DESIGN.md, Job state machine).
+const (
+	StateQueued       State = "queued"
+	StateRunning      State = "running"
+	StateRetrying     State = "retrying"
+	StateSucceeded    State = "succeeded"
+	StateDeadLettered State = "dead_lettered"
+	StateCancelled    State = "cancelled"
+)
+
+// States lists every state, in lifecycle order.
+var States = []State{StateQueued, StateRunning, StateRetrying, StateSucceeded, StateDeadLettered, StateCancelled}
+
+// Terminal reports whether s is succeeded, dead_lettered or cancelled.
+func (s State) Terminal() bool {
+	return s == StateSucceeded || s == StateDeadLettered || s == StateCancelled
+}
+
+// Valid reports whether s is one of States.
+func (s State) Valid() bool {
+	for _, v := range States {
+		if s == v {
+			return true
+		}
+	}
+	return false
+}
+
+// Error codes written to the job record and returned to Asynq. They are short
+// and redacted: they never quote document content.
+const (
+	CodeDeadlineExceeded    = "deadline_exceeded"
+	CodeCrashLoop           = "crash_loop"
+	CodeMaxAttemptsExceeded = "max_attempts_exceeded"
+	CodePermanent           = "permanent_error"
+	CodeInternal            = "internal_error"
+	CodeTransient           = "transient_error"
+)
+
+// Sentinel errors of the store.
+var (
+	ErrNotFound            = errors.New("outbox: job not found")
+	ErrIdempotencyConflict = errors.New("outbox: idempotency conflict: same key, different payload")
+	ErrStaleFence          = errors.New("outbox: stale fence")
+	ErrNotDeadLettered     = errors.New("outbox: job is not dead-lettered")
+	ErrJobCancelled        = errors.New("outbox: job is cancelled")
+	ErrInputExpired        = errors.New("outbox: input expired")
+	ErrResultExpired       = errors.New("outbox: result expired")
+	ErrInvalidCursor       = errors.New("outbox: invalid cursor")
+	ErrReviewNotFound      = errors.New("outbox: review not found")
+	ErrReviewDecided       = errors.New("outbox: review already decided otherwise")
+)
+
+// Limits are fixed on a job at submission.
+type Limits struct {
+	MaxAttempts   int           // business attempts; default 3
+	MaxRecoveries int           // crash recoveries before crash_loop; default 5
+	Deadline      time.Duration // absolute deadline from submission; default 24h, whole seconds
+}
+
+// Job is the durable status record of one job version. Times are zero when
+// the event has not happened.
+type Job struct {
+	Key             Key
+	State           State
+	Attempt         int   // business attempts started
+	Recoveries      int   // crash recoveries (claims of a job found running)
+	Fence           int64 // current fencing token
+	PayloadHash     string
+	MaxAttempts     int
+	MaxRecoveries   int
+	DeadlineSeconds int64
+	DeadlineAt      time.Time
+	CreatedAt       time.Time
+	UpdatedAt       time.Time
+	EnqueuedAt      time.Time // last time the job became runnable (queued or retrying)
+	StartedAt       time.Time // first claim
+	FinishedAt      time.Time // terminal transition
+	ErrorCode       string
+	// ErrorReason is a dead-lettered document's rejection reason (a short
+	// code such as total_mismatch, never content), "" for other failures
+	// and once only the ledger entry remains.
+	ErrorReason     string
+	EventID         string // extraction.committed event, once succeeded
+	ReprocessedFrom string // job key this one reprocesses
+	ReprocessedAs   string // job key that reprocesses this one
+	InputExpired    bool   // the stored input no longer exists
+	ResultExpired   bool   // succeeded, but the result no longer exists
+	RecordExpired   bool   // only the ledger entry remains: final state, hash, eventId, finish time
+}

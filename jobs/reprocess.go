@@ -1,0 +1,100 @@
+package jobs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// ErrReprocessRace is returned when the document's versions kept moving under
+// a reprocess for every try; it should not happen outside of a storm of
+// concurrent submissions to one document.
+var ErrReprocessRace = errors.New("outbox: reprocess: document version kept changing")
+
+// Reprocess runs a dead-lettered job again as the document's next version
+// (DESIGN.md, Operator actions). Repeating it returns the same new job
+// (Repeat true); a repeat with different content is ErrIdempotencyConflict.
+func (s *Store) Reprocess(ctx context.Context, req ReprocessRequest) (*ReprocessResult, error) {
+	k := req.Key
+	if err := checkKey(k); err != nil {
+		return nil, err
+	}
+	if req.Operator == "" || req.Reason == "" {
+		return nil, errors.New("outbox: reprocess needs an operator and a reason")
+	}
+	given, ph, blob := "0", "", []byte(nil)
+	if req.Content != nil {
+		var err error
+		if blob, err = s.seal.seal(k, *req.Content); err != nil {
+			return nil, err
+		}
+		given, ph = "1", PayloadHash(*req.Content)
+	}
+	var target string // set when the job was already reprocessed as another key
+	for range 8 {
+		maxv, err := s.rdb.Get(ctx, s.keys.document(k)).Result()
+		if err != nil && !errors.Is(err, redis.Nil) {
+			return nil, fmt.Errorf("outbox: reprocess %s: %w", k, err)
+		}
+		if maxv == "" {
+			maxv = "0"
+		}
+		newKey, err := s.nextKey(k, maxv, target)
+		if err != nil {
+			return nil, err
+		}
+		keys := append(s.familyKeys(k), s.keys.job(newKey), s.keys.input(newKey), s.keys.ledger(newKey))
+		args := s.familyArgs(k, newKey.String(), maxv, req.Operator, req.Reason, given, ph, blob, k.Tenant)
+		r, err := asReply(s.run(ctx, reprocessScript, keys, args...))
+		if err != nil {
+			return nil, fmt.Errorf("outbox: reprocess %s: %w", k, err)
+		}
+		switch r.status() {
+		case "created", "repeat":
+			j, err := s.Get(ctx, newKey)
+			if err != nil {
+				return nil, fmt.Errorf("outbox: reprocess %s: read back: %w", k, err)
+			}
+			return &ReprocessResult{Job: j, Repeat: r.status() == "repeat"}, nil
+		case "moved":
+			target = r.str(1)
+			continue
+		case "race":
+			continue
+		}
+		return nil, reprocessError(r)
+	}
+	return nil, ErrReprocessRace
+}
+
+// nextKey is the key the new job gets: the document's max version + 1, or
+// the key it was already reprocessed as.
+func (s *Store) nextKey(k Key, maxv, target string) (Key, error) {
+	if target != "" {
+		return ParseKey(target)
+	}
+	n, err := strconv.ParseInt(maxv, 10, 64)
+	if err != nil {
+		return Key{}, fmt.Errorf("outbox: reprocess %s: bad max version %q", k, maxv)
+	}
+	return k.WithVersion(max(n, k.Version) + 1)
+}
+
+func reprocessError(r reply) error {
+	switch r.status() {
+	case "conflict":
+		return ErrIdempotencyConflict
+	case "not_found":
+		return ErrNotFound
+	case "cancelled":
+		return ErrJobCancelled
+	case "not_dead":
+		return fmt.Errorf("%w (state %s)", ErrNotDeadLettered, r.str(1))
+	case "input_expired":
+		return ErrInputExpired
+	}
+	return unexpected("reprocess", r.status())
+}

@@ -1,0 +1,65 @@
+package jobs
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/relayops/relayops/internal/redistest"
+)
+
+func (x *bundle) succeed(t *testing.T, k Key) string {
+	t.Helper()
+	x.submit(t, k, "c-"+k.String())
+	c := x.claim(t, k)
+	r, err := x.store.Commit(x.ctx, k, c.Fence, c.PayloadHash, []byte(`{}`))
+	require.NoError(t, err)
+	return r.EventID
+}
+
+func TestApplyCommitted_OneReviewPerEvent(t *testing.T) {
+	redistest.Backends(t, func(t *testing.T, b *redistest.Backend) {
+		x := setup(t, b, nil)
+		k := mustKey(t, "acme", "inv-1", 1)
+		ev := x.succeed(t, k)
+		r, err := x.store.ApplyCommitted(x.ctx, k, ev)
+		require.NoError(t, err)
+		require.Equal(t, &ApplyResult{Applied: true}, r)
+		for range 3 { // relay republishes
+			r, err = x.store.ApplyCommitted(x.ctx, k, ev)
+			require.NoError(t, err)
+			require.Equal(t, &ApplyResult{Applied: false, Reason: "duplicate_event"}, r)
+		}
+		page, err := x.store.ListReviews(x.ctx, ReviewOptions{Tenant: "acme"})
+		require.NoError(t, err)
+		require.Len(t, page.Reviews, 1)
+		require.Equal(t, ReviewPending, page.Reviews[0].Status)
+		require.Equal(t, ev, page.Reviews[0].EventID)
+	})
+}
+
+func TestDecide_IsIdempotent_AndAudited(t *testing.T) {
+	redistest.Backends(t, func(t *testing.T, b *redistest.Backend) {
+		x := setup(t, b, nil)
+		k := mustKey(t, "acme", "inv-1", 1)
+		_, err := x.store.Decide(x.ctx, k, "alice", ReviewApproved, "")
+		require.ErrorIs(t, err, ErrReviewNotFound)
+		ev := x.succeed(t, k)
+		_, err = x.store.ApplyCommitted(x.ctx, k, ev)
+		require.NoError(t, err)
+		r, err := x.store.Decide(x.ctx, k, "alice", ReviewApproved, "looks right")
+		require.NoError(t, err)
+		require.Equal(t, ReviewApproved, r.Status)
+		require.Equal(t, "alice", r.Operator)
+		require.Equal(t, t0, r.DecidedAt)
+		r2, err := x.store.Decide(x.ctx, k, "bob", ReviewApproved, "again")
+		require.NoError(t, err)
+		require.Equal(t, "alice", r2.Operator, "the first decision stands")
+		_, err = x.store.Decide(x.ctx, k, "bob", ReviewRejected, "")
+		require.ErrorIs(t, err, ErrReviewDecided)
+		audit, err := x.store.ListAudit(x.ctx, AuditOptions{Operator: "alice"})
+		require.NoError(t, err)
+		require.Len(t, audit.Entries, 1)
+		require.Equal(t, AuditReviewDecided, audit.Entries[0].Action)
+	})
+}

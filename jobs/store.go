@@ -1,0 +1,320 @@
+// Package jobs is relayops' durable job store: the idempotency key, the
+// payload hash, and the Redis store whose Lua scripts commit a job's effects
+// (record, ledger, indexes, outbox row, audit entry) atomically. The relay
+// that reads the outbox rows lives in package outbox.
+//
+// Every script touches the keys of one document only, and every such key
+// carries the document's {shard} hash tag, so the store runs unchanged on
+// Redis Cluster. "Now" always comes from the injected clock.
+package jobs
+
+import (
+	"context"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/relayops/relayops/internal/clock"
+)
+
+// Retention says how long each class of data lives after the job that owns it
+// ends. Expiry is set by the scripts that end a job.
+type Retention struct {
+	Input  time.Duration // stored inputs; default 7 days
+	Result time.Duration // results, checkpoints, job status records, reviews; default 30 days
+	Outbox time.Duration // acked outbox rows; default 24 hours
+	Audit  time.Duration // audit entries; default 400 days
+	Ledger time.Duration // idempotency ledger and applied-event markers; default 400 days; 0 keeps them forever
+}
+
+// DefaultRetention is the retention policy used for zero fields.
+var DefaultRetention = Retention{
+	Input:  7 * 24 * time.Hour,
+	Result: 30 * 24 * time.Hour,
+	Outbox: 24 * time.Hour,
+	Audit:  400 * 24 * time.Hour,
+	Ledger: 400 * 24 * time.Hour,
+}
+
+// Config configures a Store.
+type Config struct {
+	// Redis is the connection. Required. It must not retry commands by itself
+	// (MaxRetries < 0): go-redis retries EVALSHA after network errors by
+	// default, and a script may have run before the error. NewRedisClient
+	// builds one that way.
+	Redis redis.UniversalClient
+	// Shards is the number of shards; it must match across every process of a
+	// deployment. Default 16.
+	Shards int
+	// Clock is the source of "now". Default clock.Real{}.
+	Clock clock.Clock
+	// DataKey, when set (32 bytes), encrypts stored inputs with AES-256-GCM.
+	DataKey []byte
+	// Retention is the expiry policy; zero fields take DefaultRetention's.
+	// Ledger is taken as given when LedgerForever is true.
+	Retention     Retention
+	LedgerForever bool
+}
+
+func (c Config) withDefaults() Config {
+	if c.Shards == 0 {
+		c.Shards = 16
+	}
+	if c.Clock == nil {
+		c.Clock = clock.Real{}
+	}
+	r, d := &c.Retention, DefaultRetention
+	for _, p := range []struct{ v, def *time.Duration }{
+		{&r.Input, &d.Input}, {&r.Result, &d.Result}, {&r.Outbox, &d.Outbox}, {&r.Audit, &d.Audit},
+	} {
+		if *p.v == 0 {
+			*p.v = *p.def
+		}
+	}
+	if c.LedgerForever {
+		c.Retention.Ledger = 0
+	} else if c.Retention.Ledger == 0 {
+		c.Retention.Ledger = d.Ledger
+	}
+	return c
+}
+
+func (c Config) validate() error {
+	var errs []error
+	if c.Redis == nil {
+		errs = append(errs, errors.New("outbox: Config.Redis is required"))
+	}
+	if c.Shards < 1 || c.Shards > 16384 {
+		errs = append(errs, fmt.Errorf("outbox: Config.Shards must be 1..16384, got %d", c.Shards))
+	}
+	if rc, ok := c.Redis.(*redis.Client); ok && rc.Options().MaxRetries > 0 {
+		errs = append(errs, errors.New("outbox: Config.Redis must not retry commands (set MaxRetries -1); use NewRedisClient"))
+	}
+	r := c.Retention
+	if r.Input < time.Millisecond || r.Result < time.Millisecond || r.Outbox < time.Millisecond || r.Audit < time.Millisecond {
+		errs = append(errs, errors.New("outbox: Config.Retention durations must be at least 1ms"))
+	}
+	if r.Ledger != 0 && r.Ledger < r.Result {
+		errs = append(errs, errors.New("outbox: Config.Retention.Ledger must outlive Result (or be 0, forever)"))
+	}
+	return errors.Join(errs...)
+}
+
+// Store is the durable store of jobs, their effects and the outbox.
+type Store struct {
+	rdb    redis.UniversalClient
+	clock  clock.Clock
+	keys   keyspace
+	seal   sealer
+	ret    Retention
+	shards int
+}
+
+// NewStore checks cfg and returns a Store.
+func NewStore(cfg Config) (*Store, error) {
+	cfg = cfg.withDefaults()
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	s, err := newSealer(cfg.DataKey)
+	if err != nil {
+		return nil, err
+	}
+	return &Store{
+		rdb: cfg.Redis, clock: cfg.Clock, keys: newKeyspace(cfg.Shards),
+		seal: s, ret: cfg.Retention, shards: cfg.Shards,
+	}, nil
+}
+
+// NewRedisClient connects to a redis:// URL with settings the store needs:
+// no automatic retries (a retried script may run twice) and bounded timeouts,
+// so a Redis outage surfaces as an error within about two seconds.
+func NewRedisClient(url string) (*redis.Client, error) {
+	opt, err := redis.ParseURL(url)
+	if err != nil {
+		return nil, fmt.Errorf("outbox: redis url: %w", err)
+	}
+	opt.MaxRetries = -1
+	opt.DialerRetries = 1 // go-redis otherwise dials 5 times, 100ms apart, whatever MaxRetries says
+	opt.DialTimeout = time.Second
+	opt.ReadTimeout = 2 * time.Second
+	opt.WriteTimeout = 2 * time.Second
+	opt.PoolTimeout = 2 * time.Second
+	opt.ContextTimeoutEnabled = true // a caller's deadline cuts a stuck call short
+	return redis.NewClient(opt), nil
+}
+
+// Shards returns the number of shards.
+func (s *Store) Shards() int { return s.shards }
+
+// Redis returns the store's connection.
+func (s *Store) Redis() redis.UniversalClient { return s.rdb }
+
+// Ping checks that Redis answers.
+func (s *Store) Ping(ctx context.Context) error { return s.rdb.Ping(ctx).Err() }
+
+func (s *Store) nowMs() int64 { return s.clock.Now().UnixMilli() }
+
+func ms(d time.Duration) int64 { return d.Milliseconds() }
+
+// familyKeys is the common KEYS layout of lib.lua for one job.
+func (s *Store) familyKeys(k Key) []string {
+	ks, shard := s.keys, s.keys.shardOf(k)
+	keys := []string{
+		ks.job(k), ks.input(k), ks.result(k), ks.checkpoints(k), ks.ledger(k), ks.document(k),
+		ks.outbox(shard), ks.audit(shard), ks.active(shard), ks.dlq(shard),
+	}
+	for _, st := range States {
+		keys = append(keys, ks.tenantState(shard, k.Tenant, st))
+	}
+	return keys
+}
+
+// familyArgs is the common ARGV layout of lib.lua, followed by extra.
+func (s *Store) familyArgs(k Key, extra ...any) []any {
+	return s.familyArgsAt(k, s.nowMs(), extra...)
+}
+
+// familyArgsAt is familyArgs with a given "now" (unix ms).
+func (s *Store) familyArgsAt(k Key, now int64, extra ...any) []any {
+	args := []any{k.String(), now, ms(s.ret.Input), ms(s.ret.Result), ms(s.ret.Ledger), ms(s.ret.Audit)}
+	return append(args, extra...)
+}
+
+func checkKey(k Key) error {
+	if !k.Valid() {
+		_, err := BuildKey(k.Tenant, k.DocumentID, k.Version)
+		return err
+	}
+	return nil
+}
+
+// Get returns the job record of k. A job whose record has expired but whose
+// ledger entry remains is returned with its final state, ErrorCode and
+// EventID, and with InputExpired and ResultExpired set.
+func (s *Store) Get(ctx context.Context, k Key) (*Job, error) {
+	if err := checkKey(k); err != nil {
+		return nil, err
+	}
+	pipe := s.rdb.Pipeline()
+	all := pipe.HGetAll(ctx, s.keys.job(k))
+	in := pipe.Exists(ctx, s.keys.input(k))
+	res := pipe.Exists(ctx, s.keys.result(k))
+	led := pipe.Get(ctx, s.keys.ledger(k))
+	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
+		return nil, fmt.Errorf("outbox: get %s: %w", k, err)
+	}
+	if len(all.Val()) == 0 {
+		if led.Err() != nil {
+			return nil, ErrNotFound
+		}
+		return jobFromLedger(k, led.Val())
+	}
+	j := jobFromHash(k, all.Val())
+	j.InputExpired = in.Val() == 0
+	j.ResultExpired = j.State == StateSucceeded && res.Val() == 0
+	return j, nil
+}
+
+// Input returns the decrypted stored input of k.
+func (s *Store) Input(ctx context.Context, k Key) (string, error) {
+	if err := checkKey(k); err != nil {
+		return "", err
+	}
+	b, err := s.rdb.Get(ctx, s.keys.input(k)).Bytes()
+	if errors.Is(err, redis.Nil) {
+		return "", ErrInputExpired
+	}
+	if err != nil {
+		return "", fmt.Errorf("outbox: input %s: %w", k, err)
+	}
+	return s.seal.open(k, b)
+}
+
+// Result returns the committed result of k.
+func (s *Store) Result(ctx context.Context, k Key) ([]byte, error) {
+	if err := checkKey(k); err != nil {
+		return nil, err
+	}
+	b, err := s.rdb.Get(ctx, s.keys.result(k)).Bytes()
+	if errors.Is(err, redis.Nil) {
+		return nil, ErrResultExpired
+	}
+	if err != nil {
+		return nil, fmt.Errorf("outbox: result %s: %w", k, err)
+	}
+	return b, nil
+}
+
+func msTime(v string) time.Time {
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n == 0 {
+		return time.Time{}
+	}
+	return time.UnixMilli(n).UTC()
+}
+
+func atoi(v string) int {
+	n, _ := strconv.Atoi(v)
+	return n
+}
+
+func jobFromHash(k Key, h map[string]string) *Job {
+	fence, _ := strconv.ParseInt(h["fen"], 10, 64)
+	ds, _ := strconv.ParseInt(h["ds"], 10, 64)
+	return &Job{
+		Key: k, State: State(h["st"]), Attempt: atoi(h["att"]), Recoveries: atoi(h["rec"]), Fence: fence,
+		PayloadHash: h["ph"], MaxAttempts: atoi(h["ma"]), MaxRecoveries: atoi(h["mr"]),
+		DeadlineSeconds: ds, DeadlineAt: msTime(h["dl"]), CreatedAt: msTime(h["ca"]), UpdatedAt: msTime(h["ua"]),
+		EnqueuedAt: msTime(h["eq"]), StartedAt: msTime(h["sa"]), FinishedAt: msTime(h["fa"]),
+		ErrorCode: h["ec"], ErrorReason: h["er"], EventID: h["ev"], ReprocessedFrom: h["rf"], ReprocessedAs: h["ra"],
+	}
+}
+
+// ledgerEntry is a parsed ledger entry (lib.lua: one state byte, the raw
+// payload hash, the raw eventId, then "finishedMs|code|flags").
+type ledgerEntry struct {
+	state               State
+	hash, eventID, code string
+	finished            time.Time
+}
+
+var ledgerStates = map[byte]State{'s': StateSucceeded, 'd': StateDeadLettered, 'c': StateCancelled}
+
+func parseLedger(v string) (ledgerEntry, error) {
+	bad := fmt.Errorf("outbox: malformed ledger entry (%d bytes)", len(v))
+	if len(v) < 50 {
+		return ledgerEntry{}, bad
+	}
+	st, ok := ledgerStates[v[0]]
+	parts := strings.SplitN(v[49:], "|", 3)
+	if !ok || len(parts) != 3 {
+		return ledgerEntry{}, bad
+	}
+	e := ledgerEntry{state: st, hash: hex.EncodeToString([]byte(v[1:33])), finished: msTime(parts[0]), code: parts[1]}
+	if ev := v[33:49]; ev != strings.Repeat("\x00", 16) {
+		e.eventID = hex.EncodeToString([]byte(ev))
+	}
+	return e, nil
+}
+
+func jobFromLedger(k Key, v string) (*Job, error) {
+	e, err := parseLedger(v)
+	if err != nil {
+		return nil, err
+	}
+	return e.job(k), nil
+}
+
+func (e ledgerEntry) job(k Key) *Job {
+	return &Job{
+		Key: k, State: e.state, PayloadHash: e.hash, EventID: e.eventID, ErrorCode: e.code,
+		FinishedAt: e.finished, UpdatedAt: e.finished, InputExpired: true,
+		ResultExpired: e.state == StateSucceeded, RecordExpired: true,
+	}
+}
