@@ -8,7 +8,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/relayops/relayops/internal/config"
+	"github.com/relayops/relayops/internal/credential"
 	"github.com/relayops/relayops/jobs"
 )
 
@@ -39,9 +39,9 @@ type caller struct {
 	name string
 }
 
-// credential is a configured token, kept as its SHA-256 so that comparisons
+// hashedToken is a configured token, kept as its SHA-256 so that comparisons
 // take the same time whatever the length of the presented token.
-type credential struct {
+type hashedToken struct {
 	role role
 	name string
 	hash [sha256.Size]byte
@@ -49,16 +49,16 @@ type credential struct {
 
 // authenticator holds every configured token.
 type authenticator struct {
-	creds []credential
+	creds []hashedToken
 }
 
-func newAuthenticator(tenants, operators []config.Credential) *authenticator {
+func newAuthenticator(tenants, operators []credential.Credential) *authenticator {
 	a := &authenticator{}
 	for _, c := range tenants {
-		a.creds = append(a.creds, credential{roleTenant, c.Name, sha256.Sum256([]byte(c.Token))})
+		a.creds = append(a.creds, hashedToken{roleTenant, c.Name, sha256.Sum256([]byte(c.Token))})
 	}
 	for _, c := range operators {
-		a.creds = append(a.creds, credential{roleOperator, c.Name, sha256.Sum256([]byte(c.Token))})
+		a.creds = append(a.creds, hashedToken{roleOperator, c.Name, sha256.Sum256([]byte(c.Token))})
 	}
 	return a
 }

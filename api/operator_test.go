@@ -11,7 +11,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/relayops/relayops/internal/config"
 	"github.com/relayops/relayops/internal/redistest"
 	"github.com/relayops/relayops/jobs"
 )
@@ -123,7 +122,7 @@ func TestReprocess_Refusals(t *testing.T) {
 
 func TestReprocess_RateLimit_PerTenant_RepeatsAreFree(t *testing.T) {
 	t.Parallel()
-	b := setup(t, &setupOpts{modify: func(c *Config) { c.ReprocessRate = config.Rate{Count: 2, Per: time.Minute} }})
+	b := setup(t, &setupOpts{modify: func(c *Config) { c.ReprocessRate = Rate{Count: 2, Per: time.Minute} }})
 	var dead []string
 	for _, doc := range []string{"a", "b", "c", "d"} {
 		id := b.submit(t, tokAcme, doc, 1, "x")
@@ -160,7 +159,7 @@ func TestReprocess_ConcurrentIdenticalCalls_OneCreatedRestRepeats(t *testing.T) 
 	for _, backend := range []string{"miniredis", "redis"} {
 		t.Run(backend, func(t *testing.T) {
 			t.Parallel()
-			opts := &setupOpts{modify: func(c *Config) { c.ReprocessRate = config.Rate{Count: 10, Per: time.Minute} }}
+			opts := &setupOpts{modify: func(c *Config) { c.ReprocessRate = Rate{Count: 10, Per: time.Minute} }}
 			if backend == "redis" {
 				rdb, err := jobs.NewRedisClient(redistest.Start(t, nil).URL)
 				require.NoError(t, err)

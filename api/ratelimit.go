@@ -5,7 +5,6 @@ import (
 	"errors"
 	"net/http"
 
-	"github.com/relayops/relayops/internal/config"
 	"github.com/relayops/relayops/jobs"
 )
 
@@ -19,7 +18,7 @@ type reprocessLimiter struct {
 	rate  jobs.Rate
 }
 
-func newReprocessLimiter(store *jobs.Store, r config.Rate) *reprocessLimiter {
+func newReprocessLimiter(store *jobs.Store, r Rate) *reprocessLimiter {
 	return &reprocessLimiter{store: store, rate: jobs.Rate{Count: r.Count, Per: r.Per}}
 }
 

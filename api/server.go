@@ -26,28 +26,37 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/relayops/relayops/internal/clock"
-	"github.com/relayops/relayops/internal/config"
+	"github.com/relayops/relayops/internal/credential"
 	"github.com/relayops/relayops/jobs"
 )
+
+// Rate is Count events per Per.
+type Rate struct {
+	Count int
+	Per   time.Duration
+}
+
+// String returns the rate as Count/Per, e.g. "10/1m0s".
+func (r Rate) String() string { return fmt.Sprintf("%d/%s", r.Count, r.Per) }
 
 // Config configures a Server. Store is required; every other field has the
 // default stated in its comment.
 type Config struct {
 	Store     *jobs.Store
-	Tenants   []config.Credential // tenant bearer tokens; Name is the tenant
-	Operators []config.Credential // operator bearer tokens; Name goes to the audit trail
-	// Limits are stamped on every submitted job. Defaults: 3 attempts and
-	// 5 recoveries when both are zero, 24h deadline (a request's
-	// deadlineSeconds overrides it).
+	Tenants   []credential.Credential // tenant bearer tokens; Name is the tenant
+	Operators []credential.Credential // operator bearer tokens; Name goes to the audit trail
+	// Limits are stamped on every submitted job (a request's
+	// deadlineSeconds overrides the deadline). Defaulted by
+	// jobs.Limits.WithDefaults: the zero Limits is jobs.DefaultLimits.
 	Limits jobs.Limits
 	// BodyLimit bounds request bodies; larger ones answer 413. Default 1 MiB.
 	BodyLimit int64
 	// ReprocessRate is the per-tenant reprocess budget. Default 10 per minute.
-	ReprocessRate config.Rate
+	ReprocessRate Rate
 	// AuthFailures is how many failed authentications one client address
 	// (an IPv4 address or an IPv6 /64) may make per period before further
 	// failures answer 429 until the period ends. Default 20 per minute.
-	AuthFailures config.Rate
+	AuthFailures Rate
 	// StoreTimeout bounds every store call of a request; past it the request
 	// answers 503. Default 2s.
 	StoreTimeout time.Duration
@@ -86,22 +95,15 @@ const (
 )
 
 func (c Config) withDefaults() Config {
-	if c.Limits.MaxAttempts == 0 && c.Limits.MaxRecoveries == 0 {
-		// Zero recoveries is a valid setting, so it is defaulted only with
-		// MaxAttempts, when Limits was left unset.
-		c.Limits.MaxAttempts, c.Limits.MaxRecoveries = 3, 5
-	}
-	if c.Limits.Deadline == 0 {
-		c.Limits.Deadline = 24 * time.Hour
-	}
+	c.Limits = c.Limits.WithDefaults()
 	if c.BodyLimit == 0 {
 		c.BodyLimit = defaultBodyLimit
 	}
-	if c.ReprocessRate == (config.Rate{}) {
-		c.ReprocessRate = config.Rate{Count: 10, Per: time.Minute}
+	if c.ReprocessRate == (Rate{}) {
+		c.ReprocessRate = Rate{Count: 10, Per: time.Minute}
 	}
-	if c.AuthFailures == (config.Rate{}) {
-		c.AuthFailures = config.Rate{Count: 20, Per: time.Minute}
+	if c.AuthFailures == (Rate{}) {
+		c.AuthFailures = Rate{Count: 20, Per: time.Minute}
 	}
 	if c.StoreTimeout == 0 {
 		c.StoreTimeout = defaultStoreTimeout
@@ -155,14 +157,14 @@ func (c Config) validate() error {
 	return errors.Join(errs...)
 }
 
-// checkTokens refuses tokens shorter than config.MinTokenLength, naming the
+// checkTokens refuses tokens shorter than credential.MinTokenLength, naming the
 // entry but never quoting the token.
-func checkTokens(field string, creds []config.Credential) error {
+func checkTokens(field string, creds []credential.Credential) error {
 	var errs []error
 	for i, c := range creds {
-		if len(c.Token) < config.MinTokenLength {
+		if len(c.Token) < credential.MinTokenLength {
 			errs = append(errs, fmt.Errorf("api: Config.%s[%d] (%s): token must be at least %d characters, got %d",
-				field, i, c.Name, config.MinTokenLength, len(c.Token)))
+				field, i, c.Name, credential.MinTokenLength, len(c.Token)))
 		}
 	}
 	return errors.Join(errs...)

@@ -17,7 +17,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 
-	"github.com/relayops/relayops/internal/config"
+	"github.com/relayops/relayops/internal/credential"
 	"github.com/relayops/relayops/jobs"
 )
 
@@ -290,9 +290,9 @@ func newBlackholeClient(addr string) (*redis.Client, error) {
 func TestNew_ShortToken_Refused(t *testing.T) {
 	t.Parallel()
 	b := setup(t, nil)
-	_, err := New(Config{Store: b.store, Tenants: []config.Credential{{Name: "acme", Token: "acme-demo-token"}}})
+	_, err := New(Config{Store: b.store, Tenants: []credential.Credential{{Name: "acme", Token: "acme-demo-token"}}})
 	require.ErrorContains(t, err, "Config.Tenants[0] (acme): token must be at least 16 characters")
-	_, err = New(Config{Store: b.store, Operators: []config.Credential{{Name: "alice", Token: "x"}}})
+	_, err = New(Config{Store: b.store, Operators: []credential.Credential{{Name: "alice", Token: "x"}}})
 	require.ErrorContains(t, err, "Config.Operators[0] (alice): token must be at least 16 characters")
 }
 
@@ -311,7 +311,7 @@ func (b *bundle) authFrom(t *testing.T, addr, token string) *httptest.ResponseRe
 // addresses, are not affected.
 func TestAuth_RepeatedFailures_ThrottledPerAddress(t *testing.T) {
 	t.Parallel()
-	b := setup(t, &setupOpts{modify: func(c *Config) { c.AuthFailures = config.Rate{Count: 3, Per: time.Minute} }})
+	b := setup(t, &setupOpts{modify: func(c *Config) { c.AuthFailures = Rate{Count: 3, Per: time.Minute} }})
 	const attacker, neighbour = "198.51.100.7:4242", "198.51.100.8:4242"
 	for i := range 3 {
 		require.Equal(t, http.StatusUnauthorized, b.authFrom(t, attacker, fmt.Sprintf("guess-%02d-0123456789", i)).Code)
@@ -334,7 +334,7 @@ func TestAuth_RepeatedFailures_ThrottledPerAddress(t *testing.T) {
 // table of addresses never grows past its bound.
 func TestAuth_FailureThrottle_BoundedMemory(t *testing.T) {
 	t.Parallel()
-	b := setup(t, &setupOpts{modify: func(c *Config) { c.AuthFailures = config.Rate{Count: 2, Per: time.Minute} }})
+	b := setup(t, &setupOpts{modify: func(c *Config) { c.AuthFailures = Rate{Count: 2, Per: time.Minute} }})
 	for i := range 3 {
 		b.authFrom(t, fmt.Sprintf("[2001:db8:1:2::%x]:443", i+1), "guess-0123456789abc")
 	}

@@ -23,7 +23,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/relayops/relayops/internal/clock"
-	"github.com/relayops/relayops/internal/config"
+	"github.com/relayops/relayops/internal/credential"
 	"github.com/relayops/relayops/internal/redistest"
 	"github.com/relayops/relayops/jobs"
 )
@@ -36,8 +36,8 @@ const (
 )
 
 var (
-	testTenants   = []config.Credential{{Name: "acme", Token: tokAcme}, {Name: "globex", Token: tokGlobex}}
-	testOperators = []config.Credential{{Name: "alice", Token: tokAlice}}
+	testTenants   = []credential.Credential{{Name: "acme", Token: tokAcme}, {Name: "globex", Token: tokGlobex}}
+	testOperators = []credential.Credential{{Name: "alice", Token: tokAlice}}
 	// t0 is near the wall clock: Redis stream IDs (server time) and script
 	// "now" (stub time) stay close, as in production.
 	t0 = time.Now().UTC().Truncate(time.Millisecond)

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/relayops/relayops/internal/clock"
-	"github.com/relayops/relayops/internal/config"
 )
 
 // maxThrottledAddresses bounds the addresses the authentication throttle
@@ -23,7 +22,7 @@ const maxThrottledAddresses = 10000
 // guesser, while the length of the tokens (at least 16 characters) is what
 // makes guessing hopeless.
 type authThrottle struct {
-	rate  config.Rate
+	rate  Rate
 	clock clock.Clock
 
 	mu      sync.Mutex
@@ -35,7 +34,7 @@ type failWindow struct {
 	failures int
 }
 
-func newAuthThrottle(r config.Rate, clk clock.Clock) *authThrottle {
+func newAuthThrottle(r Rate, clk clock.Clock) *authThrottle {
 	return &authThrottle{rate: r, clock: clk, windows: map[netip.Prefix]*failWindow{}}
 }
 

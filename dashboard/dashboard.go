@@ -24,7 +24,7 @@ import (
 	"github.com/hibiken/asynqmon"
 	"github.com/redis/go-redis/v9"
 
-	"github.com/relayops/relayops/internal/config"
+	"github.com/relayops/relayops/internal/credential"
 )
 
 // DefaultRootPath is where the dashboard is mounted.
@@ -35,7 +35,7 @@ type Config struct {
 	// RedisURL is Asynq's Redis (redis://, rediss:// or unix://). Required.
 	RedisURL string
 	// Operators may sign in. With none, every request is refused.
-	Operators []config.Credential
+	Operators []credential.Credential
 	// PrometheusURL, when set, lets asynqmon chart queue metrics.
 	PrometheusURL string
 	// RootPath is the mount path; default DefaultRootPath.

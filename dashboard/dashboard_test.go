@@ -12,7 +12,7 @@ import (
 	"github.com/hibiken/asynqmon"
 	"github.com/stretchr/testify/require"
 
-	"github.com/relayops/relayops/internal/config"
+	"github.com/relayops/relayops/internal/credential"
 	"github.com/relayops/relayops/internal/redistest"
 	"github.com/relayops/relayops/internal/task"
 )
@@ -22,7 +22,7 @@ const (
 	opToken = "tok-alice-0123456789"
 )
 
-var operators = []config.Credential{{Name: opName, Token: opToken}, {Name: "bob", Token: "tok-bob-0123456789"}}
+var operators = []credential.Credential{{Name: opName, Token: opToken}, {Name: "bob", Token: "tok-bob-0123456789"}}
 
 // setup returns a dashboard over redisURL, served by a test server.
 func setup(t *testing.T, redisURL string) *httptest.Server {

@@ -62,11 +62,14 @@ var (
 	ErrReviewDecided       = errors.New("outbox: review already decided otherwise")
 )
 
-// Limits are fixed on a job at submission.
+// Limits are fixed on a job at submission. Their defaults are
+// DefaultLimits, applied by WithDefaults: the zero Limits is DefaultLimits;
+// in any other, zero MaxAttempts or Deadline take their default and zero
+// MaxRecoveries means none.
 type Limits struct {
-	MaxAttempts   int           // business attempts; default 3
-	MaxRecoveries int           // crash recoveries before crash_loop; default 5
-	Deadline      time.Duration // absolute deadline from submission; default 24h, whole seconds
+	MaxAttempts   int           // business attempts, at least 1
+	MaxRecoveries int           // crash recoveries before crash_loop, 0 or more
+	Deadline      time.Duration // absolute deadline from submission, whole seconds, at least 1s
 }
 
 // Job is the durable status record of one job version. Times are zero when

@@ -17,13 +17,21 @@ func newJob(k Key, nowMs int64, ph string, lim Limits) *Job {
 	}
 }
 
-// DefaultLimits are the limits of a job submitted with zero Limits fields.
+// DefaultLimits are the job limits of a deployment that sets none: the one
+// place they are written.
 var DefaultLimits = Limits{MaxAttempts: 3, MaxRecoveries: 5, Deadline: 24 * time.Hour}
 
 // requestTTL is how long a submit request ID is remembered.
 const requestTTL = 24 * time.Hour
 
-func (l Limits) withDefaults() Limits {
+// WithDefaults returns l with its defaults, by one rule: the zero Limits is
+// DefaultLimits; in any other, a zero MaxAttempts or Deadline takes its
+// default and MaxRecoveries is taken as given (0: no crash recovery is
+// tolerated).
+func (l Limits) WithDefaults() Limits {
+	if l == (Limits{}) {
+		return DefaultLimits
+	}
 	if l.MaxAttempts == 0 {
 		l.MaxAttempts = DefaultLimits.MaxAttempts
 	}
@@ -50,13 +58,12 @@ func (l Limits) validate() error {
 // Submit creates the job of req.Key, or answers for the job already there:
 // the same payload is deduped (the existing job is returned), a different one
 // is ErrIdempotencyConflict. Everything is written by one script or nothing
-// is. Limits with MaxRecoveries 0 mean no crash recovery is tolerated; use
-// DefaultLimits for the defaults.
+// is. req.Limits are defaulted by Limits.WithDefaults.
 func (s *Store) Submit(ctx context.Context, req SubmitRequest) (*SubmitResult, error) {
 	if err := checkKey(req.Key); err != nil {
 		return nil, err
 	}
-	lim := req.Limits.withDefaults()
+	lim := req.Limits.WithDefaults()
 	if err := lim.validate(); err != nil {
 		return nil, err
 	}

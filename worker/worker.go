@@ -68,11 +68,11 @@ type Config struct {
 	ShutdownTimeout time.Duration
 	// DrainTimeout bounds the relay drain at shutdown. Default 10s.
 	DrainTimeout time.Duration
-	// MaxAttempts and MaxRecoveries are the job limits of this deployment
-	// (RELAYOPS_MAX_ATTEMPTS/_RECOVERIES); they set Asynq's MaxRetry, which
-	// only has to be large enough (the job record decides), so zero taking
-	// the default (3 and 5) is harmless.
-	MaxAttempts, MaxRecoveries int
+	// Limits are the job limits of this deployment; MaxAttempts and
+	// MaxRecoveries set Asynq's MaxRetry, which only has to be large enough
+	// (the job record decides). Defaulted by jobs.Limits.WithDefaults: the
+	// zero Limits is jobs.DefaultLimits.
+	Limits jobs.Limits
 	// CompletedRetention keeps completed Asynq tasks so their TaskIDs absorb
 	// republishes. Default 24h.
 	CompletedRetention time.Duration
@@ -149,12 +149,7 @@ func (c Config) withDefaults() Config {
 	def(&c.RelayStallTimeout, time.Minute)
 	def(&c.ReconcileInterval, time.Minute)
 	def(&c.ReconcileThreshold, max(10*time.Minute, c.AttemptTimeout+c.AttemptGrace+time.Minute, c.RetryMax+time.Minute))
-	if c.MaxAttempts == 0 {
-		c.MaxAttempts = 3
-	}
-	if c.MaxRecoveries == 0 {
-		c.MaxRecoveries = 5
-	}
+	c.Limits = c.Limits.WithDefaults()
 	return c
 }
 
@@ -178,8 +173,8 @@ func (c Config) validate() error {
 	if c.RetryBase <= 0 || c.RetryMax < c.RetryBase {
 		errs = append(errs, fmt.Errorf("worker: Config.RetryBase must be positive and RetryMax at least RetryBase, got %s and %s", c.RetryBase, c.RetryMax))
 	}
-	if c.MaxAttempts < 1 || c.MaxRecoveries < 0 {
-		errs = append(errs, errors.New("worker: Config.MaxAttempts must be positive and MaxRecoveries not negative"))
+	if c.Limits.MaxAttempts < 1 || c.Limits.MaxRecoveries < 0 {
+		errs = append(errs, errors.New("worker: Config.Limits.MaxAttempts must be positive and Limits.MaxRecoveries not negative"))
 	}
 	if c.AttemptGrace < 0 || c.TaskCheckInterval < 0 || c.DelayedTaskCheckInterval < 0 || c.ShutdownTimeout < 0 || c.DrainTimeout < 0 || c.RelayStallTimeout < 0 {
 		errs = append(errs, errors.New("worker: Config durations must not be negative"))
@@ -235,7 +230,7 @@ func (w *Worker) build() error {
 	}
 	w.client = asynq.NewClientFromRedisClient(cfg.Redis)
 	publisher, err := NewPublisher(PublisherConfig{
-		Client: w.client, MaxRetry: MaxRetry(cfg.MaxAttempts, cfg.MaxRecoveries),
+		Client: w.client, MaxRetry: MaxRetry(cfg.Limits.MaxAttempts, cfg.Limits.MaxRecoveries),
 		Timeout: AsynqTimeout(cfg.AttemptTimeout, cfg.AttemptGrace), Retention: cfg.CompletedRetention,
 		Faults: cfg.Faults, Metrics: cfg.Metrics,
 	})
@@ -376,7 +371,7 @@ func (w *Worker) announce() {
 	c := w.cfg
 	w.log.Info("worker starting", "concurrency", c.Concurrency, "attempt_timeout", c.AttemptTimeout.String(),
 		"asynq_timeout", AsynqTimeout(c.AttemptTimeout, c.AttemptGrace).String(),
-		"max_retry", MaxRetry(c.MaxAttempts, c.MaxRecoveries), "shards", c.Store.Shards())
+		"max_retry", MaxRetry(c.Limits.MaxAttempts, c.Limits.MaxRecoveries), "shards", c.Store.Shards())
 	if c.Faults.Enabled() {
 		w.log.Warn("FAULT INJECTION ENABLED: this worker will fail on purpose (RELAYOPS_FAULTS); never run it in production",
 			"faults", c.Faults.String())

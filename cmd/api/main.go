@@ -14,6 +14,7 @@ import (
 
 	"github.com/relayops/relayops/api"
 	"github.com/relayops/relayops/dashboard"
+	"github.com/relayops/relayops/internal/app"
 	"github.com/relayops/relayops/internal/config"
 	"github.com/relayops/relayops/internal/healthcheck"
 	"github.com/relayops/relayops/internal/lograte"
@@ -47,16 +48,16 @@ func run(ctx context.Context) error {
 		return err
 	}
 	defer rdb.Close()
-	store, err := jobs.NewStore(jobs.ConfigFrom(cfg, rdb))
+	store, err := jobs.NewStore(app.Jobs(cfg, rdb))
 	if err != nil {
 		return err
 	}
-	dash, err := dashboard.New(dashboard.ConfigFrom(cfg, cfg.NewLogger(os.Stderr, "dashboard")))
+	dash, err := dashboard.New(app.Dashboard(cfg, cfg.NewLogger(os.Stderr, "dashboard")))
 	if err != nil {
 		return err
 	}
 	defer dash.Close()
-	srv, err := api.New(api.ConfigFrom(cfg, store, rdb, dash, log))
+	srv, err := api.New(app.API(cfg, store, rdb, dash, log))
 	if err != nil {
 		return err
 	}

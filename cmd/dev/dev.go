@@ -19,6 +19,7 @@ import (
 
 	"github.com/relayops/relayops/api"
 	"github.com/relayops/relayops/dashboard"
+	"github.com/relayops/relayops/internal/app"
 	"github.com/relayops/relayops/internal/config"
 	"github.com/relayops/relayops/internal/lograte"
 	"github.com/relayops/relayops/jobs"
@@ -67,16 +68,16 @@ func run(ctx context.Context, o options) error {
 		return err
 	}
 	defer rdb.Close()
-	store, err := jobs.NewStore(jobs.ConfigFrom(cfg, rdb))
+	store, err := jobs.NewStore(app.Jobs(cfg, rdb))
 	if err != nil {
 		return err
 	}
-	dash, err := dashboard.New(dashboard.ConfigFrom(cfg, cfg.NewLogger(os.Stderr, "dashboard")))
+	dash, err := dashboard.New(app.Dashboard(cfg, cfg.NewLogger(os.Stderr, "dashboard")))
 	if err != nil {
 		return err
 	}
 	defer dash.Close()
-	srv, err := api.New(api.ConfigFrom(cfg, store, rdb, dash, cfg.NewLogger(os.Stderr, "api")))
+	srv, err := api.New(app.API(cfg, store, rdb, dash, cfg.NewLogger(os.Stderr, "api")))
 	if err != nil {
 		return err
 	}
@@ -86,7 +87,7 @@ func run(ctx context.Context, o options) error {
 	}
 	asynqRedis := redis.NewClient(&redis.Options{Addr: mini.Addr()})
 	defer asynqRedis.Close()
-	wcfg, err := worker.ConfigFrom(cfg, store, asynqRedis, faults,
+	wcfg, err := app.Worker(cfg, store, asynqRedis, faults,
 		slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: cfg.LogLevel})))
 	if err != nil {
 		return fmt.Errorf("invalid configuration:\n%w", err)
@@ -205,8 +206,7 @@ func seed(ctx context.Context, store *jobs.Store, cfg *config.Config, dir string
 		if err != nil {
 			return fmt.Errorf("seed %s: %w", f, err)
 		}
-		_, err = store.Submit(ctx, jobs.SubmitRequest{Key: k, Content: string(b), Limits: jobs.Limits{
-			MaxAttempts: cfg.MaxAttempts, MaxRecoveries: cfg.MaxRecoveries, Deadline: cfg.DefaultDeadline}})
+		_, err = store.Submit(ctx, jobs.SubmitRequest{Key: k, Content: string(b), Limits: app.Limits(cfg)})
 		switch {
 		case errors.Is(err, jobs.ErrIdempotencyConflict):
 			fmt.Fprintf(os.Stdout, "not seeded %s: the key holds other content\n", k)

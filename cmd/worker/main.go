@@ -18,6 +18,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/relayops/relayops/internal/app"
 	"github.com/relayops/relayops/internal/config"
 	"github.com/relayops/relayops/internal/healthcheck"
 	"github.com/relayops/relayops/internal/lograte"
@@ -57,7 +58,7 @@ func run() error {
 		return err
 	}
 	defer rdb.Close()
-	store, err := jobs.NewStore(jobs.ConfigFrom(cfg, rdb))
+	store, err := jobs.NewStore(app.Jobs(cfg, rdb))
 	if err != nil {
 		return err
 	}
@@ -74,7 +75,7 @@ func run() error {
 	// go-redis logs failed dials in plain text, one line each: through slog,
 	// and each kind once per interval.
 	lograte.RouteRedis(logger)
-	wcfg, err := worker.ConfigFrom(cfg, store, asynqRedis, faults, logger)
+	wcfg, err := app.Worker(cfg, store, asynqRedis, faults, logger)
 	if err != nil {
 		return configError{fmt.Errorf("invalid configuration:\n%w", err)}
 	}

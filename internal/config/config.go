@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/relayops/relayops/internal/credential"
 	"io"
 	"log/slog"
 	"math"
@@ -110,29 +111,9 @@ func (s Secret) MarshalJSON() ([]byte, error) { return json.Marshal(s.String()) 
 // Reveal returns the secret itself, for the one place that sends it.
 func (s Secret) Reveal() string { return string(s) }
 
-// Credential is one named bearer token. Its String, GoString, LogValue and
-// MarshalJSON methods hide the token, so a Credential can be printed with %v,
-// %+v or %#v, logged with slog or encoded as JSON without leaking it.
-type Credential struct {
-	Name  string
-	Token string
-}
-
-// String returns "name:***".
-func (c Credential) String() string { return c.Name + ":***" }
-
-// GoString hides the token from %#v.
-func (c Credential) GoString() string {
-	return fmt.Sprintf("config.Credential{Name:%q, Token:\"***\"}", c.Name)
-}
-
-// LogValue hides the token from log/slog, whose JSON handler would otherwise
-// marshal the struct's fields.
-func (c Credential) LogValue() slog.Value { return slog.StringValue(c.String()) }
-
-// MarshalJSON hides the token from encoding/json (and so from slog's JSON
-// handler when a Credential sits inside a slice or struct).
-func (c Credential) MarshalJSON() ([]byte, error) { return json.Marshal(c.String()) }
+// Credential is one named bearer token (see package credential, which the
+// API and the dashboard share without importing this package).
+type Credential = credential.Credential
 
 // Rate is Count events per Per.
 type Rate struct {
@@ -464,9 +445,8 @@ func (l *loader) credentials(name string) []Credential {
 	return creds
 }
 
-// MinTokenLength is the shortest bearer token accepted: a short token can
-// be guessed, and a throttle per client address does not stop a botnet.
-const MinTokenLength = 16
+// MinTokenLength is the shortest bearer token accepted.
+const MinTokenLength = credential.MinTokenLength
 
 // tokenProblem says what is wrong with a bearer token, "" when nothing is.
 // It never quotes the token.

@@ -1,0 +1,94 @@
+// Package app is the one place that maps a deployment's configuration (the
+// RELAYOPS_* environment, read by internal/config) onto the plain Config of
+// each library package. The library packages never import internal/config;
+// the commands (cmd/api, cmd/worker, cmd/dev) call these functions.
+package app
+
+import (
+	"fmt"
+	"log/slog"
+	"net/http"
+
+	"github.com/hibiken/asynq"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/relayops/relayops/api"
+	"github.com/relayops/relayops/dashboard"
+	"github.com/relayops/relayops/extract"
+	"github.com/relayops/relayops/internal/config"
+	"github.com/relayops/relayops/jobs"
+	"github.com/relayops/relayops/worker"
+)
+
+// Jobs is the job store's configuration. A zero ledger retention means the
+// ledger is kept forever.
+func Jobs(c *config.Config, rdb redis.UniversalClient) jobs.Config {
+	r := c.Retention
+	return jobs.Config{
+		Redis: rdb, Shards: c.Shards, DataKey: c.DataKey,
+		Retention:     jobs.Retention{Input: r.Input, Result: r.Result, Outbox: r.Outbox, Audit: r.Audit, Ledger: r.Ledger},
+		LedgerForever: r.Ledger == 0,
+	}
+}
+
+// Limits are the job limits the deployment stamps on every job.
+func Limits(c *config.Config) jobs.Limits {
+	return jobs.Limits{MaxAttempts: c.MaxAttempts, MaxRecoveries: c.MaxRecoveries, Deadline: c.DefaultDeadline}
+}
+
+// API is the HTTP API's configuration; rdb is the Redis of Asynq's queues
+// (read for /metrics), dash the dashboard handler (nil: none).
+func API(c *config.Config, store *jobs.Store, rdb redis.UniversalClient, dash http.Handler, log *slog.Logger) api.Config {
+	return api.Config{
+		Store: store, Tenants: c.TenantTokens, Operators: c.OperatorTokens,
+		Limits:        Limits(c),
+		ReprocessRate: api.Rate{Count: c.ReprocessRate.Count, Per: c.ReprocessRate.Per},
+		Dashboard:     dash, Logger: log,
+		Inspector: asynq.NewInspectorFromRedisClient(rdb), MetricsTenantLabels: c.MetricsTenantLabels,
+		MetricsToken: c.MetricsToken,
+	}
+}
+
+// Dashboard is the read-only Asynq dashboard's configuration.
+func Dashboard(c *config.Config, log *slog.Logger) dashboard.Config {
+	return dashboard.Config{RedisURL: c.RedisURL, Operators: c.OperatorTokens, PrometheusURL: c.PrometheusURL, Logger: log}
+}
+
+// Worker is the worker's configuration, with the extractor the deployment
+// names; asynqRedis is the Redis of Asynq's queues.
+func Worker(c *config.Config, store *jobs.Store, asynqRedis redis.UniversalClient, faults *worker.Faults, log *slog.Logger) (worker.Config, error) {
+	metrics := worker.NewMetrics(c.MetricsTenantLabels)
+	x, err := Extractor(c, metrics)
+	if err != nil {
+		return worker.Config{}, err
+	}
+	return worker.Config{
+		Store: store, Redis: asynqRedis, Extractor: x, Faults: faults, Logger: log, Metrics: metrics,
+		Concurrency: c.Concurrency, AttemptTimeout: c.AttemptTimeout,
+		RetryBase: c.RetryBase, RetryMax: c.RetryMax, TaskCheckInterval: c.TaskCheckInterval,
+		Limits:      Limits(c),
+		MetricsAddr: c.MetricsAddr, MetricsTenantLabels: c.MetricsTenantLabels, RelayStallTimeout: c.RelayStallTimeout,
+		MetricsToken: c.MetricsToken,
+	}, nil
+}
+
+// Extractor builds the extractor RELAYOPS_EXTRACTOR names: the rules
+// extractor, the model extractor, or the chain of both. The model's calls
+// are counted in metrics.
+func Extractor(c *config.Config, metrics *worker.Metrics) (extract.Extractor, error) {
+	rules := extract.Rules{}
+	if !c.UsesModel() {
+		return rules, nil
+	}
+	model, err := extract.NewModel(extract.ModelConfig{
+		BaseURL: c.LLM.BaseURL, Model: c.LLM.Model, APIKey: c.LLM.APIKey.Reveal(),
+		Timeout: c.LLM.Timeout, MaxTokens: c.LLM.MaxTokens, Observe: metrics.ObserveModelCall,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("app: model extractor: %w", err)
+	}
+	if c.Extractor == config.ExtractorLLM {
+		return model, nil
+	}
+	return extract.NewChain(rules, model), nil
+}
