@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -49,6 +50,33 @@ func TestMetrics_DuplicateAndConflictingSubmissions_CountOnce(t *testing.T) {
 	require.Equal(t, 1.0, m[`relayops_submissions_total{outcome="deduped"}`])
 	require.Equal(t, 1.0, m[`relayops_submissions_total{outcome="conflict"}`])
 	require.Equal(t, 0.0, m[`relayops_submissions_total{outcome="invalid"}`])
+}
+
+// Concurrent identical decisions: exactly one call decides (the store says
+// which), so the wait is observed once whatever the interleaving.
+func TestMetrics_ConcurrentSameDecisions_ObserveWaitOnce(t *testing.T) {
+	t.Parallel()
+	b := setup(t, nil)
+	id := b.submit(t, tokAcme, "inv-1", 1, "x")
+	b.succeed(t, id, `{}`)
+	b.clock.Advance(time.Hour)
+	var wg sync.WaitGroup
+	statuses := make([]int, 8)
+	for i := range statuses {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			statuses[i] = b.do(t, call{method: "POST", path: "/v1/reviews/" + id + "/decision", token: tokAlice,
+				body: `{"decision":"approve"}`}).Status
+		}()
+	}
+	wg.Wait()
+	for _, st := range statuses {
+		require.Equal(t, http.StatusOK, st)
+	}
+	m := b.scrape(t)
+	require.Equal(t, 1.0, m[`relayops_review_wait_seconds_count{outcome="approved"}`])
+	require.Equal(t, 3600.0, m[`relayops_review_wait_seconds_sum{outcome="approved"}`])
 }
 
 func TestMetrics_ReviewDecision_ObservesWaitOnce(t *testing.T) {

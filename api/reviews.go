@@ -85,18 +85,14 @@ func (s *Server) decide(c echo.Context) error {
 	}
 	ctx, cancel := s.storeCtx(c)
 	defer cancel()
-	// Decide answers a first decision and a repeat alike; the review's state
-	// before it tells them apart, for the review-wait histogram (two
-	// operators deciding within the same instant would both be observed).
-	before, _ := s.store.GetReview(ctx, key)
-	r, err := s.store.Decide(ctx, key, principal(c).name, status, note)
+	d, err := s.store.Decide(ctx, key, principal(c).name, status, note)
 	if err != nil {
 		return fmt.Errorf("api: decide %s: %w", key, err)
 	}
-	if before != nil && before.Status == jobs.ReviewPending {
-		s.metrics.decided(key.Tenant, r)
+	if d.Decided { // a repeat is answered alike but observed once
+		s.metrics.decided(key.Tenant, d.Review)
 	}
-	return c.JSON(http.StatusOK, newReviewView(r, roleOperator))
+	return c.JSON(http.StatusOK, newReviewView(d.Review, roleOperator))
 }
 
 // hasControl reports a control character other than tab, newline and

@@ -65,10 +65,19 @@ func reviewFromFields(k Key, v []any) *Review {
 	}
 }
 
+// DecideResult is the answer of Decide.
+type DecideResult struct {
+	Review *Review // the review as it now is
+	// Decided is true when this call made the decision; false when the
+	// review already carried the same one (a repeat, answered alike).
+	Decided bool
+}
+
 // Decide records an operator's decision (ReviewApproved or ReviewRejected)
-// on the review of k, with an audit entry. The same decision again returns
-// the review unchanged; a different one is ErrReviewDecided.
-func (s *Store) Decide(ctx context.Context, k Key, operator, status, note string) (*Review, error) {
+// on the review of k, with an audit entry, in one round trip. The same
+// decision again returns the review unchanged with Decided false; a
+// different one is ErrReviewDecided.
+func (s *Store) Decide(ctx context.Context, k Key, operator, status, note string) (*DecideResult, error) {
 	if err := checkKey(k); err != nil {
 		return nil, err
 	}
@@ -76,17 +85,24 @@ func (s *Store) Decide(ctx context.Context, k Key, operator, status, note string
 		return nil, fmt.Errorf("outbox: decide %s: status must be %s or %s", k, ReviewApproved, ReviewRejected)
 	}
 	keys := []string{s.keys.job(k), s.keys.audit(s.keys.shardOf(k))}
-	v, err := s.run(ctx, decideScript, keys, k.String(), s.nowMs(), status, operator, note, k.Tenant, ms(s.ret.Audit))
+	r, err := asReply(s.run(ctx, decideScript, keys, k.String(), s.nowMs(), status, operator, note, k.Tenant, ms(s.ret.Audit)))
 	if err != nil {
 		return nil, fmt.Errorf("outbox: decide %s: %w", k, err)
 	}
-	switch v {
+	switch r.status() {
 	case "decided", "same":
-		return s.GetReview(ctx, k)
+		if len(r) != 1+len(reviewFields) {
+			return nil, fmt.Errorf("outbox: decide %s: %w", k, errReplyLength("decide", r.status(), 1+len(reviewFields), len(r)))
+		}
+		rev := reviewFromFields(k, r[1:])
+		if rev == nil {
+			return nil, unexpected("decide", "review without status")
+		}
+		return &DecideResult{Review: rev, Decided: r.status() == "decided"}, nil
 	case "other":
 		return nil, ErrReviewDecided
 	case "not_found":
 		return nil, ErrReviewNotFound
 	}
-	return nil, unexpected("decide", fmt.Sprint(v))
+	return nil, unexpected("decide", r.status())
 }

@@ -2,6 +2,7 @@ package jobs
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -47,14 +48,24 @@ func TestDecide_IsIdempotent_AndAudited(t *testing.T) {
 		ev := x.succeed(t, k)
 		_, err = x.store.ApplyCommitted(x.ctx, k, ev)
 		require.NoError(t, err)
-		r, err := x.store.Decide(x.ctx, k, "alice", ReviewApproved, "looks right")
+		d, err := x.store.Decide(x.ctx, k, "alice", ReviewApproved, "looks right")
 		require.NoError(t, err)
+		require.True(t, d.Decided, "this call decided")
+		r := d.Review
 		require.Equal(t, ReviewApproved, r.Status)
 		require.Equal(t, "alice", r.Operator)
+		require.Equal(t, "looks right", r.Note)
+		require.Equal(t, ev, r.EventID)
 		require.Equal(t, t0, r.DecidedAt)
-		r2, err := x.store.Decide(x.ctx, k, "bob", ReviewApproved, "again")
+		stored, err := x.store.GetReview(x.ctx, k)
 		require.NoError(t, err)
-		require.Equal(t, "alice", r2.Operator, "the first decision stands")
+		require.Equal(t, stored, r, "the reply carries the stored review")
+		x.clock.Advance(time.Second)
+		d2, err := x.store.Decide(x.ctx, k, "bob", ReviewApproved, "again")
+		require.NoError(t, err)
+		require.False(t, d2.Decided, "a repeat decides nothing")
+		require.Equal(t, "alice", d2.Review.Operator, "the first decision stands")
+		require.Equal(t, t0, d2.Review.DecidedAt)
 		_, err = x.store.Decide(x.ctx, k, "bob", ReviewRejected, "")
 		require.ErrorIs(t, err, ErrReviewDecided)
 		audit, err := x.store.ListAudit(x.ctx, AuditOptions{Operator: "alice"})

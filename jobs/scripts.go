@@ -86,3 +86,9 @@ var errUnexpected = errors.New("outbox: unexpected script status")
 func unexpected(script, status string) error {
 	return fmt.Errorf("%w %q from %s", errUnexpected, status, script)
 }
+
+// errReplyLength reports a script reply whose length does not match its
+// status: a script and its Go decoder disagree.
+func errReplyLength(script, status string, want, got int) error {
+	return fmt.Errorf("%w: %s answered %q with %d fields, want %d", errUnexpected, script, status, got, want)
+}
