@@ -91,6 +91,8 @@ func TestReviews_ListGetDecide(t *testing.T) {
 			actions = append(actions, e["action"].(string))
 			if e["action"] == "review_decided" {
 				require.Equal(t, "alice", e["operator"])
+				require.Equal(t, "approved", e["decision"], "the decision has its own field")
+				require.NotContains(t, e, "reason", "a decision is not a reason")
 			}
 		}
 		require.Contains(t, actions, "review_decided")

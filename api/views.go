@@ -194,6 +194,7 @@ type auditView struct {
 	NewJobID       *string `json:"newJobId,omitempty"`
 	Operator       *string `json:"operator,omitempty"`
 	Reason         *string `json:"reason,omitempty"`
+	Decision       *string `json:"decision,omitempty"`
 	OldPayloadHash *string `json:"oldPayloadHash,omitempty"`
 	NewPayloadHash *string `json:"newPayloadHash,omitempty"`
 	At             string  `json:"at"`
@@ -212,6 +213,7 @@ func newAuditView(e *jobs.AuditEntry) auditView {
 		NewJobID:       optString(e.NewJobKey),
 		Operator:       optString(e.Operator),
 		Reason:         optString(e.Reason),
+		Decision:       optString(e.Decision),
 		OldPayloadHash: optString(e.OldPayloadHash),
 		NewPayloadHash: optString(e.NewPayloadHash),
 		At:             formatTime(e.At),

@@ -99,7 +99,8 @@ type AuditEntry struct {
 	JobKey         string
 	NewJobKey      string // reprocessed: the new job
 	Operator       string
-	Reason         string
+	Reason         string // reprocessed: the operator's reason
+	Decision       string // review_decided: ReviewApproved or ReviewRejected
 	OldPayloadHash string
 	NewPayloadHash string
 	At             time.Time

@@ -81,11 +81,16 @@ func str(v map[string]any, f string) string {
 }
 
 func auditFromValues(id string, v map[string]any) *AuditEntry {
-	return &AuditEntry{
-		ID: id, Action: str(v, "a"), Tenant: str(v, "tn"), JobKey: str(v, "k"), NewJobKey: str(v, "nk"),
-		Operator: str(v, "op"), Reason: str(v, "r"), OldPayloadHash: str(v, "oh"), NewPayloadHash: str(v, "nh"),
-		At: msTime(str(v, "at")),
+	e := &AuditEntry{
+		ID: id, Action: str(v, auAction), Tenant: str(v, auTenant), JobKey: str(v, auKey), NewJobKey: str(v, auNewKey),
+		Operator: str(v, auOperator), Reason: str(v, auReason), Decision: str(v, auDecision),
+		OldPayloadHash: str(v, auOldHash), NewPayloadHash: str(v, auNewHash), At: msTime(str(v, auAt)),
 	}
+	if e.Action == AuditReviewDecided && e.Decision == "" {
+		// Written before the decision had its own field (schema.go).
+		e.Decision, e.Reason = e.Reason, ""
+	}
+	return e
 }
 
 // ListAudit lists the audit trail newest first. Filtering by JobKey reads

@@ -143,7 +143,7 @@ func BenchmarkScriptServerTime(b *testing.B) {
 	c.ConfigSet(ctx, "slowlog-max-len", strconv.Itoa(64*b.N+1024))
 	defer c.ConfigSet(ctx, "slowlog-log-slower-than", "10000")
 	names := map[string]string{}
-	for name, sc := range map[string]*redis.Script{"submit": submitScript, "claim": claimScript,
+	for name, sc := range map[string]*script{"submit": submitScript, "claim": claimScript,
 		"checkpoint": checkpointScript, "commit": commitScript, "apply": applyScript} {
 		names[sc.Hash()] = name
 	}

@@ -2,6 +2,7 @@ package jobs
 
 import (
 	"errors"
+	"slices"
 	"time"
 )
 
@@ -9,7 +10,7 @@ import (
 // leaves them.
 type State string
 
-// The job states (DESIGN.md, Job state machine).
+// The job states; their transitions are declared in schema.go.
 const (
 	StateQueued       State = "queued"
 	StateRunning      State = "running"
@@ -19,23 +20,15 @@ const (
 	StateCancelled    State = "cancelled"
 )
 
-// States lists every state, in lifecycle order.
-var States = []State{StateQueued, StateRunning, StateRetrying, StateSucceeded, StateDeadLettered, StateCancelled}
+// States returns every state, in lifecycle order.
+func States() []State { return slices.Clone(states) }
 
-// Terminal reports whether s is succeeded, dead_lettered or cancelled.
-func (s State) Terminal() bool {
-	return s == StateSucceeded || s == StateDeadLettered || s == StateCancelled
-}
+// Terminal reports whether s is succeeded, dead_lettered or cancelled: a
+// state no script leaves.
+func (s State) Terminal() bool { return slices.Contains(terminal, s) }
 
-// Valid reports whether s is one of States.
-func (s State) Valid() bool {
-	for _, v := range States {
-		if s == v {
-			return true
-		}
-	}
-	return false
-}
+// Valid reports whether s is one of States().
+func (s State) Valid() bool { return slices.Contains(states, s) }
 
 // Error codes written to the job record and returned to Asynq. They are short
 // and redacted: they never quote document content.

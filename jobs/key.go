@@ -179,9 +179,6 @@ func (ks keyspace) tenantState(shard int, tenant string, state State) string {
 	return ks.tag(shard) + "jobs:" + tenant + ":" + string(indexState(state))
 }
 
-// stateOpen names the index of the non-terminal states.
-const stateOpen State = "open"
-
 // indexState is the index a state's jobs are listed in.
 func indexState(s State) State {
 	if s.Terminal() {
@@ -189,9 +186,6 @@ func indexState(s State) State {
 	}
 	return stateOpen
 }
-
-// indexStates are the distinct state indexes of a tenant.
-var indexStates = []State{stateOpen, StateSucceeded, StateDeadLettered, StateCancelled}
 
 // dlq indexes dead-lettered jobs of every tenant by dead-letter time.
 func (ks keyspace) dlq(shard int) string { return ks.tag(shard) + "dlq" }

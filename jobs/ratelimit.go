@@ -6,14 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"time"
-
-	"github.com/redis/go-redis/v9"
 )
-
-//go:embed lua/ratelimit.lua
-var rateLimitLua string
-
-var rateLimitScript = redis.NewScript(rateLimitLua)
 
 // Rate is a token bucket: Count tokens at most, one regained every Per/Count.
 type Rate struct {

@@ -46,7 +46,8 @@ func (s *Store) Republish(ctx context.Context, k Key) (bool, error) {
 	if err := checkKey(k); err != nil {
 		return false, err
 	}
-	n, err := republishScript.Run(ctx, s.rdb, []string{s.keys.job(k), s.keys.outbox(s.keys.shardOf(k))}, k.String(), s.nowMs()).Int()
+	v, err := s.run(ctx, republishScript, []string{s.keys.job(k), s.keys.outbox(s.keys.shardOf(k))}, k.String(), s.nowMs())
+	n, _ := v.(int64)
 	if err != nil {
 		return false, fmt.Errorf("outbox: republish %s: %w", k, err)
 	}

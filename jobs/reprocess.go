@@ -46,7 +46,7 @@ func (s *Store) Reprocess(ctx context.Context, req ReprocessRequest) (*Reprocess
 		if err != nil {
 			return nil, err
 		}
-		keys := append(s.familyKeys(k), s.keys.job(newKey), s.keys.input(newKey), s.keys.ledger(newKey))
+		keys := append(s.familyKeys(k), s.jobKeys(newKey)...)
 		args := s.familyArgs(k, newKey.String(), maxv, req.Operator, req.Reason, given, ph, blob, k.Tenant)
 		r, err := asReply(s.run(ctx, reprocessScript, keys, args...))
 		if err != nil {

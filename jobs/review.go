@@ -47,7 +47,7 @@ func (s *Store) GetReview(ctx context.Context, k Key) (*Review, error) {
 }
 
 // reviewFields are the job record's review fields, in reviewFromFields' order.
-var reviewFields = []string{"rv", "ev", "rop", "rn", "rca", "rda"}
+var reviewFields = []string{fReviewStatus, fEventID, fReviewOperator, fReviewNote, fReviewCreatedAt, fReviewDecidedAt}
 
 // reviewFromFields builds a review from HMGET reviewFields; nil if the job
 // has none.

@@ -74,3 +74,30 @@ func TestDecide_IsIdempotent_AndAudited(t *testing.T) {
 		require.Equal(t, AuditReviewDecided, audit.Entries[0].Action)
 	})
 }
+
+// The audit stream's r is the reprocess reason only; a decision has its own
+// field. Entries written before that carry the decision in r and are still
+// read as decisions.
+func TestAudit_DecisionAndReason_AreDistinctFields(t *testing.T) {
+	redistest.Backends(t, func(t *testing.T, b *redistest.Backend) {
+		x := setup(t, b, nil)
+		k := mustKey(t, "acme", "inv-1", 1)
+		ev := x.succeed(t, k)
+		_, err := x.store.ApplyCommitted(x.ctx, k, ev)
+		require.NoError(t, err)
+		_, err = x.store.Decide(x.ctx, k, "alice", ReviewRejected, "")
+		require.NoError(t, err)
+		audit := x.rdb.XRange(x.ctx, x.store.keys.audit(x.store.keys.shardOf(k)), "-", "+").Val()
+		last := audit[len(audit)-1].Values
+		require.Equal(t, AuditReviewDecided, last[auAction])
+		require.Equal(t, ReviewRejected, last[auDecision])
+		require.NotContains(t, last, auReason)
+
+		legacy := auditFromValues("1-0", map[string]any{auAction: AuditReviewDecided, auReason: ReviewApproved})
+		require.Equal(t, ReviewApproved, legacy.Decision)
+		require.Empty(t, legacy.Reason)
+		reprocessed := auditFromValues("1-0", map[string]any{auAction: AuditReprocessed, auReason: "fixed the total"})
+		require.Equal(t, "fixed the total", reprocessed.Reason)
+		require.Empty(t, reprocessed.Decision)
+	})
+}

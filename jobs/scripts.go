@@ -5,13 +5,20 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
 
 	"github.com/redis/go-redis/v9"
 )
 
-// The scripts. Those acting on one job share lib.lua's prelude (the common
-// KEYS/ARGV layout and the single state-change path), prepended here.
+// The scripts. Each is one file of lua/, loaded after the generated schema
+// header (lua/schema.lua); those acting on one job also after lib.lua's
+// prelude (the common KEYS/ARGV layout and set_state, the one path that
+// changes a job's state).
 var (
+	//go:embed lua/schema.lua
+	schemaLua string
 	//go:embed lua/lib.lua
 	libLua string
 	//go:embed lua/submit.lua
@@ -32,24 +39,99 @@ var (
 	decideLua string
 	//go:embed lua/republish.lua
 	republishLua string
+	//go:embed lua/ratelimit.lua
+	rateLimitLua string
 )
 
 var (
-	submitScript     = redis.NewScript(libLua + submitLua)
-	claimScript      = redis.NewScript(libLua + claimLua)
-	checkpointScript = redis.NewScript(checkpointLua)
-	commitScript     = redis.NewScript(libLua + commitLua)
-	failScript       = redis.NewScript(libLua + failLua)
-	reprocessScript  = redis.NewScript(libLua + reprocessLua)
-	applyScript      = redis.NewScript(applyLua)
-	decideScript     = redis.NewScript(decideLua)
-	republishScript  = redis.NewScript(republishLua)
+	submitScript     = newScript("submit.lua", submitLua, true)
+	claimScript      = newScript("claim.lua", claimLua, true)
+	checkpointScript = newScript("checkpoint.lua", checkpointLua, false)
+	commitScript     = newScript("commit.lua", commitLua, true)
+	failScript       = newScript("fail.lua", failLua, true)
+	reprocessScript  = newScript("reprocess.lua", reprocessLua, true)
+	applyScript      = newScript("apply.lua", applyLua, false)
+	decideScript     = newScript("decide.lua", decideLua, false)
+	republishScript  = newScript("republish.lua", republishLua, false)
+	rateLimitScript  = newScript("ratelimit.lua", rateLimitLua, false)
 )
+
+// script is one Lua file with the prelude it is loaded after. Redis numbers
+// the lines of the whole concatenation; the parts map them back to files.
+type script struct {
+	*redis.Script
+	parts []scriptPart
+}
+
+type scriptPart struct {
+	file  string
+	lines int
+}
+
+func newScript(file, body string, withLib bool) *script {
+	parts := []scriptPart{{"schema.lua", lineCount(schemaLua)}}
+	src := schemaLua
+	if withLib {
+		parts = append(parts, scriptPart{"lib.lua", lineCount(libLua)})
+		src += libLua
+	}
+	parts = append(parts, scriptPart{file, lineCount(body)})
+	return &script{Script: redis.NewScript(src + body), parts: parts}
+}
+
+// lineCount is the number of lines of a part that ends with a newline.
+func lineCount(s string) int { return strings.Count(s, "\n") }
+
+// scriptLine matches a position in a script error: user_script:NN (Redis
+// 7), f_<sha>:NN (Redis 6), or " :NN:" (miniredis, whose chunk has no name).
+var scriptLine = regexp.MustCompile(`(user_script|f_[0-9a-f]{40}|<string>|\s):(\d+)\b`)
+
+// where maps a line of the concatenated source to its file and line.
+func (sc *script) where(line int) string {
+	for _, p := range sc.parts {
+		if line <= p.lines {
+			return fmt.Sprintf("%s:%d", p.file, line)
+		}
+		line -= p.lines
+	}
+	return fmt.Sprintf("%s:%d(past the end)", sc.parts[len(sc.parts)-1].file, line)
+}
+
+// ScriptError is an error Redis reported while running a script, with the
+// positions rewritten to the script's own file and line (for example
+// claim.lua:12 rather than user_script:190).
+type ScriptError struct {
+	Message string // Redis's message, positions rewritten
+	Err     error  // Redis's error
+}
+
+func (e *ScriptError) Error() string { return e.Message }
+func (e *ScriptError) Unwrap() error { return e.Err }
+
+func (sc *script) locate(err error) error {
+	var rerr redis.Error
+	if !errors.As(err, &rerr) || !scriptLine.MatchString(err.Error()) {
+		return err
+	}
+	msg := scriptLine.ReplaceAllStringFunc(err.Error(), func(m string) string {
+		sub := scriptLine.FindStringSubmatch(m)
+		n, _ := strconv.Atoi(sub[2])
+		if strings.TrimSpace(sub[1]) == "" {
+			return sub[1] + sc.where(n)
+		}
+		return sc.where(n)
+	})
+	return &ScriptError{Message: msg, Err: err}
+}
 
 // run runs a script with EVALSHA, loading it on NOSCRIPT. The store's client
 // does not retry, so a script runs at most once per call.
-func (s *Store) run(ctx context.Context, sc *redis.Script, keys []string, args ...any) (any, error) {
-	return sc.Run(ctx, s.rdb, keys, args...).Result()
+func (s *Store) run(ctx context.Context, sc *script, keys []string, args ...any) (any, error) {
+	v, err := sc.Run(ctx, s.rdb, keys, args...).Result()
+	if err != nil && !errors.Is(err, redis.Nil) {
+		return nil, sc.locate(err)
+	}
+	return v, err
 }
 
 // reply is a script's array answer: a status word and its fields.

@@ -162,15 +162,22 @@ func (s *Store) nowMs() int64 { return s.clock.Now().UnixMilli() }
 
 func ms(d time.Duration) int64 { return d.Milliseconds() }
 
-// familyKeys is the common KEYS layout of lib.lua for one job.
+// familyKeys is the common KEYS layout (commonKeys) for one job.
 func (s *Store) familyKeys(k Key) []string {
-	ks, shard := s.keys, s.keys.shardOf(k)
-	keys := []string{
-		ks.job(k), ks.input(k), ks.result(k), ks.checkpoints(k), ks.ledger(k), ks.document(k),
-		ks.outbox(shard), ks.audit(shard), ks.active(shard), ks.dlq(shard),
+	shard := s.keys.shardOf(k)
+	keys := make([]string, len(commonKeys), len(commonKeys)+len(jobKeySlots))
+	for i, slot := range commonKeys {
+		keys[i] = slot.build(s.keys, k, shard)
 	}
-	for _, st := range States {
-		keys = append(keys, ks.tenantState(shard, k.Tenant, st))
+	return keys
+}
+
+// jobKeys are the own keys of job version k (jobKeySlots), for a script
+// that acts on a second job (lib.lua's job_keys).
+func (s *Store) jobKeys(k Key) []string {
+	keys := make([]string, len(jobKeySlots))
+	for i, slot := range jobKeySlots {
+		keys[i] = slot.build(s.keys, k, 0)
 	}
 	return keys
 }
@@ -180,7 +187,8 @@ func (s *Store) familyArgs(k Key, extra ...any) []any {
 	return s.familyArgsAt(k, s.nowMs(), extra...)
 }
 
-// familyArgsAt is familyArgs with a given "now" (unix ms).
+// familyArgsAt is familyArgs with a given "now" (unix ms), in the order of
+// commonArgs.
 func (s *Store) familyArgsAt(k Key, now int64, extra ...any) []any {
 	args := []any{k.String(), now, ms(s.ret.Input), ms(s.ret.Result), ms(s.ret.Ledger), ms(s.ret.Audit)}
 	return append(args, extra...)
@@ -265,39 +273,37 @@ func atoi(v string) int {
 }
 
 func jobFromHash(k Key, h map[string]string) *Job {
-	fence, _ := strconv.ParseInt(h["fen"], 10, 64)
-	ds, _ := strconv.ParseInt(h["ds"], 10, 64)
+	fence, _ := strconv.ParseInt(h[fFence], 10, 64)
+	ds, _ := strconv.ParseInt(h[fDeadlineSeconds], 10, 64)
 	return &Job{
-		Key: k, State: State(h["st"]), Attempt: atoi(h["att"]), Recoveries: atoi(h["rec"]), Fence: fence,
-		PayloadHash: h["ph"], MaxAttempts: atoi(h["ma"]), MaxRecoveries: atoi(h["mr"]),
-		DeadlineSeconds: ds, DeadlineAt: msTime(h["dl"]), CreatedAt: msTime(h["ca"]), UpdatedAt: msTime(h["ua"]),
-		EnqueuedAt: msTime(h["eq"]), StartedAt: msTime(h["sa"]), FinishedAt: msTime(h["fa"]),
-		ErrorCode: h["ec"], ErrorReason: h["er"], EventID: h["ev"], ReprocessedFrom: h["rf"], ReprocessedAs: h["ra"],
+		Key: k, State: State(h[fState]), Attempt: atoi(h[fAttempts]), Recoveries: atoi(h[fRecoveries]), Fence: fence,
+		PayloadHash: h[fPayloadHash], MaxAttempts: atoi(h[fMaxAttempts]), MaxRecoveries: atoi(h[fMaxRecoveries]),
+		DeadlineSeconds: ds, DeadlineAt: msTime(h[fDeadlineAt]), CreatedAt: msTime(h[fCreatedAt]), UpdatedAt: msTime(h[fUpdatedAt]),
+		EnqueuedAt: msTime(h[fEnqueuedAt]), StartedAt: msTime(h[fStartedAt]), FinishedAt: msTime(h[fFinishedAt]),
+		ErrorCode: h[fErrorCode], ErrorReason: h[fErrorReason], EventID: h[fEventID],
+		ReprocessedFrom: h[fReprocessedFrom], ReprocessedAs: h[fReprocessedAs],
 	}
 }
 
-// ledgerEntry is a parsed ledger entry (lib.lua: one state byte, the raw
-// payload hash, the raw eventId, then "finishedMs|code|flags").
+// ledgerEntry is a parsed ledger entry (its packing: schema.go).
 type ledgerEntry struct {
 	state               State
 	hash, eventID, code string
 	finished            time.Time
 }
 
-var ledgerStates = map[byte]State{'s': StateSucceeded, 'd': StateDeadLettered, 'c': StateCancelled}
-
 func parseLedger(v string) (ledgerEntry, error) {
 	bad := fmt.Errorf("outbox: malformed ledger entry (%d bytes)", len(v))
-	if len(v) < 50 {
+	if len(v) <= ledgerEventEnd {
 		return ledgerEntry{}, bad
 	}
-	st, ok := ledgerStates[v[0]]
-	parts := strings.SplitN(v[49:], "|", 3)
+	st, ok := ledgerState(v[0])
+	parts := strings.SplitN(v[ledgerEventEnd:], "|", 3)
 	if !ok || len(parts) != 3 {
 		return ledgerEntry{}, bad
 	}
-	e := ledgerEntry{state: st, hash: hex.EncodeToString([]byte(v[1:33])), finished: msTime(parts[0]), code: parts[1]}
-	if ev := v[33:49]; ev != strings.Repeat("\x00", 16) {
+	e := ledgerEntry{state: st, hash: hex.EncodeToString([]byte(v[1:ledgerHashEnd])), finished: msTime(parts[0]), code: parts[1]}
+	if ev := v[ledgerHashEnd:ledgerEventEnd]; ev != strings.Repeat("\x00", ledgerEventEnd-ledgerHashEnd) {
 		e.eventID = hex.EncodeToString([]byte(ev))
 	}
 	return e, nil

@@ -30,11 +30,12 @@ func (s *Store) ShardOf(k Key) int { return s.keys.shardOf(k) }
 
 // ParseEvent decodes one entry of a shard's outbox stream.
 func ParseEvent(shard int, m redis.XMessage) (Event, error) {
-	k, err := ParseKey(str(m.Values, "k"))
+	k, err := ParseKey(str(m.Values, evKey))
 	if err != nil {
 		return Event{}, err
 	}
-	ev := Event{StreamID: m.ID, Shard: shard, Type: str(m.Values, "t"), Key: k, EventID: str(m.Values, "e"), At: msTime(str(m.Values, "at"))}
+	ev := Event{StreamID: m.ID, Shard: shard, Type: str(m.Values, evType), Key: k,
+		EventID: str(m.Values, evEventID), At: msTime(str(m.Values, evAt))}
 	if ev.Type != EventJobSubmitted && ev.Type != EventExtractionCommitted {
 		return Event{}, fmt.Errorf("unknown event type %q", ev.Type)
 	}

@@ -1,13 +1,13 @@
 -- checkpoint.lua: store one stage's output for the current attempt. It
--- touches two keys only and does not load the shared prelude: it runs
+-- touches two keys only and does not load lib.lua's prelude: it runs
 -- several times per job.
 --
 -- KEYS[1] job record   KEYS[2] checkpoints (hash)
 -- ARGV[1] fence   ARGV[2] stage name   ARGV[3] stage output
 -- Returns: "ok", or "stale" when the fence is not current or the job is not
 -- running (nothing is written).
-local f = redis.call('HMGET', KEYS[1], 'st', 'fen')
-if f[1] ~= 'running' or f[2] ~= ARGV[1] then
+local f = redis.call('HMGET', KEYS[1], F.state, F.fence)
+if f[1] ~= STATE.running or f[2] ~= ARGV[1] then
   return 'stale'
 end
 redis.call('HSET', KEYS[2], ARGV[2], ARGV[3])

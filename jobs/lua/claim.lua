@@ -6,9 +6,9 @@
 -- running answer carries what the attempt needs (input, checkpoints), so a
 -- handler needs no other read.
 --
--- KEYS: the common layout (lib.lua)
--- ARGV: the common layout (lib.lua), plus
---   ARGV[7] claim token (one per handler invocation; the job remembers the
+-- KEYS: the common layout (schema.go)
+-- ARGV: the common layout (schema.go), plus
+--   ARGV[NARGS+1] claim token (one per handler invocation; the job remembers the
 --           latest in field tok, so a re-run of that claim gets its fence back)
 -- Returns:
 --   {"running", fence, attempt, recoveries, recovered(0|1), payloadHash,
@@ -18,12 +18,13 @@
 --                          claim ended the job (deadline or crash loop)
 --   {"stale"}              a re-run of a claim that was superseded since
 --   {"not_found"}
-local f = redis.call('HMGET', K.job, 'st', 'ec', 'tok', 'dl', 'fen', 'att', 'rec', 'mr', 'ph', 'eq', 'ca', 'sa')
+local f = redis.call('HMGET', J.job, F.state, F.error_code, F.token, F.deadline_at, F.fence, F.attempts,
+  F.recoveries, F.max_recoveries, F.payload_hash, F.enqueued_at, F.created_at, F.started_at)
 local st, ec, tok, dl, fen, att, rec, mr, ph, eq, ca, sa =
   f[1], f[2], f[3], tonumber(f[4]), tonumber(f[5]), tonumber(f[6]), tonumber(f[7]), tonumber(f[8]), f[9], f[10], f[11], f[12]
 
 if not st then
-  local ledger = redis.call('GET', K.ledger)
+  local ledger = redis.call('GET', J.ledger)
   if ledger then
     local p = split_ledger(ledger)
     return { 'terminal', p[1], p[5], 0, '' }
@@ -32,32 +33,32 @@ if not st then
 end
 if TERMINAL[st] then return { 'terminal', st, ec or '', 0, ca } end
 
+local token = ARGV[NARGS + 1]
 local recovered = 0
-if tok == ARGV[7] then
+if tok == token then
   -- A re-run of the latest claim (its reply was lost): same fence.
   if st ~= 'running' then return { 'stale' } end
 elseif NOW >= dl then
-  finish('cancelled', 'deadline_exceeded', { st = st, ca = ca, ph = ph })
+  set_state(J, STATE.cancelled, { from = st, ca = ca, ph = ph, code = 'deadline_exceeded' })
   return { 'terminal', 'cancelled', 'deadline_exceeded', 1, ca }
 elseif st == 'running' then
   recovered = 1
   rec = rec + 1
   if rec > mr then
-    redis.call('HSET', K.job, 'rec', rec)
-    finish('dead_lettered', 'crash_loop', { st = st, ca = ca, ph = ph })
+    set_state(J, STATE.dead_lettered, { from = st, ca = ca, ph = ph, code = 'crash_loop', fields = { F.recoveries, rec } })
     return { 'terminal', 'dead_lettered', 'crash_loop', 1, ca }
   end
   fen = fen + 1
-  redis.call('HSET', K.job, 'rec', rec, 'fen', fen, 'ua', NOW, 'tok', ARGV[7])
+  -- Still running (a recovery is not a transition): a new fence only.
+  redis.call('HSET', J.job, F.recoveries, rec, F.fence, fen, F.updated_at, NOW, F.token, token)
 else
   att, fen = att + 1, fen + 1
-  redis.call('HSET', K.job, 'st', 'running', 'att', att, 'fen', fen, 'ua', NOW, 'tok', ARGV[7], 'sa', sa or NOW)
-  move_state(st, 'running', ca)
+  set_state(J, STATE.running, { from = st, ca = ca, fields = { F.attempts, att, F.fence, fen, F.token, token, F.started_at, sa or NOW } })
 end
 
-local out = { 'running', fen, att, rec, recovered, ph, dl, eq, ca, redis.call('GET', K.input) }
+local out = { 'running', fen, att, rec, recovered, ph, dl, eq, ca, redis.call('GET', J.input) }
 if att > 1 or rec > 0 then
-  for _, v in ipairs(redis.call('HGETALL', K.ckpt)) do
+  for _, v in ipairs(redis.call('HGETALL', J.ckpt)) do
     out[#out + 1] = v
   end
 end

@@ -1,25 +1,24 @@
 -- fail.lua: end an attempt that did not commit. Fenced; terminal states
 -- never change.
 --
--- KEYS: the common layout (lib.lua)
--- ARGV: the common layout (lib.lua), plus
---   ARGV[7] fence   ARGV[8] error code
---   ARGV[9] mode: "transient" (retry while attempts remain, else dead-letter
+-- KEYS: the common layout (schema.go)
+-- ARGV: the common layout (schema.go), plus
+--   ARGV[NARGS+1] fence   ARGV[NARGS+2] error code
+--   ARGV[NARGS+3] mode: "transient" (retry while attempts remain, else dead-letter
 --           with max_attempts_exceeded), "dead" (dead-letter now),
 --           "cancel" (cancel now), "release" (retry without counting the
 --           attempt: the claim's increment of att is taken back, so a
 --           failure that is not the job's fault, such as a model endpoint
 --           refusing the deployment's credentials, never exhausts its
 --           attempts; the job's deadline still ends it)
---   ARGV[10] error reason, mode "dead" only: a rejected document's reason
+--   ARGV[NARGS+4] error reason, mode "dead" only: a rejected document's reason
 --           code (field er), "" for none
 -- Returns: the job's state after the call ("retrying", "dead_lettered",
 -- "cancelled"), or "stale". A repeat of the same call answers the same.
-local f = redis.call('HMGET', K.job, 'st', 'fen', 'att', 'ma', 'ec', 'ca', 'ph')
-local st, fen, att, ma, ec = f[1], f[2], tonumber(f[3]), tonumber(f[4]), f[5]
-local known = { st = st, ca = f[6], ph = f[7] }
-if not st or fen ~= ARGV[7] then return 'stale' end
-local mode, code, reason = ARGV[9], ARGV[8], ARGV[10] or ''
+local f = redis.call('HMGET', J.job, F.state, F.fence, F.attempts, F.max_attempts, F.error_code, F.created_at, F.payload_hash)
+local st, fen, att, ma, ec, ca, ph = f[1], f[2], tonumber(f[3]), tonumber(f[4]), f[5], f[6], f[7]
+if not st or fen ~= ARGV[NARGS + 1] then return 'stale' end
+local code, mode, reason = ARGV[NARGS + 2], ARGV[NARGS + 3], ARGV[NARGS + 4] or ''
 
 if st ~= 'running' then
   -- Only a repeat of the call that ended this attempt is answered.
@@ -34,25 +33,21 @@ end
 
 if mode == 'transient' then
   if att >= ma then
-    finish('dead_lettered', 'max_attempts_exceeded', known)
+    set_state(J, STATE.dead_lettered, { from = st, ca = ca, ph = ph, code = 'max_attempts_exceeded' })
     return 'dead_lettered'
   end
-  redis.call('HSET', K.job, 'st', 'retrying', 'ec', code, 'ua', NOW, 'eq', NOW)
-  move_state('running', 'retrying', known.ca)
+  set_state(J, STATE.retrying, { from = st, ca = ca, fields = { F.error_code, code, F.enqueued_at, NOW } })
   return 'retrying'
 elseif mode == 'release' then
-  redis.call('HSET', K.job, 'st', 'retrying', 'att', att - 1, 'ec', code, 'ua', NOW, 'eq', NOW)
-  move_state('running', 'retrying', known.ca)
+  set_state(J, STATE.retrying, { from = st, ca = ca, fields = { F.attempts, att - 1, F.error_code, code, F.enqueued_at, NOW } })
   return 'retrying'
 elseif mode == 'dead' then
-  if reason ~= '' then
-    finish('dead_lettered', code, known, 'er', reason)
-  else
-    finish('dead_lettered', code, known)
-  end
+  local fields = {}
+  if reason ~= '' then fields = { F.error_reason, reason } end
+  set_state(J, STATE.dead_lettered, { from = st, ca = ca, ph = ph, code = code, fields = fields })
   return 'dead_lettered'
 elseif mode == 'cancel' then
-  finish('cancelled', code, known)
+  set_state(J, STATE.cancelled, { from = st, ca = ca, ph = ph, code = code })
   return 'cancelled'
 end
 return redis.error_reply('fail.lua: unknown mode ' .. tostring(mode))

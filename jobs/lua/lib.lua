@@ -1,46 +1,42 @@
--- lib.lua: shared prelude, prepended by the Go loader to every script that
--- acts on one job. It names the common KEYS and ARGV layout and holds the one
--- place where a job changes state.
+-- lib.lua: the shared prelude of every script that acts on one job, loaded
+-- after the generated schema.lua (F, EV, AU, STATE, TERMINAL, TRANSITIONS,
+-- INDEX, KEY, ARG, LEDGER_STATE: see schema.go). It reads the common KEYS
+-- and ARGV layout and holds set_state, the one place where a job changes
+-- state: every side effect of a transition (state field, tenant index,
+-- active and dead-letter indexes, ledger entry, TTLs) lives there.
 --
--- Common KEYS (built by keyspace.jobFamily; one hash tag, one slot):
---   KEYS[1]  job record (hash)          KEYS[2]  input (string)
---   KEYS[3]  result (string)            KEYS[4]  checkpoints (hash)
---   KEYS[5]  ledger entry (string)      KEYS[6]  document's max version (string)
---   KEYS[7]  outbox stream              KEYS[8]  audit stream
---   KEYS[9]  active index (zset)        KEYS[10] dlq index (zset)
---   KEYS[11..16] tenant state indexes of queued, running, retrying,
---                succeeded, dead_lettered, cancelled (the three open states
---                share one index: the same key three times)
--- Common ARGV:
---   ARGV[1] job key string   ARGV[2] now (unix ms, from the injected clock)
---   ARGV[3] input TTL ms     ARGV[4] result TTL ms (results, checkpoints, job record)
---   ARGV[5] ledger TTL ms (0 = forever)   ARGV[6] audit retention ms
--- Script-specific KEYS start at 17, script-specific ARGV at 7.
+-- Script-specific KEYS start at NKEYS + 1, script-specific ARGV at NARGS + 1.
 
-local K = {
-  job = KEYS[1], input = KEYS[2], result = KEYS[3], ckpt = KEYS[4],
-  ledger = KEYS[5], doc = KEYS[6], outbox = KEYS[7], audit = KEYS[8],
-  active = KEYS[9], dlq = KEYS[10],
+local NOW = tonumber(ARGV[ARG.now])
+local INPUT_TTL = tonumber(ARGV[ARG.input_ttl])
+local RESULT_TTL = tonumber(ARGV[ARG.result_ttl])
+local LEDGER_TTL = tonumber(ARGV[ARG.ledger_ttl])
+local AUDIT_RETENTION = tonumber(ARGV[ARG.audit_retention])
+
+-- SHARD holds the keys every job of the document shares: its shard's
+-- streams and indexes, and its tenant's state indexes (by INDEX name).
+local SHARD = {
+  doc = KEYS[KEY.doc], outbox = KEYS[KEY.outbox], audit = KEYS[KEY.audit],
+  active = KEYS[KEY.active], dlq = KEYS[KEY.dlq],
+  index = {
+    open = KEYS[KEY.idx_open], succeeded = KEYS[KEY.idx_succeeded],
+    dead_lettered = KEYS[KEY.idx_dead_lettered], cancelled = KEYS[KEY.idx_cancelled],
+  },
 }
-local STATE_INDEX = {
-  queued = KEYS[11], running = KEYS[12], retrying = KEYS[13],
-  succeeded = KEYS[14], dead_lettered = KEYS[15], cancelled = KEYS[16],
-}
-local JOBKEY = ARGV[1]
-local NOW = tonumber(ARGV[2])
-local INPUT_TTL = tonumber(ARGV[3])
-local RESULT_TTL = tonumber(ARGV[4])
-local LEDGER_TTL = tonumber(ARGV[5])
-local AUDIT_RETENTION = tonumber(ARGV[6])
 
-local TERMINAL = { succeeded = true, dead_lettered = true, cancelled = true }
+-- job_keys is the explicit key set of one job version: its own keys, read
+-- from KEYS[base + 1 ..] in JOB_KEYS order, and its key string.
+local function job_keys(base, key)
+  local J = { key = key }
+  for i, name in ipairs(JOB_KEYS) do
+    J[name] = KEYS[base + i]
+  end
+  return J
+end
 
--- The ledger entry is the small record that outlives the job (DESIGN.md,
--- Retention), packed to stay small: one state byte, the raw 32-byte payload
--- hash, the raw 16-byte eventId (zeros if none), then "finishedMs|code|flags"
--- (no flags are defined yet).
-local LEDGER_STATE = { succeeded = 's', dead_lettered = 'd', cancelled = 'c' }
-local LEDGER_STATE_NAME = { s = 'succeeded', d = 'dead_lettered', c = 'cancelled' }
+-- J is the job the script was called for (the common KEYS layout).
+local J = job_keys(0, ARGV[ARG.key])
+
 local ZERO_EVENT = string.rep('0', 32)
 
 local function unhex(h)
@@ -59,94 +55,114 @@ local function index_add(key, score, member)
 end
 
 local function audit_add(...)
-  redis.call('XADD', K.audit, 'MINID', '~', tostring(NOW - AUDIT_RETENTION), '*', ...)
+  redis.call('XADD', SHARD.audit, 'MINID', '~', tostring(NOW - AUDIT_RETENTION), '*', ...)
 end
 
--- move_state records a state change of the job in the state indexes.
--- created (the job's creation ms) is read when the caller does not know it.
-local function move_state(from, to, created)
-  if from and STATE_INDEX[from] == STATE_INDEX[to] then return end
-  created = tonumber(created or redis.call('HGET', K.job, 'ca'))
-  if from and STATE_INDEX[from] then
-    redis.call('ZREM', STATE_INDEX[from], JOBKEY)
+-- set_state changes job J's state from o.from (nil: the job is created) to
+-- to, checked against TRANSITIONS before anything is written: a transition
+-- it does not list is a broken invariant, raised as a script error (the
+-- script stops; Go reports it at lib.lua's line).
+-- It writes the state, F.updated_at and o.fields (more field, value pairs)
+-- in one HSET and maintains the tenant's state indexes (scored by o.ca, the
+-- job's creation ms, read when not given), the active index and, when the
+-- job ends, the dead-letter index, the ledger entry (o.code, and o.ph/o.ev
+-- or o.raw, the packed hash and eventId) and the TTLs of every bulky key.
+-- Expiry is set here, by the script that ends the job, never by a sweeper
+-- that could fall behind.
+local function set_state(J, to, o)
+  local from = o.from
+  local allowed = TRANSITIONS[from or 'new']
+  if not (allowed and allowed[to]) then
+    error('set_state: ' .. J.key .. ': transition ' .. tostring(from or 'new') .. ' -> ' .. to .. ' is not declared')
   end
-  index_add(STATE_INDEX[to], created, JOBKEY)
-end
+  local fields = { F.state, to, F.updated_at, NOW }
+  for _, v in ipairs(o.fields or {}) do
+    fields[#fields + 1] = v
+  end
+  if TERMINAL[to] then
+    fields[#fields + 1] = F.error_code
+    fields[#fields + 1] = o.code
+    fields[#fields + 1] = F.finished_at
+    fields[#fields + 1] = NOW
+  end
+  redis.call('HSET', J.job, unpack(fields))
 
--- finish ends the job: terminal state, ledger entry, and the TTLs of every
--- bulky key. Expiry is set here, by the script that ends the job, never by a
--- sweeper that could fall behind. j holds the job fields the caller already
--- read (st, ca, ph, ev; raw: the ledger's packed hash and eventId, when the
--- caller has them); missing ones are read here. extra are more job fields to
--- set in the same write.
-local function finish(to, code, j, ...)
-  j = j or {}
-  if not (j.st and j.ca and j.ph) then
-    local f = redis.call('HMGET', K.job, 'st', 'ca', 'ph', 'ev')
-    j = { st = f[1], ca = f[2], ph = f[3], ev = j.ev or f[4], raw = j.raw }
+  if not from then
+    index_add(SHARD.index[INDEX[to]], NOW, J.key)
+    redis.call('ZADD', SHARD.active, NOW, J.key)
+    return
   end
-  redis.call('HSET', K.job, 'st', to, 'ec', code, 'fa', NOW, 'ua', NOW, ...)
-  move_state(j.st, to, j.ca)
-  redis.call('ZREM', K.active, JOBKEY)
-  if to == 'dead_lettered' then
-    redis.call('ZADD', K.dlq, NOW, JOBKEY)
-    redis.call('ZREMRANGEBYSCORE', K.dlq, '-inf', '(' .. (NOW - RESULT_TTL))
+  if INDEX[from] ~= INDEX[to] then
+    local ca = tonumber(o.ca or redis.call('HGET', J.job, F.created_at))
+    redis.call('ZREM', SHARD.index[INDEX[from]], J.key)
+    index_add(SHARD.index[INDEX[to]], ca, J.key)
   end
-  local ledger = LEDGER_STATE[to] .. (j.raw or (unhex(j.ph) .. unhex(j.ev or ZERO_EVENT))) .. NOW .. '|' .. code .. '|'
+  if not TERMINAL[to] then return end
+
+  redis.call('ZREM', SHARD.active, J.key)
+  if to == STATE.dead_lettered then
+    redis.call('ZADD', SHARD.dlq, NOW, J.key)
+    redis.call('ZREMRANGEBYSCORE', SHARD.dlq, '-inf', '(' .. (NOW - RESULT_TTL))
+  end
+  local raw = o.raw
+  if not raw then
+    local ph, ev = o.ph, o.ev
+    if not ph then
+      local f = redis.call('HMGET', J.job, F.payload_hash, F.event_id)
+      ph, ev = f[1], ev or f[2]
+    end
+    raw = unhex(ph) .. unhex(ev or ZERO_EVENT)
+  end
+  local ledger = LEDGER_STATE[to] .. raw .. NOW .. '|' .. o.code .. '|'
   if LEDGER_TTL > 0 then
-    redis.call('SET', K.ledger, ledger, 'PX', LEDGER_TTL)
+    redis.call('SET', J.ledger, ledger, 'PX', LEDGER_TTL)
   else
-    redis.call('SET', K.ledger, ledger)
+    redis.call('SET', J.ledger, ledger)
   end
-  redis.call('PEXPIRE', K.input, INPUT_TTL)
-  if to ~= 'succeeded' then
-    redis.call('PEXPIRE', K.result, RESULT_TTL) -- commit.lua sets it with its TTL
+  redis.call('PEXPIRE', J.input, INPUT_TTL)
+  if to ~= STATE.succeeded then
+    redis.call('PEXPIRE', J.result, RESULT_TTL) -- commit.lua sets it with its TTL
   end
-  redis.call('PEXPIRE', K.job, RESULT_TTL)
-  if to == 'succeeded' then
+  redis.call('PEXPIRE', J.job, RESULT_TTL)
+  if to == STATE.succeeded then
     -- The result supersedes the stage outputs; a dead or cancelled job
     -- keeps them, for diagnosis, as long as a result would live.
-    redis.call('DEL', K.ckpt)
+    redis.call('DEL', J.ckpt)
   else
-    redis.call('PEXPIRE', K.ckpt, RESULT_TTL)
+    redis.call('PEXPIRE', J.ckpt, RESULT_TTL)
   end
 end
 
 -- split_ledger parses a ledger entry into {state, payload hash (hex),
 -- eventId (hex, '' if none), finished ms, code, flags}.
 local function split_ledger(v)
-  local ev = hex(string.sub(v, 34, 49))
+  local ev = hex(string.sub(v, LEDGER_HASH_END + 1, LEDGER_EVENT_END))
   if ev == ZERO_EVENT then ev = '' end
-  local ms, code, flags = string.match(string.sub(v, 50), '^(%d+)|([^|]*)|(.*)$')
-  return { LEDGER_STATE_NAME[string.sub(v, 1, 1)], hex(string.sub(v, 2, 33)), ev, ms, code, flags }
+  local ms, code, flags = string.match(string.sub(v, LEDGER_EVENT_END + 1), '^(%d+)|([^|]*)|(.*)$')
+  return { LEDGER_STATE_NAME[string.sub(v, 1, 1)], hex(string.sub(v, 2, LEDGER_HASH_END)), ev, ms, code, flags }
 end
 
--- create_job writes a new queued job with its input, outbox row and indexes.
--- Fields (the key itself names tenant, document and version): st state,
--- att attempts, rec recoveries, fen fence, tok latest claim token, ph payload
--- hash, ma/mr limits, ds deadline seconds, dl deadlineAt ms, ca/ua/eq/sa/fa
--- created/updated/enqueued/started/finished ms, ec error code, er error
--- reason (a rejected document's reason code; fail.lua), ev eventId,
--- rf/ra reprocessed from/as; the review: rv status, rca created ms, rop
--- operator, rn note, rda decided ms.
-local function create_job(ver, ph, blob, ma, mr, ds, rf)
-  redis.call('HSET', K.job, 'st', 'queued',
-    'att', 0, 'rec', 0, 'fen', 0, 'ph', ph, 'ma', ma, 'mr', mr, 'ds', ds,
-    'dl', NOW + tonumber(ds) * 1000, 'ca', NOW, 'ua', NOW, 'eq', NOW)
+-- create_job creates job J, queued, with its input, its limits, the
+-- document's version counter and its job.submitted outbox row; the
+-- creation's indexes are set_state's.
+local function create_job(J, ver, ph, blob, ma, mr, ds, rf)
+  local fields = { F.attempts, 0, F.recoveries, 0, F.fence, 0, F.payload_hash, ph,
+    F.max_attempts, ma, F.max_recoveries, mr, F.deadline_seconds, ds,
+    F.deadline_at, NOW + tonumber(ds) * 1000, F.created_at, NOW, F.enqueued_at, NOW }
   if rf ~= '' then
-    redis.call('HSET', K.job, 'rf', rf)
+    fields[#fields + 1] = F.reprocessed_from
+    fields[#fields + 1] = rf
   end
-  redis.call('SET', K.input, blob)
-  local maxv = tonumber(redis.call('GET', K.doc) or '0')
+  set_state(J, STATE.queued, { fields = fields })
+  redis.call('SET', J.input, blob)
+  local maxv = tonumber(redis.call('GET', SHARD.doc) or '0')
   if tonumber(ver) > maxv then
     maxv = ver
   end
   if LEDGER_TTL > 0 then
-    redis.call('SET', K.doc, maxv, 'PX', LEDGER_TTL)
+    redis.call('SET', SHARD.doc, maxv, 'PX', LEDGER_TTL)
   else
-    redis.call('SET', K.doc, maxv)
+    redis.call('SET', SHARD.doc, maxv)
   end
-  redis.call('XADD', K.outbox, '*', 't', 'job.submitted', 'k', JOBKEY, 'at', NOW)
-  index_add(STATE_INDEX.queued, NOW, JOBKEY)
-  redis.call('ZADD', K.active, NOW, JOBKEY)
+  redis.call('XADD', SHARD.outbox, '*', EV.type, 'job.submitted', EV.key, J.key, EV.at, NOW)
 end

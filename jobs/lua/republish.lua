@@ -5,9 +5,9 @@
 -- KEYS[1] job record   KEYS[2] outbox stream
 -- ARGV[1] job key      ARGV[2] now ms
 -- Returns: 1 when a row was appended, 0 when the job is missing or terminal.
-local st = redis.call('HGET', KEYS[1], 'st')
-if not st or st == 'succeeded' or st == 'dead_lettered' or st == 'cancelled' then
+local st = redis.call('HGET', KEYS[1], F.state)
+if not st or TERMINAL[st] then
   return 0
 end
-redis.call('XADD', KEYS[2], '*', 't', 'job.submitted', 'k', ARGV[1], 'at', ARGV[2], 'r', 'reconcile')
+redis.call('XADD', KEYS[2], '*', EV.type, 'job.submitted', EV.key, ARGV[1], EV.at, ARGV[2], EV.reason, 'reconcile')
 return 1

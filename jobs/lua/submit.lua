@@ -2,13 +2,13 @@
 -- All or nothing: job record + input + job.submitted outbox row + audit entry
 -- + indexes.
 --
--- KEYS: the common layout (lib.lua), plus
---   KEYS[17] request key (remembers that this request ID created the job), optional
--- ARGV: the common layout (lib.lua), plus
---   ARGV[7]  tenant             ARGV[8]  documentId      ARGV[9] version
---   ARGV[10] payload hash       ARGV[11] input blob
---   ARGV[12] maxAttempts        ARGV[13] maxRecoveries   ARGV[14] deadline seconds
---   ARGV[15] request TTL ms
+-- KEYS: the common layout (schema.go), plus
+--   KEYS[NKEYS+1] request key (remembers that this request ID created the job), optional
+-- ARGV: the common layout (schema.go), plus
+--   ARGV[NARGS+1] tenant          ARGV[NARGS+2] documentId     ARGV[NARGS+3] version
+--   ARGV[NARGS+4] payload hash    ARGV[NARGS+5] input blob
+--   ARGV[NARGS+6] maxAttempts     ARGV[NARGS+7] maxRecoveries  ARGV[NARGS+8] deadline seconds
+--   ARGV[NARGS+9] request TTL ms
 -- Returns (the job's fields follow so the caller needs no second read):
 --   {"created"}              a new job, exactly as requested
 --   {"created", inputExists, resultExists, field, value, ...}   the replay of
@@ -21,12 +21,12 @@
 -- A replay of a request ID answers what the original answered. Only a
 -- request that created the job is remembered: a dedupe stores nothing (its
 -- replay is a dedupe again anyway), so fresh request IDs cannot grow Redis.
-local tenant, doc, ver, ph = ARGV[7], ARGV[8], ARGV[9], ARGV[10]
-local req = KEYS[17]
+local tenant, ver, ph = ARGV[NARGS + 1], ARGV[NARGS + 3], ARGV[NARGS + 4]
+local req = KEYS[NKEYS + 1]
 
 local function with_job(status)
-  local out = { status, redis.call('EXISTS', K.input), redis.call('EXISTS', K.result) }
-  for _, v in ipairs(redis.call('HGETALL', K.job)) do
+  local out = { status, redis.call('EXISTS', J.input), redis.call('EXISTS', J.result) }
+  for _, v in ipairs(redis.call('HGETALL', J.job)) do
     out[#out + 1] = v
   end
   return out
@@ -39,26 +39,26 @@ if req then
     if prevph ~= ph then
       return { 'conflict' }
     end
-    if status == 'created' and redis.call('EXISTS', K.job) == 1 then
+    if status == 'created' and redis.call('EXISTS', J.job) == 1 then
       return with_job('created')
     end
   end
 end
 
-local existing = redis.call('HGET', K.job, 'ph')
+local existing = redis.call('HGET', J.job, F.payload_hash)
 if existing then
   if existing ~= ph then return { 'conflict' } end
 else
-  local ledger = redis.call('GET', K.ledger)
+  local ledger = redis.call('GET', J.ledger)
   if ledger then
-    if split_ledger(ledger)[2] ~= ph then return { 'conflict' } end
     local p = split_ledger(ledger)
+    if p[2] ~= ph then return { 'conflict' } end
     return { 'deduped_ledger', p[1], p[2], p[3], p[4], p[5] }
   else
-    create_job(ver, ph, ARGV[11], ARGV[12], ARGV[13], ARGV[14], '')
-    audit_add('a', 'submitted', 'tn', tenant, 'k', JOBKEY, 'nh', ph, 'at', NOW)
+    create_job(J, ver, ph, ARGV[NARGS + 5], ARGV[NARGS + 6], ARGV[NARGS + 7], ARGV[NARGS + 8], '')
+    audit_add(AU.action, 'submitted', AU.tenant, tenant, AU.key, J.key, AU.new_hash, ph, AU.at, NOW)
     if req then
-      redis.call('SET', req, 'created|' .. ph, 'PX', ARGV[15])
+      redis.call('SET', req, 'created|' .. ph, 'PX', ARGV[NARGS + 9])
     end
     -- The caller knows everything a new job holds: no read-back.
     return { 'created' }
