@@ -70,7 +70,7 @@ func (s *Server) decodeSubmit(c echo.Context, tenant string) (jobs.SubmitRequest
 func (s *Server) submitRequest(o *object, tenant, reqID string) (jobs.SubmitRequest, error) {
 	doc, ok := o.str("documentId", true)
 	if ok {
-		checkDocumentID(o, tenant, doc)
+		checkDocumentID(o, doc)
 	}
 	version, _ := o.integer("operationVersion", true, 1, jobs.MaxVersion)
 	content, ok := o.str("content", true)
@@ -92,16 +92,10 @@ func (s *Server) submitRequest(o *object, tenant, reqID string) (jobs.SubmitRequ
 	return jobs.SubmitRequest{Key: key, Content: content, Limits: limits, RequestID: reqID}, nil
 }
 
-// checkDocumentID reports the key builder's problem with doc, if any.
-func checkDocumentID(o *object, tenant, doc string) {
-	_, err := jobs.BuildKey(tenant, doc, 1)
-	var ve *jobs.ValidationError
-	if errors.As(err, &ve) {
-		for _, f := range ve.Fields {
-			if f.Field == "documentId" {
-				o.fail(f.Field, f.Problem)
-			}
-		}
+// checkDocumentID reports the key's problem with doc, if any.
+func checkDocumentID(o *object, doc string) {
+	if f := jobs.ValidateDocumentID(doc); f != nil {
+		o.fail(f.Field, f.Problem)
 	}
 }
 
@@ -170,8 +164,8 @@ func (s *Server) listJobs(c echo.Context) error {
 	}
 	if q.has("documentId") {
 		opts.DocumentID = q.get("documentId")
-		if _, err := jobs.BuildKey("aa", opts.DocumentID, 1); err != nil {
-			q.fail("documentId", "must be 1-128 characters of A-Z a-z 0-9 . _ ~ -, starting with a letter or digit")
+		if f := jobs.ValidateDocumentID(opts.DocumentID); f != nil {
+			q.fail(f.Field, f.Problem)
 		}
 	}
 	return respondList(s, c, q, &opts.Cursor, "jobs", func(ctx context.Context) (*jobs.JobPage, error) {

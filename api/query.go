@@ -85,11 +85,11 @@ func (q *query) cursor() (string, error) {
 	return c, nil
 }
 
-// tenant validates a tenant filter with the key builder's rules.
+// tenant validates a tenant filter with the key's rules.
 func (q *query) tenant(name string) string {
 	t := q.get(name)
-	if _, err := jobs.BuildKey(t, "x", 1); err != nil {
-		q.fail(name, "must match ^[a-z][a-z0-9-]{1,32}$")
+	if f := jobs.ValidateTenant(t); f != nil {
+		q.fail(name, f.Problem)
 		return ""
 	}
 	return t

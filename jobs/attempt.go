@@ -18,7 +18,7 @@ func (s *Store) Claim(ctx context.Context, k Key, token string) (*Claim, error) 
 	if token == "" {
 		return nil, fmt.Errorf("outbox: claim %s: empty token", k)
 	}
-	r, err := asReply(s.run(ctx, claimScript, s.familyKeys(k), s.familyArgs(k, token)...))
+	r, err := s.call(ctx, claimScript, s.familyKeys(k), s.familyArgs(k, token)...)
 	if err != nil {
 		return nil, fmt.Errorf("outbox: claim %s: %w", k, err)
 	}
@@ -56,17 +56,17 @@ func (s *Store) Checkpoint(ctx context.Context, k Key, fence int64, stage string
 	if err := checkKey(k); err != nil {
 		return err
 	}
-	v, err := s.run(ctx, checkpointScript, []string{s.keys.job(k), s.keys.checkpoints(k)}, fence, stage, data)
+	r, err := s.call(ctx, checkpointScript, []string{s.keys.job(k), s.keys.checkpoints(k)}, fence, stage, data)
 	if err != nil {
 		return fmt.Errorf("outbox: checkpoint %s: %w", k, err)
 	}
-	switch v {
+	switch r.status() {
 	case "ok":
 		return nil
 	case "stale":
 		return ErrStaleFence
 	}
-	return unexpected("checkpoint", fmt.Sprint(v))
+	return unexpected("checkpoint", r.status())
 }
 
 // Checkpoints returns the stored stage outputs of k, by stage name.
@@ -105,7 +105,7 @@ func (s *Store) Commit(ctx context.Context, k Key, fence int64, payloadHash stri
 		return nil, fmt.Errorf("outbox: commit %s: payload hash must be 64 hex digits", k)
 	}
 	args := s.familyArgs(k, fence, payloadHash, result, ev, raw)
-	r, err := asReply(s.run(ctx, commitScript, s.familyKeys(k), args...))
+	r, err := s.call(ctx, commitScript, s.familyKeys(k), args...)
 	if err != nil {
 		return nil, fmt.Errorf("outbox: commit %s: %w", k, err)
 	}
@@ -167,16 +167,15 @@ func (s *Store) end(ctx context.Context, k Key, fence int64, code, mode, reason 
 	if err := checkKey(k); err != nil {
 		return "", err
 	}
-	v, err := s.run(ctx, failScript, s.familyKeys(k), s.familyArgs(k, fence, code, mode, reason)...)
+	r, err := s.call(ctx, failScript, s.familyKeys(k), s.familyArgs(k, fence, code, mode, reason)...)
 	if err != nil {
 		return "", fmt.Errorf("outbox: %s %s: %w", mode, k, err)
 	}
-	st, _ := v.(string)
-	switch st {
+	switch st := r.status(); st {
 	case "stale":
 		return "", ErrStaleFence
 	case string(StateRetrying), string(StateDeadLettered), string(StateCancelled):
 		return State(st), nil
 	}
-	return "", unexpected("fail", st)
+	return "", unexpected("fail", r.status())
 }

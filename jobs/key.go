@@ -57,19 +57,42 @@ var ErrInvalidKey = errors.New("outbox: invalid key")
 // invalid part is reported, with the API's field names.
 func BuildKey(tenant, documentID string, version int64) (Key, error) {
 	var fields []FieldError
-	if !tenantRe.MatchString(tenant) {
-		fields = append(fields, FieldError{"tenant", "must match ^[a-z][a-z0-9-]{1,32}$"})
-	}
-	if !documentRe.MatchString(documentID) {
-		fields = append(fields, FieldError{"documentId", "must be 1-128 characters of A-Z a-z 0-9 . _ ~ -, starting with a letter or digit"})
-	}
-	if version < 1 || version > MaxVersion {
-		fields = append(fields, FieldError{"operationVersion", "must be an integer from 1 to 2147483647"})
+	for _, f := range []*FieldError{ValidateTenant(tenant), ValidateDocumentID(documentID), ValidateVersion(version)} {
+		if f != nil {
+			fields = append(fields, *f)
+		}
 	}
 	if fields != nil {
 		return Key{}, &ValidationError{Fields: fields}
 	}
 	return Key{Tenant: tenant, DocumentID: documentID, Version: version}, nil
+}
+
+// ValidateTenant checks a tenant name, the first part of a key; nil when it
+// is valid.
+func ValidateTenant(tenant string) *FieldError {
+	if tenantRe.MatchString(tenant) {
+		return nil
+	}
+	return &FieldError{"tenant", "must match ^[a-z][a-z0-9-]{1,32}$"}
+}
+
+// ValidateDocumentID checks a document ID, the second part of a key; nil
+// when it is valid.
+func ValidateDocumentID(documentID string) *FieldError {
+	if documentRe.MatchString(documentID) {
+		return nil
+	}
+	return &FieldError{"documentId", "must be 1-128 characters of A-Z a-z 0-9 . _ ~ -, starting with a letter or digit"}
+}
+
+// ValidateVersion checks an operation version, the third part of a key;
+// nil when it is valid.
+func ValidateVersion(version int64) *FieldError {
+	if version >= 1 && version <= MaxVersion {
+		return nil
+	}
+	return &FieldError{"operationVersion", "must be an integer from 1 to 2147483647"}
 }
 
 // ParseKey parses the string form of a key and validates it like BuildKey.

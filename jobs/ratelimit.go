@@ -80,7 +80,7 @@ func (s *Store) rateLimit(ctx context.Context, k Key, r Rate, op string) (reply,
 	}
 	interval := max(r.Per.Milliseconds()/int64(r.Count), 1)
 	keys := []string{rateKey(k.Tenant, "reprocess"), holdKey(k, "reprocess")}
-	res, err := asReply(s.run(ctx, rateLimitScript, keys, s.nowMs(), interval, r.Count, op, reprocessHold.Milliseconds()))
+	res, err := s.call(ctx, rateLimitScript, keys, s.nowMs(), interval, r.Count, op, reprocessHold.Milliseconds())
 	if err != nil {
 		return nil, fmt.Errorf("outbox: rate limit %s: %w", k.Tenant, err)
 	}

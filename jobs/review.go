@@ -15,11 +15,11 @@ func (s *Store) ApplyCommitted(ctx context.Context, k Key, eventID string) (*App
 	if eventID == "" {
 		return nil, fmt.Errorf("outbox: apply %s: empty eventId", k)
 	}
-	v, err := s.run(ctx, applyScript, []string{s.keys.job(k)}, s.nowMs(), eventID)
+	r, err := s.call(ctx, applyScript, []string{s.keys.job(k)}, s.nowMs(), eventID)
 	if err != nil {
 		return nil, fmt.Errorf("outbox: apply %s: %w", k, err)
 	}
-	switch v {
+	switch r.status() {
 	case "applied":
 		return &ApplyResult{Applied: true}, nil
 	case "duplicate_event":
@@ -27,7 +27,7 @@ func (s *Store) ApplyCommitted(ctx context.Context, k Key, eventID string) (*App
 	case "not_committed":
 		return &ApplyResult{Reason: "not_committed"}, nil
 	}
-	return nil, unexpected("apply", fmt.Sprint(v))
+	return nil, unexpected("apply", r.status())
 }
 
 // GetReview returns the review of job version k.
@@ -85,15 +85,12 @@ func (s *Store) Decide(ctx context.Context, k Key, operator, status, note string
 		return nil, fmt.Errorf("outbox: decide %s: status must be %s or %s", k, ReviewApproved, ReviewRejected)
 	}
 	keys := []string{s.keys.job(k), s.keys.audit(s.keys.shardOf(k))}
-	r, err := asReply(s.run(ctx, decideScript, keys, k.String(), s.nowMs(), status, operator, note, k.Tenant, ms(s.ret.Audit)))
+	r, err := s.call(ctx, decideScript, keys, k.String(), s.nowMs(), status, operator, note, k.Tenant, ms(s.ret.Audit))
 	if err != nil {
 		return nil, fmt.Errorf("outbox: decide %s: %w", k, err)
 	}
 	switch r.status() {
 	case "decided", "same":
-		if len(r) != 1+len(reviewFields) {
-			return nil, fmt.Errorf("outbox: decide %s: %w", k, errReplyLength("decide", r.status(), 1+len(reviewFields), len(r)))
-		}
 		rev := reviewFromFields(k, r[1:])
 		if rev == nil {
 			return nil, unexpected("decide", "review without status")

@@ -60,6 +60,7 @@ var (
 // the lines of the whole concatenation; the parts map them back to files.
 type script struct {
 	*redis.Script
+	name  string // the script's file
 	parts []scriptPart
 }
 
@@ -76,7 +77,7 @@ func newScript(file, body string, withLib bool) *script {
 		src += libLua
 	}
 	parts = append(parts, scriptPart{file, lineCount(body)})
-	return &script{Script: redis.NewScript(src + body), parts: parts}
+	return &script{Script: redis.NewScript(src + body), name: file, parts: parts}
 }
 
 // lineCount is the number of lines of a part that ends with a newline.
@@ -137,17 +138,6 @@ func (s *Store) run(ctx context.Context, sc *script, keys []string, args ...any)
 // reply is a script's array answer: a status word and its fields.
 type reply []any
 
-func asReply(v any, err error) (reply, error) {
-	if err != nil {
-		return nil, err
-	}
-	arr, ok := v.([]any)
-	if !ok || len(arr) == 0 {
-		return nil, fmt.Errorf("outbox: unexpected script reply %v", v)
-	}
-	return reply(arr), nil
-}
-
 func (r reply) status() string { return r.str(0) }
 
 func (r reply) str(i int) string {
@@ -167,10 +157,4 @@ var errUnexpected = errors.New("outbox: unexpected script status")
 
 func unexpected(script, status string) error {
 	return fmt.Errorf("%w %q from %s", errUnexpected, status, script)
-}
-
-// errReplyLength reports a script reply whose length does not match its
-// status: a script and its Go decoder disagree.
-func errReplyLength(script, status string, want, got int) error {
-	return fmt.Errorf("%w: %s answered %q with %d fields, want %d", errUnexpected, script, status, got, want)
 }
