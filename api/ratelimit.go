@@ -5,21 +5,23 @@ import (
 	"errors"
 	"net/http"
 
+	"github.com/redis/go-redis/v9"
+
+	"github.com/relayops/relayops/internal/clock"
 	"github.com/relayops/relayops/jobs"
 )
 
 // reprocessLimiter is the per-tenant reprocess budget: a token bucket of
-// Count tokens refilled at Count per Per, kept in Redis by the store so that
-// every API process draws on the same budget. A token is taken for one job
+// Count tokens refilled at Count per Per, kept in Redis so that every API
+// process draws on the same budget. A token is taken for one job
 // and held by it: concurrent calls reprocessing the same job share it, so
 // the repeats among them are never refused.
 type reprocessLimiter struct {
-	store *jobs.Store
-	rate  jobs.Rate
+	bucket *tokenBucket
 }
 
-func newReprocessLimiter(store *jobs.Store, r Rate) *reprocessLimiter {
-	return &reprocessLimiter{store: store, rate: jobs.Rate{Count: r.Count, Per: r.Per}}
+func newReprocessLimiter(rdb redis.UniversalClient, clk clock.Clock, r Rate) *reprocessLimiter {
+	return &reprocessLimiter{bucket: &tokenBucket{rdb: rdb, clock: clk, rate: r, kind: "reprocess"}}
 }
 
 // reservation is the admission of one reprocess call of a job.
@@ -38,19 +40,19 @@ func (r *reservation) release(ctx context.Context, err error) {
 	if !r.taken || err == nil || errors.Is(err, jobs.ErrIdempotencyConflict) {
 		return
 	}
-	_ = r.l.store.ReturnReprocessToken(context.WithoutCancel(ctx), r.key, r.l.rate)
+	_ = r.l.bucket.give(context.WithoutCancel(ctx), r.key)
 }
 
 // reserve admits a reprocess of job k, or answers 429 with the time until a
 // token is available.
 func (l *reprocessLimiter) reserve(ctx context.Context, k jobs.Key) (*reservation, error) {
-	g, err := l.store.TakeReprocessToken(ctx, k, l.rate)
+	g, err := l.bucket.take(ctx, k)
 	if err != nil {
 		return nil, err
 	}
-	if g.Wait > 0 {
+	if g.wait > 0 {
 		return nil, &Error{Status: http.StatusTooManyRequests, Code: CodeRateLimited,
-			Message: "reprocess rate limit reached for this tenant", RetryAfter: g.Wait}
+			Message: "reprocess rate limit reached for this tenant", RetryAfter: g.wait}
 	}
-	return &reservation{l: l, key: k, taken: g.Taken}, nil
+	return &reservation{l: l, key: k, taken: g.taken}, nil
 }

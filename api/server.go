@@ -202,7 +202,7 @@ func New(cfg Config) (*Server, error) {
 		log:       cfg.Logger,
 		store:     cfg.Store,
 		auth:      newAuthenticator(cfg.Tenants, cfg.Operators),
-		limiter:   newReprocessLimiter(cfg.Store, cfg.ReprocessRate),
+		limiter:   newReprocessLimiter(cfg.Store.Redis(), cfg.Clock, cfg.ReprocessRate),
 		metrics:   m,
 		collector: col,
 

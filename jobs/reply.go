@@ -57,7 +57,6 @@ var replyShapes = map[*script]map[string][]shape{
 		"decided": one(1 + len(reviewFields)), "same": one(1 + len(reviewFields)),
 		"other": one(1 + len(reviewFields)), "not_found": one(1),
 	},
-	rateLimitScript: {"taken": one(1), "held": one(1), "wait": one(2), "given": one(1), "none": one(1)},
 }
 
 // call runs a script and returns its reply, checked against replyShapes: a

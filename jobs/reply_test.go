@@ -51,7 +51,6 @@ func TestReplyShapes_MatchTheStatusesOfEveryScript(t *testing.T) {
 	sources := map[*script]string{
 		submitScript: submitLua, claimScript: claimLua, checkpointScript: checkpointLua, commitScript: commitLua,
 		failScript: failLua, reprocessScript: reprocessLua, applyScript: applyLua, decideScript: decideLua,
-		rateLimitScript: rateLimitLua,
 	}
 	status := regexp.MustCompile(`(?:return \{ ?|return |answer\(|with_job\(|local out = \{ )'(\w+)'`)
 	for sc, src := range sources {

@@ -39,8 +39,6 @@ var (
 	decideLua string
 	//go:embed lua/republish.lua
 	republishLua string
-	//go:embed lua/ratelimit.lua
-	rateLimitLua string
 )
 
 var (
@@ -53,7 +51,6 @@ var (
 	applyScript      = newScript("apply.lua", applyLua, false)
 	decideScript     = newScript("decide.lua", decideLua, false)
 	republishScript  = newScript("republish.lua", republishLua, false)
-	rateLimitScript  = newScript("ratelimit.lua", rateLimitLua, false)
 )
 
 // script is one Lua file with the prelude it is loaded after. Redis numbers
