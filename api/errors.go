@@ -19,8 +19,8 @@ import (
 	"github.com/relayops/relayops/jobs"
 )
 
-// Error codes of the JSON error body, as api/openapi.json lists them. The
-// code is the contract; the message is for people and may change.
+// Error codes of the JSON error body (api/openapi.json). The code is the
+// contract; the message is for people and may change.
 const (
 	CodeInvalidRequest       = "invalid_request"
 	CodeInvalidCursor        = "invalid_cursor"

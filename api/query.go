@@ -13,8 +13,7 @@ import (
 	"github.com/relayops/relayops/jobs"
 )
 
-// Page sizes of every list: default 50, max 500 (above is 400), as
-// api/openapi.json states.
+// Page sizes of every list (api/openapi.json: default 50, max 500).
 const (
 	DefaultLimit = 50
 	MaxLimit     = 500

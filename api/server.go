@@ -1,8 +1,9 @@
 // Package api is relayops' HTTP API: job submission and status for tenants,
 // reprocessing, the dead-letter queue, the audit trail and review decisions
 // for operators, health and readiness probes, Prometheus metrics and the
-// OpenAPI document. api/openapi.json is the contract: the server serves it
-// as /openapi.json, and the tests hold every answer against it.
+// OpenAPI document. The OpenAPI document (api/openapi.json, served at
+// /openapi.json) is the contract, and the tests hold every answer against
+// it.
 //
 // The server is an Echo application with a single error handler: every
 // failure, from a malformed body to an unreachable Redis, answers
@@ -215,7 +216,7 @@ func New(cfg Config) (*Server, error) {
 // Handler returns the server's http.Handler.
 func (s *Server) Handler() http.Handler { return s.echo }
 
-// routes builds the Echo application: the paths of api/openapi.json.
+// routes builds the Echo application; api/openapi.json lists every route.
 func (s *Server) routes() *echo.Echo {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true

@@ -16,11 +16,11 @@ func (s *Store) Claim(ctx context.Context, k Key, token string) (*Claim, error) 
 		return nil, err
 	}
 	if token == "" {
-		return nil, fmt.Errorf("outbox: claim %s: empty token", k)
+		return nil, fmt.Errorf("jobs: claim %s: empty token", k)
 	}
 	r, err := s.call(ctx, claimScript, s.familyKeys(k), s.familyArgs(k, token)...)
 	if err != nil {
-		return nil, fmt.Errorf("outbox: claim %s: %w", k, err)
+		return nil, fmt.Errorf("jobs: claim %s: %w", k, err)
 	}
 	switch r.status() {
 	case "not_found":
@@ -38,7 +38,7 @@ func (s *Store) Claim(ctx context.Context, k Key, token string) (*Claim, error) 
 		}
 		if blob, ok := r[9].(string); ok {
 			if c.Input, err = s.seal.open(k, []byte(blob)); err != nil {
-				return nil, fmt.Errorf("outbox: claim %s: %w", k, err)
+				return nil, fmt.Errorf("jobs: claim %s: %w", k, err)
 			}
 		} else {
 			c.InputExpired = true
@@ -58,7 +58,7 @@ func (s *Store) Checkpoint(ctx context.Context, k Key, fence int64, stage string
 	}
 	r, err := s.call(ctx, checkpointScript, []string{s.keys.job(k), s.keys.checkpoints(k)}, fence, stage, data)
 	if err != nil {
-		return fmt.Errorf("outbox: checkpoint %s: %w", k, err)
+		return fmt.Errorf("jobs: checkpoint %s: %w", k, err)
 	}
 	switch r.status() {
 	case "ok":
@@ -76,7 +76,7 @@ func (s *Store) Checkpoints(ctx context.Context, k Key) (map[string][]byte, erro
 	}
 	m, err := s.rdb.HGetAll(ctx, s.keys.checkpoints(k)).Result()
 	if err != nil {
-		return nil, fmt.Errorf("outbox: checkpoints %s: %w", k, err)
+		return nil, fmt.Errorf("jobs: checkpoints %s: %w", k, err)
 	}
 	out := make(map[string][]byte, len(m))
 	for stage, v := range m {
@@ -102,12 +102,12 @@ func (s *Store) Commit(ctx context.Context, k Key, fence int64, payloadHash stri
 	ev := newEventID()
 	raw, err := hex.DecodeString(payloadHash + ev)
 	if err != nil || len(raw) != 48 {
-		return nil, fmt.Errorf("outbox: commit %s: payload hash must be 64 hex digits", k)
+		return nil, fmt.Errorf("jobs: commit %s: payload hash must be 64 hex digits", k)
 	}
 	args := s.familyArgs(k, fence, payloadHash, result, ev, raw)
 	r, err := s.call(ctx, commitScript, s.familyKeys(k), args...)
 	if err != nil {
-		return nil, fmt.Errorf("outbox: commit %s: %w", k, err)
+		return nil, fmt.Errorf("jobs: commit %s: %w", k, err)
 	}
 	switch r.status() {
 	case "committed":
@@ -141,7 +141,7 @@ func (s *Store) DeadLetter(ctx context.Context, k Key, fence int64, code string)
 // bounds reason to a fixed set.
 func (s *Store) Reject(ctx context.Context, k Key, fence int64, reason string) error {
 	if reason == "" {
-		return fmt.Errorf("outbox: reject %s: empty reason", k)
+		return fmt.Errorf("jobs: reject %s: empty reason", k)
 	}
 	_, err := s.end(ctx, k, fence, CodePermanent, "dead", reason)
 	return err
@@ -169,7 +169,7 @@ func (s *Store) end(ctx context.Context, k Key, fence int64, code, mode, reason 
 	}
 	r, err := s.call(ctx, failScript, s.familyKeys(k), s.familyArgs(k, fence, code, mode, reason)...)
 	if err != nil {
-		return "", fmt.Errorf("outbox: %s %s: %w", mode, k, err)
+		return "", fmt.Errorf("jobs: %s %s: %w", mode, k, err)
 	}
 	switch st := r.status(); st {
 	case "stale":

@@ -20,7 +20,7 @@ func streamPos(id string, shard int, values map[string]any) (pos, error) {
 	ms, err1 := strconv.ParseInt(msPart, 10, 64)
 	seq, err2 := strconv.ParseUint(seqPart, 10, 64)
 	if !ok || err1 != nil || err2 != nil {
-		return pos{}, fmt.Errorf("outbox: bad stream id %q", id)
+		return pos{}, fmt.Errorf("jobs: bad stream id %q", id)
 	}
 	return pos{score: ms, member: fmt.Sprintf("%020d:%05d", seq, shard), values: values}, nil
 }
@@ -126,7 +126,7 @@ func (s *Store) ListAudit(ctx context.Context, o AuditOptions) (*AuditPage, erro
 		return out, ok, nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("outbox: list audit: %w", err)
+		return nil, fmt.Errorf("jobs: list audit: %w", err)
 	}
 	return &AuditPage{Entries: entries, NextCursor: next}, nil
 }

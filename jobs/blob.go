@@ -38,15 +38,15 @@ func newSealer(key []byte) (sealer, error) {
 		return sealer{}, nil
 	}
 	if len(key) != 32 {
-		return sealer{}, fmt.Errorf("outbox: data key must be 32 bytes, got %d", len(key))
+		return sealer{}, fmt.Errorf("jobs: data key must be 32 bytes, got %d", len(key))
 	}
 	block, err := aes.NewCipher(key)
 	if err != nil {
-		return sealer{}, fmt.Errorf("outbox: data key: %w", err)
+		return sealer{}, fmt.Errorf("jobs: data key: %w", err)
 	}
 	aead, err := cipher.NewGCM(block)
 	if err != nil {
-		return sealer{}, fmt.Errorf("outbox: data key: %w", err)
+		return sealer{}, fmt.Errorf("jobs: data key: %w", err)
 	}
 	return sealer{aead: aead}, nil
 }
@@ -69,7 +69,7 @@ func (s sealer) seal(k Key, content string) ([]byte, error) {
 	}
 	nonce := make([]byte, s.aead.NonceSize())
 	if _, err := rand.Read(nonce); err != nil {
-		return nil, fmt.Errorf("outbox: nonce: %w", err)
+		return nil, fmt.Errorf("jobs: nonce: %w", err)
 	}
 	tag := byte(blobEncrypted)
 	if deflated {
@@ -119,7 +119,7 @@ func inflate(b []byte) (string, error) {
 // errUndecryptable is returned for a blob that cannot be opened: corrupted, encrypted
 // with another key, moved between documents, or encrypted while this
 // process has no key.
-var errUndecryptable = errors.New("outbox: stored input cannot be decrypted with the configured data key")
+var errUndecryptable = errors.New("jobs: stored input cannot be decrypted with the configured data key")
 
 func (s sealer) open(k Key, blob []byte) (string, error) {
 	if len(blob) == 0 {

@@ -25,16 +25,16 @@ func CanonicalHash(doc []byte) (string, error) {
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err != nil {
-		return "", fmt.Errorf("outbox: canonical hash: %w", err)
+		return "", fmt.Errorf("jobs: canonical hash: %w", err)
 	}
 	if dec.More() {
-		return "", fmt.Errorf("outbox: canonical hash: trailing data")
+		return "", fmt.Errorf("jobs: canonical hash: trailing data")
 	}
 	// encoding/json sorts map keys and writes no whitespace; json.Number is
 	// written verbatim.
 	canon, err := json.Marshal(v)
 	if err != nil {
-		return "", fmt.Errorf("outbox: canonical hash: %w", err)
+		return "", fmt.Errorf("jobs: canonical hash: %w", err)
 	}
 	sum := sha256.Sum256(canon)
 	return hex.EncodeToString(sum[:]), nil

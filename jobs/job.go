@@ -43,16 +43,16 @@ const (
 
 // Sentinel errors of the store.
 var (
-	ErrNotFound            = errors.New("outbox: job not found")
-	ErrIdempotencyConflict = errors.New("outbox: idempotency conflict: same key, different payload")
-	ErrStaleFence          = errors.New("outbox: stale fence")
-	ErrNotDeadLettered     = errors.New("outbox: job is not dead-lettered")
-	ErrJobCancelled        = errors.New("outbox: job is cancelled")
-	ErrInputExpired        = errors.New("outbox: input expired")
-	ErrResultExpired       = errors.New("outbox: result expired")
-	ErrInvalidCursor       = errors.New("outbox: invalid cursor")
-	ErrReviewNotFound      = errors.New("outbox: review not found")
-	ErrReviewDecided       = errors.New("outbox: review already decided otherwise")
+	ErrNotFound            = errors.New("jobs: job not found")
+	ErrIdempotencyConflict = errors.New("jobs: idempotency conflict: same key, different payload")
+	ErrStaleFence          = errors.New("jobs: stale fence")
+	ErrNotDeadLettered     = errors.New("jobs: job is not dead-lettered")
+	ErrJobCancelled        = errors.New("jobs: job is cancelled")
+	ErrInputExpired        = errors.New("jobs: input expired")
+	ErrResultExpired       = errors.New("jobs: result expired")
+	ErrInvalidCursor       = errors.New("jobs: invalid cursor")
+	ErrReviewNotFound      = errors.New("jobs: review not found")
+	ErrReviewDecided       = errors.New("jobs: review already decided otherwise")
 )
 
 // Limits are fixed on a job at submission. Their defaults are

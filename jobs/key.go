@@ -43,14 +43,14 @@ func (e *ValidationError) Error() string {
 	for i, f := range e.Fields {
 		parts[i] = f.Field + ": " + f.Problem
 	}
-	return "outbox: invalid key: " + strings.Join(parts, "; ")
+	return "jobs: invalid key: " + strings.Join(parts, "; ")
 }
 
 // Is reports whether target is ErrInvalidKey.
 func (e *ValidationError) Is(target error) bool { return target == ErrInvalidKey }
 
 // ErrInvalidKey is matched by every key validation failure.
-var ErrInvalidKey = errors.New("outbox: invalid key")
+var ErrInvalidKey = errors.New("jobs: invalid key")
 
 // BuildKey validates its parts and returns the job key. It is the only
 // constructor of a Key: no code path builds one without a tenant. Every

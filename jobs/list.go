@@ -62,7 +62,7 @@ func checkLimit(limit int) (int, error) {
 		return DefaultLimit, nil
 	}
 	if limit < 0 || limit > MaxLimit {
-		return 0, fmt.Errorf("outbox: limit must be 1..%d, got %d", MaxLimit, limit)
+		return 0, fmt.Errorf("jobs: limit must be 1..%d, got %d", MaxLimit, limit)
 	}
 	return limit, nil
 }
@@ -233,7 +233,7 @@ func (s *Store) loadJobs(ctx context.Context, batch []pos, keep func(*Job) bool)
 	for i, p := range batch {
 		k, err := ParseKey(p.member)
 		if err != nil {
-			return nil, nil, fmt.Errorf("outbox: index holds a bad key %q", p.member)
+			return nil, nil, fmt.Errorf("jobs: index holds a bad key %q", p.member)
 		}
 		keys[i] = k
 		cmds[i] = pipe.HGetAll(ctx, s.keys.job(k))
@@ -276,7 +276,7 @@ func (s *Store) ListJobs(ctx context.Context, o ListOptions) (*JobPage, error) {
 		return nil, err
 	}
 	if o.State != "" && !o.State.Valid() {
-		return nil, fmt.Errorf("outbox: unknown state %q", o.State)
+		return nil, fmt.Errorf("jobs: unknown state %q", o.State)
 	}
 	states := indexStates
 	if o.State != "" {
@@ -305,7 +305,7 @@ func (s *Store) ListJobs(ctx context.Context, o ListOptions) (*JobPage, error) {
 		})
 	})
 	if err != nil {
-		return nil, fmt.Errorf("outbox: list jobs: %w", err)
+		return nil, fmt.Errorf("jobs: list jobs: %w", err)
 	}
 	return &JobPage{Jobs: jobs, NextCursor: next}, nil
 }
@@ -325,7 +325,7 @@ func (s *Store) ListDLQ(ctx context.Context, o DLQOptions) (*JobPage, error) {
 		})
 	})
 	if err != nil {
-		return nil, fmt.Errorf("outbox: list dlq: %w", err)
+		return nil, fmt.Errorf("jobs: list dlq: %w", err)
 	}
 	return &JobPage{Jobs: jobs, NextCursor: next}, nil
 }
@@ -346,7 +346,7 @@ func (s *Store) ListReviews(ctx context.Context, o ReviewOptions) (*ReviewPage, 
 		for i, p := range b {
 			k, err := ParseKey(p.member)
 			if err != nil {
-				return nil, nil, fmt.Errorf("outbox: index holds a bad key %q", p.member)
+				return nil, nil, fmt.Errorf("jobs: index holds a bad key %q", p.member)
 			}
 			keys[i], cmds[i] = k, pipe.HMGet(ctx, s.keys.job(k), reviewFields...)
 		}
@@ -361,7 +361,7 @@ func (s *Store) ListReviews(ctx context.Context, o ReviewOptions) (*ReviewPage, 
 		return out, ok, nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("outbox: list reviews: %w", err)
+		return nil, fmt.Errorf("jobs: list reviews: %w", err)
 	}
 	return &ReviewPage{Reviews: revs, NextCursor: next}, nil
 }

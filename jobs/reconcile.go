@@ -22,7 +22,7 @@ func (s *Store) StaleJobs(ctx context.Context, before time.Time, limit int) ([]K
 		})
 	}
 	if _, err := pipe.Exec(ctx); err != nil {
-		return nil, fmt.Errorf("outbox: stale jobs: %w", err)
+		return nil, fmt.Errorf("jobs: stale jobs: %w", err)
 	}
 	var all []redis.Z
 	for _, c := range cmds {
@@ -33,7 +33,7 @@ func (s *Store) StaleJobs(ctx context.Context, before time.Time, limit int) ([]K
 	for _, z := range all[:min(limit, len(all))] {
 		k, err := ParseKey(z.Member.(string))
 		if err != nil {
-			return nil, fmt.Errorf("outbox: active index holds a bad key %q", z.Member)
+			return nil, fmt.Errorf("jobs: active index holds a bad key %q", z.Member)
 		}
 		out = append(out, k)
 	}
@@ -49,7 +49,7 @@ func (s *Store) Republish(ctx context.Context, k Key) (bool, error) {
 	v, err := s.run(ctx, republishScript, []string{s.keys.job(k), s.keys.outbox(s.keys.shardOf(k))}, k.String(), s.nowMs())
 	n, _ := v.(int64)
 	if err != nil {
-		return false, fmt.Errorf("outbox: republish %s: %w", k, err)
+		return false, fmt.Errorf("jobs: republish %s: %w", k, err)
 	}
 	return n == 1, nil
 }
@@ -62,7 +62,7 @@ func (s *Store) OldestActive(ctx context.Context) (time.Time, bool, error) {
 		cmds[sh] = pipe.ZRangeWithScores(ctx, s.keys.active(sh), 0, 0)
 	}
 	if _, err := pipe.Exec(ctx); err != nil {
-		return time.Time{}, false, fmt.Errorf("outbox: oldest active: %w", err)
+		return time.Time{}, false, fmt.Errorf("jobs: oldest active: %w", err)
 	}
 	var oldest int64
 	found := false

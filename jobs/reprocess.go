@@ -12,10 +12,10 @@ import (
 // ErrReprocessRace is returned when the document's versions kept moving under
 // a reprocess for every try; it should not happen outside of a storm of
 // concurrent submissions to one document.
-var ErrReprocessRace = errors.New("outbox: reprocess: document version kept changing")
+var ErrReprocessRace = errors.New("jobs: reprocess: document version kept changing")
 
-// Reprocess runs a dead-lettered job again as the document's next version
-// (DESIGN.md, Operator actions). Repeating it returns the same new job
+// Reprocess runs a dead-lettered job again as the document's next version;
+// the dead job stays as it was, linked to the new one. Repeating it returns the same new job
 // (Repeat true); a repeat with different content is ErrIdempotencyConflict.
 func (s *Store) Reprocess(ctx context.Context, req ReprocessRequest) (*ReprocessResult, error) {
 	k := req.Key
@@ -23,7 +23,7 @@ func (s *Store) Reprocess(ctx context.Context, req ReprocessRequest) (*Reprocess
 		return nil, err
 	}
 	if req.Operator == "" || req.Reason == "" {
-		return nil, errors.New("outbox: reprocess needs an operator and a reason")
+		return nil, errors.New("jobs: reprocess needs an operator and a reason")
 	}
 	given, ph, blob := "0", "", []byte(nil)
 	if req.Content != nil {
@@ -37,7 +37,7 @@ func (s *Store) Reprocess(ctx context.Context, req ReprocessRequest) (*Reprocess
 	for range 8 {
 		maxv, err := s.rdb.Get(ctx, s.keys.document(k)).Result()
 		if err != nil && !errors.Is(err, redis.Nil) {
-			return nil, fmt.Errorf("outbox: reprocess %s: %w", k, err)
+			return nil, fmt.Errorf("jobs: reprocess %s: %w", k, err)
 		}
 		if maxv == "" {
 			maxv = "0"
@@ -50,13 +50,13 @@ func (s *Store) Reprocess(ctx context.Context, req ReprocessRequest) (*Reprocess
 		args := s.familyArgs(k, newKey.String(), maxv, req.Operator, req.Reason, given, ph, blob, k.Tenant)
 		r, err := s.call(ctx, reprocessScript, keys, args...)
 		if err != nil {
-			return nil, fmt.Errorf("outbox: reprocess %s: %w", k, err)
+			return nil, fmt.Errorf("jobs: reprocess %s: %w", k, err)
 		}
 		switch r.status() {
 		case "created", "repeat":
 			j, err := s.Get(ctx, newKey)
 			if err != nil {
-				return nil, fmt.Errorf("outbox: reprocess %s: read back: %w", k, err)
+				return nil, fmt.Errorf("jobs: reprocess %s: read back: %w", k, err)
 			}
 			return &ReprocessResult{Job: j, Repeat: r.status() == "repeat"}, nil
 		case "moved":
@@ -78,7 +78,7 @@ func (s *Store) nextKey(k Key, maxv, target string) (Key, error) {
 	}
 	n, err := strconv.ParseInt(maxv, 10, 64)
 	if err != nil {
-		return Key{}, fmt.Errorf("outbox: reprocess %s: bad max version %q", k, maxv)
+		return Key{}, fmt.Errorf("jobs: reprocess %s: bad max version %q", k, maxv)
 	}
 	return k.WithVersion(max(n, k.Version) + 1)
 }

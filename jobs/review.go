@@ -13,11 +13,11 @@ func (s *Store) ApplyCommitted(ctx context.Context, k Key, eventID string) (*App
 		return nil, err
 	}
 	if eventID == "" {
-		return nil, fmt.Errorf("outbox: apply %s: empty eventId", k)
+		return nil, fmt.Errorf("jobs: apply %s: empty eventId", k)
 	}
 	r, err := s.call(ctx, applyScript, []string{s.keys.job(k)}, s.nowMs(), eventID)
 	if err != nil {
-		return nil, fmt.Errorf("outbox: apply %s: %w", k, err)
+		return nil, fmt.Errorf("jobs: apply %s: %w", k, err)
 	}
 	switch r.status() {
 	case "applied":
@@ -37,7 +37,7 @@ func (s *Store) GetReview(ctx context.Context, k Key) (*Review, error) {
 	}
 	v, err := s.rdb.HMGet(ctx, s.keys.job(k), reviewFields...).Result()
 	if err != nil {
-		return nil, fmt.Errorf("outbox: review %s: %w", k, err)
+		return nil, fmt.Errorf("jobs: review %s: %w", k, err)
 	}
 	r := reviewFromFields(k, v)
 	if r == nil {
@@ -82,12 +82,12 @@ func (s *Store) Decide(ctx context.Context, k Key, operator, status, note string
 		return nil, err
 	}
 	if status != ReviewApproved && status != ReviewRejected {
-		return nil, fmt.Errorf("outbox: decide %s: status must be %s or %s", k, ReviewApproved, ReviewRejected)
+		return nil, fmt.Errorf("jobs: decide %s: status must be %s or %s", k, ReviewApproved, ReviewRejected)
 	}
 	keys := []string{s.keys.job(k), s.keys.audit(s.keys.shardOf(k))}
 	r, err := s.call(ctx, decideScript, keys, k.String(), s.nowMs(), status, operator, note, k.Tenant, ms(s.ret.Audit))
 	if err != nil {
-		return nil, fmt.Errorf("outbox: decide %s: %w", k, err)
+		return nil, fmt.Errorf("jobs: decide %s: %w", k, err)
 	}
 	switch r.status() {
 	case "decided", "same":

@@ -150,7 +150,7 @@ func (r reply) str(i int) string {
 	return ""
 }
 
-var errUnexpected = errors.New("outbox: unexpected script status")
+var errUnexpected = errors.New("jobs: unexpected script status")
 
 func unexpected(script, status string) error {
 	return fmt.Errorf("%w %q from %s", errUnexpected, status, script)

@@ -69,19 +69,19 @@ func (s *Store) Backlog(ctx context.Context) (*Backlog, error) {
 	}
 	_, _ = pipe.Exec(ctx) // errors are judged per command below
 	if err := now.Err(); err != nil {
-		return nil, fmt.Errorf("outbox: backlog: %w", err)
+		return nil, fmt.Errorf("jobs: backlog: %w", err)
 	}
 	b := &Backlog{Now: now.Val(), Shards: make([]ShardBacklog, s.shards)}
 	after := make([]string, s.shards) // XRANGE start of each shard's undelivered entries; "" = none
 	for sh := range s.shards {
 		sb, start, err := shardBacklog(sh, groups[sh], pending[sh], lens[sh])
 		if err != nil {
-			return nil, fmt.Errorf("outbox: backlog shard %d: %w", sh, err)
+			return nil, fmt.Errorf("jobs: backlog shard %d: %w", sh, err)
 		}
 		b.Shards[sh], after[sh] = sb, start
 	}
 	if err := s.firstUndelivered(ctx, b, after); err != nil {
-		return nil, fmt.Errorf("outbox: backlog: %w", err)
+		return nil, fmt.Errorf("jobs: backlog: %w", err)
 	}
 	return b, nil
 }
@@ -227,7 +227,7 @@ func (s *Store) DLQSize(ctx context.Context) (int64, error) {
 		cmds[sh] = pipe.ZCard(ctx, s.keys.dlq(sh))
 	}
 	if _, err := pipe.Exec(ctx); err != nil {
-		return 0, fmt.Errorf("outbox: dlq size: %w", err)
+		return 0, fmt.Errorf("jobs: dlq size: %w", err)
 	}
 	var n int64
 	for _, c := range cmds {

@@ -87,20 +87,20 @@ func (c Config) withDefaults() Config {
 func (c Config) validate() error {
 	var errs []error
 	if c.Redis == nil {
-		errs = append(errs, errors.New("outbox: Config.Redis is required"))
+		errs = append(errs, errors.New("jobs: Config.Redis is required"))
 	}
 	if c.Shards < 1 || c.Shards > 16384 {
-		errs = append(errs, fmt.Errorf("outbox: Config.Shards must be 1..16384, got %d", c.Shards))
+		errs = append(errs, fmt.Errorf("jobs: Config.Shards must be 1..16384, got %d", c.Shards))
 	}
 	if rc, ok := c.Redis.(*redis.Client); ok && rc.Options().MaxRetries > 0 {
-		errs = append(errs, errors.New("outbox: Config.Redis must not retry commands (set MaxRetries -1); use NewRedisClient"))
+		errs = append(errs, errors.New("jobs: Config.Redis must not retry commands (set MaxRetries -1); use NewRedisClient"))
 	}
 	r := c.Retention
 	if r.Input < time.Millisecond || r.Result < time.Millisecond || r.Outbox < time.Millisecond || r.Audit < time.Millisecond {
-		errs = append(errs, errors.New("outbox: Config.Retention durations must be at least 1ms"))
+		errs = append(errs, errors.New("jobs: Config.Retention durations must be at least 1ms"))
 	}
 	if r.Ledger != 0 && r.Ledger < r.Result {
-		errs = append(errs, errors.New("outbox: Config.Retention.Ledger must outlive Result (or be 0, forever)"))
+		errs = append(errs, errors.New("jobs: Config.Retention.Ledger must outlive Result (or be 0, forever)"))
 	}
 	return errors.Join(errs...)
 }
@@ -137,7 +137,7 @@ func NewStore(cfg Config) (*Store, error) {
 func NewRedisClient(url string) (*redis.Client, error) {
 	opt, err := redis.ParseURL(url)
 	if err != nil {
-		return nil, fmt.Errorf("outbox: redis url: %w", err)
+		return nil, fmt.Errorf("jobs: redis url: %w", err)
 	}
 	opt.MaxRetries = -1
 	opt.DialerRetries = 1 // go-redis otherwise dials 5 times, 100ms apart, whatever MaxRetries says
@@ -215,7 +215,7 @@ func (s *Store) Get(ctx context.Context, k Key) (*Job, error) {
 	res := pipe.Exists(ctx, s.keys.result(k))
 	led := pipe.Get(ctx, s.keys.ledger(k))
 	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
-		return nil, fmt.Errorf("outbox: get %s: %w", k, err)
+		return nil, fmt.Errorf("jobs: get %s: %w", k, err)
 	}
 	if len(all.Val()) == 0 {
 		if led.Err() != nil {
@@ -239,7 +239,7 @@ func (s *Store) Input(ctx context.Context, k Key) (string, error) {
 		return "", ErrInputExpired
 	}
 	if err != nil {
-		return "", fmt.Errorf("outbox: input %s: %w", k, err)
+		return "", fmt.Errorf("jobs: input %s: %w", k, err)
 	}
 	return s.seal.open(k, b)
 }
@@ -254,7 +254,7 @@ func (s *Store) Result(ctx context.Context, k Key) ([]byte, error) {
 		return nil, ErrResultExpired
 	}
 	if err != nil {
-		return nil, fmt.Errorf("outbox: result %s: %w", k, err)
+		return nil, fmt.Errorf("jobs: result %s: %w", k, err)
 	}
 	return b, nil
 }
@@ -293,7 +293,7 @@ type ledgerEntry struct {
 }
 
 func parseLedger(v string) (ledgerEntry, error) {
-	bad := fmt.Errorf("outbox: malformed ledger entry (%d bytes)", len(v))
+	bad := fmt.Errorf("jobs: malformed ledger entry (%d bytes)", len(v))
 	if len(v) <= ledgerEventEnd {
 		return ledgerEntry{}, bad
 	}

@@ -44,13 +44,13 @@ func (l Limits) WithDefaults() Limits {
 func (l Limits) validate() error {
 	var errs []error
 	if l.MaxAttempts < 1 {
-		errs = append(errs, fmt.Errorf("outbox: Limits.MaxAttempts must be at least 1, got %d", l.MaxAttempts))
+		errs = append(errs, fmt.Errorf("jobs: Limits.MaxAttempts must be at least 1, got %d", l.MaxAttempts))
 	}
 	if l.MaxRecoveries < 0 {
-		errs = append(errs, fmt.Errorf("outbox: Limits.MaxRecoveries must not be negative, got %d", l.MaxRecoveries))
+		errs = append(errs, fmt.Errorf("jobs: Limits.MaxRecoveries must not be negative, got %d", l.MaxRecoveries))
 	}
 	if l.Deadline < time.Second || l.Deadline%time.Second != 0 {
-		errs = append(errs, fmt.Errorf("outbox: Limits.Deadline must be whole seconds, at least 1s, got %s", l.Deadline))
+		errs = append(errs, fmt.Errorf("jobs: Limits.Deadline must be whole seconds, at least 1s, got %s", l.Deadline))
 	}
 	return errors.Join(errs...)
 }
@@ -82,7 +82,7 @@ func (s *Store) Submit(ctx context.Context, req SubmitRequest) (*SubmitResult, e
 		lim.MaxAttempts, lim.MaxRecoveries, int64(lim.Deadline/time.Second), ms(requestTTL))
 	r, err := s.call(ctx, submitScript, keys, args...)
 	if err != nil {
-		return nil, fmt.Errorf("outbox: submit %s: %w", k, err)
+		return nil, fmt.Errorf("jobs: submit %s: %w", k, err)
 	}
 	switch r.status() {
 	case "conflict":

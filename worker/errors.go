@@ -15,7 +15,7 @@ import (
 // Kind is the class of a failed attempt. Every error is exactly one kind.
 type Kind int
 
-// The kinds of failure (docs/architecture.md, Invariants: error classes).
+// The kinds of failure, each with its own retry and dead-letter rule.
 const (
 	// KindTransient: retry with backoff while business attempts remain.
 	KindTransient Kind = iota + 1

@@ -27,7 +27,8 @@ import (
 )
 
 // Config configures a Worker. Zero fields take the stated defaults, which
-// match the configuration table of the README.
+// match the README's configuration table (internal/app maps the
+// environment onto them).
 type Config struct {
 	// Store is the job store (its Redis client must not retry). Required.
 	Store *jobs.Store
