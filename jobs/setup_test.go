@@ -64,7 +64,7 @@ func (x *bundle) outboxRows(t *testing.T, k Key, typ string) []map[string]any {
 	require.NoError(t, err)
 	var out []map[string]any
 	for _, m := range msgs {
-		if m.Values["k"] == k.String() && m.Values["t"] == typ {
+		if m.Values[evKey] == k.String() && m.Values[evType] == typ {
 			out = append(out, m.Values)
 		}
 	}
@@ -101,8 +101,4 @@ func (x *bundle) snapshot(t *testing.T) map[string]string {
 		out[k] = typ + ":" + fmt.Sprint(v)
 	}
 	return out
-}
-
-func xaddArgs(stream string, k Key, eventID string) *redis.XAddArgs {
-	return &redis.XAddArgs{Stream: stream, Values: []any{"t", EventExtractionCommitted, "k", k.String(), "e", eventID}}
 }

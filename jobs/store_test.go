@@ -337,7 +337,7 @@ func TestNaiveDualWrite_CrashBeforePublish_LosesTheEvent(t *testing.T) {
 			}
 			require.NoError(t, x.rdb.XAdd(x.ctx, &redis.XAddArgs{
 				Stream: x.store.keys.outbox(x.store.keys.shardOf(k)),
-				Values: []any{"t", EventExtractionCommitted, "k", k.String(), "e", "evt"},
+				Values: []any{evType, EventExtractionCommitted, evKey, k.String(), evEventID, "evt"},
 			}).Err())
 		}
 		naive(true)
