@@ -39,6 +39,20 @@ func TestSubmit_New_WritesJobInputOutboxAndAudit(t *testing.T) {
 	})
 }
 
+// Submit answers a new job without reading it back: the answer must be
+// exactly the record the script wrote.
+func TestSubmit_CreatedAnswer_IsTheStoredRecord(t *testing.T) {
+	redistest.Backends(t, func(t *testing.T, b *redistest.Backend) {
+		x := setup(t, b, nil)
+		k := mustKey(t, "acme", "inv-1", 1)
+		r, err := x.store.Submit(x.ctx, SubmitRequest{Key: k, Content: "c", Limits: Limits{MaxAttempts: 2, MaxRecoveries: 0, Deadline: time.Hour}})
+		require.NoError(t, err)
+		stored, err := x.store.Get(x.ctx, k)
+		require.NoError(t, err)
+		require.Equal(t, stored, r.Job)
+	})
+}
+
 func TestSubmit_SameKeySamePayload_Dedupes(t *testing.T) {
 	redistest.Backends(t, func(t *testing.T, b *redistest.Backend) {
 		x := setup(t, b, nil)

@@ -25,9 +25,6 @@ func (s *Store) OutboxStream(shard int) string { return s.keys.outbox(shard) }
 // OutboxRetention is how long acked outbox entries are kept.
 func (s *Store) OutboxRetention() time.Duration { return s.ret.Outbox }
 
-// ShardOf returns the shard that holds k.
-func (s *Store) ShardOf(k Key) int { return s.keys.shardOf(k) }
-
 // ParseEvent decodes one entry of a shard's outbox stream.
 func ParseEvent(shard int, m redis.XMessage) (Event, error) {
 	k, err := ParseKey(str(m.Values, evKey))

@@ -7,7 +7,9 @@ import (
 	"time"
 )
 
-// newJob is the record submit.lua writes for a new job.
+// newJob is the record lib.lua's create_job writes for a new job, built
+// without reading it back (a submission's one round trip);
+// TestSubmit_CreatedAnswer_IsTheStoredRecord holds the two together.
 func newJob(k Key, nowMs int64, ph string, lim Limits) *Job {
 	now := time.UnixMilli(nowMs).UTC()
 	return &Job{

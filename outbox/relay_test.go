@@ -94,7 +94,7 @@ func TestRelay_RepublishedCommit_IsAbsorbedByConsumer(t *testing.T) {
 		k := mustKey(t, "acme", "inv-1", 1)
 		ev := x.succeed(t, k)
 		// Duplicate the committed row, as a crash before XACK would.
-		shard := x.store.ShardOf(k)
+		shard := jobs.Shard(k.Tenant, k.DocumentID, x.store.Shards())
 		require.NoError(t, x.rdb.XAdd(x.ctx, xaddArgs(x.store.OutboxStream(shard), k, ev)).Err())
 		_, err := r.Drain(x.ctx)
 		require.NoError(t, err)
