@@ -110,19 +110,36 @@ func (e *env) waitTask(k jobs.Key, want asynq.TaskState, timeout time.Duration) 
 	return info
 }
 
-// outboxStream is the outbox stream of k's shard.
-func (e *env) outboxStream(k jobs.Key) string {
-	return fmt.Sprintf("ro:{%02d}:outbox", jobs.Shard(k.Tenant, k.DocumentID, procShards))
+// outboxStream is the outbox stream of k's shard, and the shard.
+func (e *env) outboxStream(k jobs.Key) (string, int) {
+	shard := jobs.Shard(k.Tenant, k.DocumentID, procShards)
+	return e.store.OutboxStream(shard), shard
+}
+
+// outboxEvents are the entries of k's shard's outbox stream that concern
+// k, decoded as the relay decodes them.
+func (e *env) outboxEvents(k jobs.Key) map[string]jobs.Event {
+	e.t.Helper()
+	stream, shard := e.outboxStream(k)
+	msgs, err := e.rdb.XRange(e.ctx, stream, "-", "+").Result()
+	require.NoError(e.t, err)
+	out := map[string]jobs.Event{}
+	for _, m := range msgs {
+		ev, err := jobs.ParseEvent(shard, m)
+		require.NoError(e.t, err, "outbox entry %s", m.ID)
+		if ev.Key == k {
+			out[m.ID] = ev
+		}
+	}
+	return out
 }
 
 // committedEvents counts k's extraction.committed outbox rows.
 func (e *env) committedEvents(k jobs.Key) int {
 	e.t.Helper()
-	msgs, err := e.rdb.XRange(e.ctx, e.outboxStream(k), "-", "+").Result()
-	require.NoError(e.t, err)
 	n := 0
-	for _, m := range msgs {
-		if m.Values["k"] == k.String() && m.Values["t"] == jobs.EventExtractionCommitted {
+	for _, ev := range e.outboxEvents(k) {
+		if ev.Type == jobs.EventExtractionCommitted {
 			n++
 		}
 	}
