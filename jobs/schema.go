@@ -1,11 +1,18 @@
 package jobs
 
+import "fmt"
+
 // The job store's schema, declared once: the job record's fields, the
 // fields of the outbox and audit stream entries, the states and the
 // transitions between them, the common KEYS and ARGV layout of the scripts
 // and the ledger's packing. Go reads records and entries only through these
-// declarations; the Lua scripts read them from lua/schema.lua, which is
-// generated from this file:
+// declarations; the Lua scripts name them F.<name>, EV.<name>, AU.<name>,
+// STATE.<name>, KEY.<name>, ARG.<name>, NKEYS and NARGS, which the loader
+// replaces with their declared values (luaConstants) when it loads a
+// script: they cost nothing at run time, and a script naming an undeclared
+// one fails to load. The tables a script indexes at run time (TERMINAL,
+// TRANSITIONS, INDEX, JOB_KEYS, the ledger's) are in lua/schema.lua, which
+// is generated from this file, with every inlined name documented:
 //
 //	go generate ./jobs
 //
@@ -228,4 +235,28 @@ func ledgerState(b byte) (State, bool) {
 		}
 	}
 	return "", false
+}
+
+// luaConstants maps every name the loader inlines into the scripts to its
+// Lua value: F.state -> 'st', KEY.job -> 1, NKEYS -> 14, ...
+func luaConstants() map[string]string {
+	m := map[string]string{
+		"NKEYS": fmt.Sprint(len(commonKeys)),
+		"NARGS": fmt.Sprint(len(commonArgs)),
+	}
+	for table, fs := range map[string][]field{"F": recordFields, "EV": outboxFields, "AU": auditFields} {
+		for _, f := range fs {
+			m[table+"."+f.name] = "'" + f.short + "'"
+		}
+	}
+	for _, st := range states {
+		m["STATE."+string(st)] = "'" + string(st) + "'"
+	}
+	for i, k := range commonKeys {
+		m["KEY."+k.name] = fmt.Sprint(i + 1)
+	}
+	for i, a := range commonArgs {
+		m["ARG."+a.name] = fmt.Sprint(i + 1)
+	}
+	return m
 }

@@ -12,10 +12,10 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// The scripts. Each is one file of lua/, loaded after the generated schema
-// header (lua/schema.lua); those acting on one job also after lib.lua's
-// prelude (the common KEYS/ARGV layout and set_state, the one path that
-// changes a job's state).
+// The scripts. Each is one file of lua/, loaded with the schema's names
+// inlined and after the prelude it needs: the generated lua/schema.lua
+// (the schema's run-time tables) and lib.lua (the common KEYS/ARGV layout
+// and set_state, the one path that changes a job's state).
 var (
 	//go:embed lua/schema.lua
 	schemaLua string
@@ -42,15 +42,25 @@ var (
 )
 
 var (
-	submitScript     = newScript("submit.lua", submitLua, true)
-	claimScript      = newScript("claim.lua", claimLua, true)
-	checkpointScript = newScript("checkpoint.lua", checkpointLua, false)
-	commitScript     = newScript("commit.lua", commitLua, true)
-	failScript       = newScript("fail.lua", failLua, true)
-	reprocessScript  = newScript("reprocess.lua", reprocessLua, true)
-	applyScript      = newScript("apply.lua", applyLua, false)
-	decideScript     = newScript("decide.lua", decideLua, false)
-	republishScript  = newScript("republish.lua", republishLua, false)
+	submitScript     = newScript("submit.lua", submitLua, preludeLib)
+	claimScript      = newScript("claim.lua", claimLua, preludeLib)
+	checkpointScript = newScript("checkpoint.lua", checkpointLua, preludeNone)
+	commitScript     = newScript("commit.lua", commitLua, preludeLib)
+	failScript       = newScript("fail.lua", failLua, preludeLib)
+	reprocessScript  = newScript("reprocess.lua", reprocessLua, preludeLib)
+	applyScript      = newScript("apply.lua", applyLua, preludeNone)
+	decideScript     = newScript("decide.lua", decideLua, preludeNone)
+	republishScript  = newScript("republish.lua", republishLua, preludeSchema)
+)
+
+// What a script is loaded after: nothing (the light scripts that run
+// several times per job, whose schema names are all inlined), the schema's
+// run-time tables, or those and lib.lua's prelude (every script that acts
+// on one job's lifecycle).
+const (
+	preludeNone = iota
+	preludeSchema
+	preludeLib
 )
 
 // script is one Lua file with the prelude it is loaded after. Redis numbers
@@ -66,15 +76,40 @@ type scriptPart struct {
 	lines int
 }
 
-func newScript(file, body string, withLib bool) *script {
-	parts := []scriptPart{{"schema.lua", lineCount(schemaLua)}}
-	src := schemaLua
-	if withLib {
-		parts = append(parts, scriptPart{"lib.lua", lineCount(libLua)})
-		src += libLua
+// constants are the names the loader inlines (schema.go, luaConstants).
+var constants = luaConstants()
+
+// constantRef matches a reference to an inlined name.
+var constantRef = regexp.MustCompile(`\b(?:(?:F|EV|AU|STATE|KEY|ARG)\.[a-z_]+|NKEYS|NARGS)\b`)
+
+// inline replaces every schema name in src with its value; an undeclared
+// name is a programming error, reported at package initialisation.
+func inline(file, src string) string {
+	return constantRef.ReplaceAllStringFunc(src, func(ref string) string {
+		v, ok := constants[ref]
+		if !ok {
+			line := 1 + strings.Count(src[:strings.Index(src, ref)], "\n")
+			panic(fmt.Sprintf("jobs: %s:%d: %s is not declared in schema.go", file, line, ref))
+		}
+		return v
+	})
+}
+
+func newScript(file, body string, prelude int) *script {
+	var parts []scriptPart
+	var src strings.Builder
+	add := func(name, text string) {
+		parts = append(parts, scriptPart{name, lineCount(text)})
+		src.WriteString(inline(name, text))
 	}
-	parts = append(parts, scriptPart{file, lineCount(body)})
-	return &script{Script: redis.NewScript(src + body), name: file, parts: parts}
+	if prelude >= preludeSchema {
+		add("schema.lua", schemaLua)
+	}
+	if prelude >= preludeLib {
+		add("lib.lua", libLua)
+	}
+	add(file, body)
+	return &script{Script: redis.NewScript(src.String()), name: file, parts: parts}
 }
 
 // lineCount is the number of lines of a part that ends with a newline.

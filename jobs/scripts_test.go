@@ -18,8 +18,8 @@ func TestScriptError_ReportsTheScriptsOwnFileAndLine(t *testing.T) {
 		t.Parallel()
 		x := setup(t, b, nil)
 		k := mustKey(t, "acme", "inv-1", 1)
-		for _, withLib := range []bool{true, false} {
-			broken := newScript("broken.lua", "local a = 1\nlocal b = nil\nreturn a + b\n", withLib)
+		for _, prelude := range []int{preludeLib, preludeSchema, preludeNone} {
+			broken := newScript("broken.lua", "local a = 1\nlocal b = nil\nreturn a + b\n", prelude)
 			_, err := x.store.run(x.ctx, broken, x.store.familyKeys(k), x.store.familyArgs(k)...)
 			var se *ScriptError
 			require.ErrorAs(t, err, &se)
@@ -33,7 +33,7 @@ func TestScriptError_ReportsTheScriptsOwnFileAndLine(t *testing.T) {
 
 func TestScript_Where_MapsEveryPart(t *testing.T) {
 	t.Parallel()
-	sc := newScript("claim.lua", claimLua, true)
+	sc := newScript("claim.lua", claimLua, preludeLib)
 	schema, lib := lineCount(schemaLua), lineCount(libLua)
 	require.Equal(t, "schema.lua:1", sc.where(1))
 	require.Equal(t, "lib.lua:1", sc.where(schema+1))
@@ -51,7 +51,7 @@ func TestSetState_UndeclaredTransition_IsRefused_AndChangesNothing(t *testing.T)
 		k := mustKey(t, "acme", "inv-1", 1)
 		x.succeed(t, k)
 		before := x.snapshot(t)
-		probe := newScript("probe.lua", "set_state(J, STATE.running, { from = STATE.succeeded, code = '' })\nreturn 'moved'\n", true)
+		probe := newScript("probe.lua", "set_state(J, STATE.running, { from = STATE.succeeded, code = '' })\nreturn 'moved'\n", preludeLib)
 		_, err := x.store.run(x.ctx, probe, x.store.familyKeys(k), x.store.familyArgs(k)...)
 		require.Error(t, err)
 		require.Contains(t, err.Error(), "transition succeeded -> running is not declared")

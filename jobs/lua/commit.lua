@@ -30,6 +30,6 @@ if st == STATE.succeeded then return { 'deduped', ev } end
 if st ~= STATE.running then return { 'stale' } end
 
 redis.call('SET', J.result, result, 'PX', RESULT_TTL)
-redis.call('XADD', SHARD.outbox, '*', EV.type, 'extraction.committed', EV.key, J.key, EV.event_id, eventid, EV.at, NOW)
+redis.call('XADD', KEYS[KEY.outbox], '*', EV.type, 'extraction.committed', EV.key, J.key, EV.event_id, eventid, EV.at, NOW)
 set_state(J, STATE.succeeded, { from = st, ca = ca, code = '', raw = raw, fields = { F.event_id, eventid } })
 return { 'committed', eventid }

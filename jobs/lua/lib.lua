@@ -1,6 +1,6 @@
 -- lib.lua: the shared prelude of every script that acts on one job, loaded
--- after the generated schema.lua (F, EV, AU, STATE, TERMINAL, TRANSITIONS,
--- INDEX, KEY, ARG, LEDGER_STATE: see schema.go). It reads the common KEYS
+-- after the generated schema.lua (TERMINAL, TRANSITIONS, INDEX, job_keys,
+-- LEDGER_STATE; F, EV, AU, STATE, KEY and ARG are inlined: see schema.go). It reads the common KEYS
 -- and ARGV layout and holds set_state, the one place where a job changes
 -- state: every side effect of a transition (state field, tenant index,
 -- active and dead-letter indexes, ledger entry, TTLs) lives there.
@@ -13,28 +13,9 @@ local RESULT_TTL = tonumber(ARGV[ARG.result_ttl])
 local LEDGER_TTL = tonumber(ARGV[ARG.ledger_ttl])
 local AUDIT_RETENTION = tonumber(ARGV[ARG.audit_retention])
 
--- SHARD holds the keys every job of the document shares: its shard's
--- streams and indexes, and its tenant's state indexes (by INDEX name).
-local SHARD = {
-  doc = KEYS[KEY.doc], outbox = KEYS[KEY.outbox], audit = KEYS[KEY.audit],
-  active = KEYS[KEY.active], dlq = KEYS[KEY.dlq],
-  index = {
-    open = KEYS[KEY.idx_open], succeeded = KEYS[KEY.idx_succeeded],
-    dead_lettered = KEYS[KEY.idx_dead_lettered], cancelled = KEYS[KEY.idx_cancelled],
-  },
-}
-
--- job_keys is the explicit key set of one job version: its own keys, read
--- from KEYS[base + 1 ..] in JOB_KEYS order, and its key string.
-local function job_keys(base, key)
-  local J = { key = key }
-  for i, name in ipairs(JOB_KEYS) do
-    J[name] = KEYS[base + i]
-  end
-  return J
-end
-
--- J is the job the script was called for (the common KEYS layout).
+-- J is the job the script was called for (the common KEYS layout); the
+-- keys its document shares with its other versions (version counter,
+-- streams, indexes) are KEYS[KEY.doc] .. KEYS[NKEYS].
 local J = job_keys(0, ARGV[ARG.key])
 
 local ZERO_EVENT = string.rep('0', 32)
@@ -55,7 +36,7 @@ local function index_add(key, score, member)
 end
 
 local function audit_add(...)
-  redis.call('XADD', SHARD.audit, 'MINID', '~', tostring(NOW - AUDIT_RETENTION), '*', ...)
+  redis.call('XADD', KEYS[KEY.audit], 'MINID', '~', tostring(NOW - AUDIT_RETENTION), '*', ...)
 end
 
 -- set_state changes job J's state from o.from (nil: the job is created) to
@@ -71,8 +52,7 @@ end
 -- that could fall behind.
 local function set_state(J, to, o)
   local from = o.from
-  local allowed = TRANSITIONS[from or 'new']
-  if not (allowed and allowed[to]) then
+  if not TRANSITIONS[(from or 'new') .. '>' .. to] then
     error('set_state: ' .. J.key .. ': transition ' .. tostring(from or 'new') .. ' -> ' .. to .. ' is not declared')
   end
   local fields = { F.state, to, F.updated_at, NOW }
@@ -88,21 +68,21 @@ local function set_state(J, to, o)
   redis.call('HSET', J.job, unpack(fields))
 
   if not from then
-    index_add(SHARD.index[INDEX[to]], NOW, J.key)
-    redis.call('ZADD', SHARD.active, NOW, J.key)
+    index_add(KEYS[INDEX[to]], NOW, J.key)
+    redis.call('ZADD', KEYS[KEY.active], NOW, J.key)
     return
   end
   if INDEX[from] ~= INDEX[to] then
     local ca = tonumber(o.ca or redis.call('HGET', J.job, F.created_at))
-    redis.call('ZREM', SHARD.index[INDEX[from]], J.key)
-    index_add(SHARD.index[INDEX[to]], ca, J.key)
+    redis.call('ZREM', KEYS[INDEX[from]], J.key)
+    index_add(KEYS[INDEX[to]], ca, J.key)
   end
   if not TERMINAL[to] then return end
 
-  redis.call('ZREM', SHARD.active, J.key)
+  redis.call('ZREM', KEYS[KEY.active], J.key)
   if to == STATE.dead_lettered then
-    redis.call('ZADD', SHARD.dlq, NOW, J.key)
-    redis.call('ZREMRANGEBYSCORE', SHARD.dlq, '-inf', '(' .. (NOW - RESULT_TTL))
+    redis.call('ZADD', KEYS[KEY.dlq], NOW, J.key)
+    redis.call('ZREMRANGEBYSCORE', KEYS[KEY.dlq], '-inf', '(' .. (NOW - RESULT_TTL))
   end
   local raw = o.raw
   if not raw then
@@ -155,14 +135,14 @@ local function create_job(J, ver, ph, blob, ma, mr, ds, rf)
   end
   set_state(J, STATE.queued, { fields = fields })
   redis.call('SET', J.input, blob)
-  local maxv = tonumber(redis.call('GET', SHARD.doc) or '0')
+  local maxv = tonumber(redis.call('GET', KEYS[KEY.doc]) or '0')
   if tonumber(ver) > maxv then
     maxv = ver
   end
   if LEDGER_TTL > 0 then
-    redis.call('SET', SHARD.doc, maxv, 'PX', LEDGER_TTL)
+    redis.call('SET', KEYS[KEY.doc], maxv, 'PX', LEDGER_TTL)
   else
-    redis.call('SET', SHARD.doc, maxv)
+    redis.call('SET', KEYS[KEY.doc], maxv)
   end
-  redis.call('XADD', SHARD.outbox, '*', EV.type, 'job.submitted', EV.key, J.key, EV.at, NOW)
+  redis.call('XADD', KEYS[KEY.outbox], '*', EV.type, 'job.submitted', EV.key, J.key, EV.at, NOW)
 end

@@ -4,7 +4,7 @@
 -- audit entry and the outbox row. The dead job otherwise stays as it was.
 --
 -- KEYS: the common layout (schema.go) for the OLD job, plus the NEW job's
---   own keys in JOB_KEYS order: KEYS[NKEYS+1] record, KEYS[NKEYS+2] input,
+--   own keys in the order of jobKeySlots (schema.go): KEYS[NKEYS+1] record, KEYS[NKEYS+2] input,
 --   KEYS[NKEYS+3] result, KEYS[NKEYS+4] checkpoints, KEYS[NKEYS+5] ledger
 -- ARGV: the common layout (schema.go) for the OLD job, plus
 --   ARGV[NARGS+1] new job key          ARGV[NARGS+2] document max version the caller read
@@ -49,7 +49,7 @@ if ra then
   return { 'repeat', newkey }
 end
 
-if (redis.call('GET', SHARD.doc) or '0') ~= maxv then return { 'race' } end
+if (redis.call('GET', KEYS[KEY.doc]) or '0') ~= maxv then return { 'race' } end
 
 local blob = givenblob
 if not given then
