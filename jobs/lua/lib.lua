@@ -43,8 +43,8 @@ end
 -- to, checked against TRANSITIONS before anything is written: a transition
 -- it does not list is a broken invariant, raised as a script error (the
 -- script stops; Go reports it at lib.lua's line).
--- It writes the state, F.updated_at and o.fields (more field, value pairs)
--- in one HSET and maintains the tenant's state indexes (scored by o.ca, the
+-- It writes the state, F.updated_at and o.fields (more field, value pairs,
+-- a list it extends) in one HSET and maintains the tenant's state indexes (scored by o.ca, the
 -- job's creation ms, read when not given), the active index and, when the
 -- job ends, the dead-letter index, the ledger entry (o.code, and o.ph/o.ev
 -- or o.raw, the packed hash and eventId) and the TTLs of every bulky key.
@@ -55,15 +55,12 @@ local function set_state(J, to, o)
   if not TRANSITIONS[(from or 'new') .. '>' .. to] then
     error('set_state: ' .. J.key .. ': transition ' .. tostring(from or 'new') .. ' -> ' .. to .. ' is not declared')
   end
-  local fields = { F.state, to, F.updated_at, NOW }
-  for _, v in ipairs(o.fields or {}) do
-    fields[#fields + 1] = v
-  end
+  -- o.fields is extended in place: no copy of the caller's list.
+  local fields = o.fields or {}
+  local n = #fields
+  fields[n + 1], fields[n + 2], fields[n + 3], fields[n + 4] = F.state, to, F.updated_at, NOW
   if TERMINAL[to] then
-    fields[#fields + 1] = F.error_code
-    fields[#fields + 1] = o.code
-    fields[#fields + 1] = F.finished_at
-    fields[#fields + 1] = NOW
+    fields[n + 5], fields[n + 6], fields[n + 7], fields[n + 8] = F.error_code, o.code, F.finished_at, NOW
   end
   redis.call('HSET', J.job, unpack(fields))
 
