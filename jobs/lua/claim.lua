@@ -37,11 +37,11 @@ local token = ARGV[NARGS + 1]
 local recovered = 0
 if tok == token then
   -- A re-run of the latest claim (its reply was lost): same fence.
-  if st ~= 'running' then return { 'stale' } end
+  if st ~= STATE.running then return { 'stale' } end
 elseif NOW >= dl then
   set_state(J, STATE.cancelled, { from = st, ca = ca, ph = ph, code = 'deadline_exceeded' })
   return { 'terminal', 'cancelled', 'deadline_exceeded', 1, ca }
-elseif st == 'running' then
+elseif st == STATE.running then
   recovered = 1
   rec = rec + 1
   if rec > mr then

@@ -20,7 +20,7 @@ if not st then
   if ledger then
     local p = split_ledger(ledger)
     if p[2] ~= wantph then return { 'conflict' } end
-    if p[1] == 'succeeded' then return { 'deduped', p[3] } end
+    if p[1] == STATE.succeeded then return { 'deduped', p[3] } end
   end
   return { 'stale' }
 end

@@ -20,12 +20,12 @@ local st, fen, att, ma, ec, ca, ph = f[1], f[2], tonumber(f[3]), tonumber(f[4]),
 if not st or fen ~= ARGV[NARGS + 1] then return 'stale' end
 local code, mode, reason = ARGV[NARGS + 2], ARGV[NARGS + 3], ARGV[NARGS + 4] or ''
 
-if st ~= 'running' then
+if st ~= STATE.running then
   -- Only a repeat of the call that ended this attempt is answered.
-  if (mode == 'transient' and (st == 'retrying' or (st == 'dead_lettered' and ec == 'max_attempts_exceeded')))
-    or (mode == 'release' and st == 'retrying' and ec == code)
-    or (mode == 'dead' and st == 'dead_lettered' and ec == code)
-    or (mode == 'cancel' and st == 'cancelled' and ec == code) then
+  if (mode == 'transient' and (st == STATE.retrying or (st == STATE.dead_lettered and ec == 'max_attempts_exceeded')))
+    or (mode == 'release' and st == STATE.retrying and ec == code)
+    or (mode == 'dead' and st == STATE.dead_lettered and ec == code)
+    or (mode == 'cancel' and st == STATE.cancelled and ec == code) then
     return st
   end
   return 'stale'
