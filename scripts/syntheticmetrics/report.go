@@ -165,7 +165,7 @@ func legend(out io.Writer) {
   queue depth    MEASURED: asynq.Inspector's pending + active of the extract queue; jobs still in an
                  outbox stream, not yet enqueued by the relay, are not counted.
   Everything else is real code: the outbox store and its Lua scripts, the relay, Asynq, the extract
-  handler with its checkpoints and commit, the review consumer, outbox.Store.Decide. On miniredis
+  handler with its checkpoints and commit, the review consumer, jobs.Store.Decide. On miniredis
   (the default) Redis itself is an in-memory stand-in whose timings are not redis-server's.
 `, concurrency)
 }
