@@ -1,9 +1,15 @@
 # relayops developer tasks. Everything needs only Go; `make test` also uses
-# redis-server and chromium when present (CI requires them, see .ci/run).
+# redis-server and chromium when present (CI requires them, see .ci/run), and
+# `make lint-openapi` needs node and npm (npx).
 
 GO                  ?= go
 TEST_TIMEOUT        ?= 15m
 STATICCHECK_VERSION ?= v0.8.2
+REDOCLY_VERSION     ?= 2.77.0
+# Build tags of `make test` and `make lint`. `slow` adds the process tests
+# that wait for Asynq's 30 s lease to expire (about a minute each); plain
+# `go test ./...` leaves them out.
+TEST_TAGS           ?= slow
 # Fuzz targets as package:FuzzName, space separated, e.g.
 #   ./jobs:FuzzKey ./api:FuzzSubmit
 FUZZ_TARGETS        ?= ./jobs:FuzzKey ./jobs:FuzzParseKey ./internal/config:FuzzFromEnv ./api:FuzzSubmit ./extract:FuzzRules
@@ -12,15 +18,19 @@ FUZZTIME            ?= 20s
 # "-extractor rules -seed 7 -n 2000".
 EVAL_FLAGS          ?=
 
-.PHONY: run test bench lint build fuzz eval
+.PHONY: run test bench lint lint-openapi build fuzz eval
 
-## run: everything in one process on an in-memory Redis
+## run: everything in one process on an in-memory Redis. The binary is built
+## into bin/ and exec'd (not `go run`), so Ctrl-C reaches the program itself,
+## which stops cleanly with status 0 and make reports no error.
 run:
-	$(GO) run ./cmd/dev
+	$(GO) build -o bin/dev ./cmd/dev
+	exec ./bin/dev
 
-## test: the whole suite, uncached
+## test: the whole suite, uncached, with the slow tests; prints go test's
+## usual lines, then every skipped test and why
 test:
-	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./...
+	$(GO) run ./scripts/testsummary $(GO) test -json -count=1 -timeout $(TEST_TIMEOUT) -tags '$(TEST_TAGS)' ./...
 
 ## bench: job store, relay and extractor benchmarks (figures only, no assertions)
 bench:
@@ -31,12 +41,22 @@ bench:
 eval:
 	$(GO) run ./scripts/eval $(EVAL_FLAGS)
 
-## lint: gofmt, go vet, staticcheck
+## lint: gofmt, go vet, staticcheck (with the test build tags)
 lint:
 	@unformatted="$$(gofmt -l .)"; \
 	if [ -n "$$unformatted" ]; then echo "gofmt -w needed on:"; echo "$$unformatted"; exit 1; fi
-	$(GO) vet ./...
-	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
+	$(GO) vet -tags '$(TEST_TAGS)' ./...
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) -tags '$(TEST_TAGS)' ./...
+
+## lint-openapi: api/openapi.json against Redocly's recommended rules (an
+## independent linter beside the API tests' kin-openapi); fails on any error
+## or warning
+lint-openapi:
+	@problems="$$(npx --yes @redocly/cli@$(REDOCLY_VERSION) lint --format=summary api/openapi.json)"; status=$$?; \
+	if [ -n "$$problems" ]; then printf '%s\n' "$$problems"; fi; \
+	if [ $$status -ne 0 ] || printf '%s\n' "$$problems" | grep -qi '^warning'; then \
+		echo "lint-openapi: api/openapi.json has problems; details: npx @redocly/cli@$(REDOCLY_VERSION) lint api/openapi.json"; exit 1; \
+	fi; echo "lint-openapi: api/openapi.json: no errors, no warnings"
 
 ## build: the binaries into bin/
 build:

@@ -4,11 +4,13 @@
 //
 // Each test deploys its own system — a redis-server on a free loopback port
 // (internal/redistest), one api process and one or more worker processes,
-// all on the same RELAYOPS_SHARDS — waits for /readyz and the worker's
+// all on the same RELAYOPS_SHARDS, started through the project's process
+// harness (internal/proctest) — waits for /readyz and the worker's
 // /healthz, and stops every process with SIGTERM (SIGKILL after a timeout)
 // when it ends; a process that exits non-zero or ignores SIGTERM fails the
-// test. Every answer is checked against the /openapi.json the api serves.
-// On failure the tail of each process's output is printed.
+// test. Every answer is checked against the /openapi.json the api serves;
+// the workers are checked through their /metrics. On failure the tail of
+// each process's output is printed.
 //
 // The package has no non-test code. Run it with
 //

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"os"
 	"os/exec"
 	"slices"
 	"strconv"
@@ -15,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/relayops/relayops/internal/proctest"
 	"github.com/relayops/relayops/internal/redistest"
 )
 
@@ -152,11 +152,11 @@ func TestE2E_ExhaustedTransientFaults_DeadLettered_ReprocessedWithoutContentSucc
 	if dead.ErrorCode != "max_attempts_exceeded" || dead.Attempt != maxAttempts {
 		t.Fatalf("want errorCode max_attempts_exceeded after exactly %d attempts, got: %v", maxAttempts, dead)
 	}
-	fired := s.metric(t, s.worker, "relayops_worker_faults_fired_total", map[string]string{"point": "extract", "action": "transient"})
+	fired := s.worker.Metric("relayops_worker_faults_fired_total", map[string]string{"point": "extract", "action": "transient"})
 	if fired != maxAttempts {
 		t.Errorf("want the extract fault to have fired %d times, got %v", maxAttempts, fired)
 	}
-	s.worker.stop()
+	s.worker.Stop()
 	if t.Failed() {
 		t.FailNow()
 	}
@@ -171,7 +171,7 @@ func TestE2E_ExhaustedTransientFaults_DeadLettered_ReprocessedWithoutContentSucc
 		t.Fatalf("want v2 to succeed on its first attempt, got: %v", done)
 	}
 	s.waitReview(t, tokA, v2.JobID)
-	if n := s.metric(t, healthy, "relayops_worker_faults_fired_total", nil); n != 0 {
+	if n := healthy.Metric("relayops_worker_faults_fired_total", nil); n != 0 {
 		t.Errorf("want no fault in the worker started without RELAYOPS_FAULTS, got %v", n)
 	}
 
@@ -330,12 +330,12 @@ func TestE2E_DuplicateAndConflictingSubmissions_ExtractOnce(t *testing.T) {
 	// check nothing else ran.
 	succeeded := map[string]string{"outcome": "succeeded"}
 	redistest.Eventually(t, jobTimeout, func() bool {
-		return s.metric(t, s.worker, "relayops_worker_jobs_total", succeeded) >= 1
+		return s.worker.Metric("relayops_worker_jobs_total", succeeded) >= 1
 	}, "the worker to count the succeeded job")
-	if n := s.metric(t, s.worker, "relayops_worker_jobs_total", nil); n != 1 {
+	if n := s.worker.Metric("relayops_worker_jobs_total", nil); n != 1 {
 		t.Errorf("want exactly one handler invocation in relayops_worker_jobs_total, got %v", n)
 	}
-	if n := s.metric(t, s.worker, "relayops_worker_stage_runs_total", map[string]string{"stage": "extract"}); n != 1 {
+	if n := s.worker.Metric("relayops_worker_stage_runs_total", map[string]string{"stage": "extract"}); n != 1 {
 		t.Errorf("want the extract stage to have run once, got %v", n)
 	}
 	if rs := items[review](t, s, tokA, "/v1/reviews"); len(rs) != 1 || rs[0].JobID != first.JobID {
@@ -364,7 +364,7 @@ func TestE2E_RedisRestarted_NothingLostNothingTwice(t *testing.T) {
 
 	s.redis.Restart(t)
 	redistest.Eventually(t, jobTimeout, func() bool {
-		r, err := s.client.Get(s.api.url("/readyz"))
+		r, err := s.client.Get(s.api.URL("/readyz"))
 		if err != nil {
 			return false
 		}
@@ -387,7 +387,7 @@ func TestE2E_RedisRestarted_NothingLostNothingTwice(t *testing.T) {
 	if rs := items[review](t, s, tokA, "/v1/reviews"); len(rs) != len(before)+len(after) {
 		t.Errorf("want one review per job (%d), got %d: %v", len(before)+len(after), len(rs), rs)
 	}
-	if n := s.metric(t, s.worker, "relayops_worker_stage_runs_total", map[string]string{"stage": "extract"}); n != float64(len(before)+len(after)) {
+	if n := s.worker.Metric("relayops_worker_stage_runs_total", map[string]string{"stage": "extract"}); n != float64(len(before)+len(after)) {
 		t.Errorf("want the extract stage to have run once per job (%d), got %v", len(before)+len(after), n)
 	}
 }
@@ -456,10 +456,10 @@ func TestE2E_RedisRestartedEmpty_WorkerHealsWithoutRestart(t *testing.T) {
 	if len(reviewed) != len(after) {
 		t.Errorf("want only the %d jobs submitted after the restart to be reviewed, got %v", len(after), reviewed)
 	}
-	if n := s.metric(t, s.worker, "relayops_worker_stage_runs_total", map[string]string{"stage": "extract"}); n != float64(1+len(after)) {
+	if n := s.worker.Metric("relayops_worker_stage_runs_total", map[string]string{"stage": "extract"}); n != float64(1+len(after)) {
 		t.Errorf("want the extract stage to have run once per job (%d), got %v", 1+len(after), n)
 	}
-	if n := s.metric(t, s.worker, "relayops_relay_errors_total", map[string]string{"kind": "no_group"}); n < 1 {
+	if n := s.worker.Metric("relayops_relay_errors_total", map[string]string{"kind": "no_group"}); n < 1 {
 		t.Errorf("want the relay to have counted the vanished consumer group (relayops_relay_errors_total{kind=\"no_group\"} >= 1), got %v", n)
 	}
 	s.waitReady(t, s.worker, http.StatusOK)
@@ -469,16 +469,14 @@ func TestE2E_RedisRestartedEmpty_WorkerHealsWithoutRestart(t *testing.T) {
 // names the variable to change.
 func TestE2E_Worker_MetricsPortInUse_NamesTheVariable(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("e2e: starts a worker process; skipped with -short")
-	}
+	skipShort(t)
 	busy, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer busy.Close()
-	cmd := exec.Command(bins.worker)
-	cmd.Env = append(os.Environ(), "RELAYOPS_METRICS_ADDR="+busy.Addr().String(), "RELAYOPS_REDIS_URL=redis://127.0.0.1:1/0")
+	cmd := exec.Command(proctest.Binary(t, "cmd/worker"))
+	cmd.Env = proctest.Env("RELAYOPS_METRICS_ADDR="+busy.Addr().String(), "RELAYOPS_REDIS_URL=redis://127.0.0.1:1/0")
 	out, err := cmd.CombinedOutput()
 	if err == nil {
 		t.Fatalf("want the worker to fail, it exited 0: %s", out)
@@ -493,31 +491,25 @@ func TestE2E_Worker_MetricsPortInUse_NamesTheVariable(t *testing.T) {
 // thousands of failed relay reads make a few dozen lines.
 func TestE2E_Worker_RedisUnreachable_FewJSONLines(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("e2e: starts a worker process; skipped with -short")
-	}
+	skipShort(t)
 	dead, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	deadAddr := dead.Addr().String()
 	dead.Close() // nothing listens there now
-	s := &system{t: t, client: &http.Client{Timeout: 10 * time.Second}}
-	var env []string
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "RELAYOPS_") {
-			env = append(env, kv)
-		}
-	}
-	addr := freeAddr(t)
-	w := launch(t, "worker", bins.worker, addr, append(env, "RELAYOPS_REDIS_URL=redis://"+deadAddr+"/0",
-		"RELAYOPS_METRICS_ADDR="+addr, "RELAYOPS_LOG_LEVEL=info"))
+	w := proctest.Start(t, proctest.Options{
+		Name: "worker", Bin: proctest.Binary(t, "cmd/worker"),
+		Env: proctest.Env("RELAYOPS_REDIS_URL=redis://"+deadAddr+"/0", "RELAYOPS_LOG_LEVEL=info"),
+		// /healthz needs Redis; /metrics answers without it.
+		AddrVars: []string{"RELAYOPS_METRICS_ADDR"}, ReadyPath: "/metrics", StopAtCleanup: true,
+	})
 	redistest.Eventually(t, jobTimeout, func() bool {
-		return w.exited() || s.metricOrZero(w, "relayops_relay_errors_total", map[string]string{"kind": "redis"}) >= 3000
+		return w.Exited() || w.MetricOrZero("relayops_relay_errors_total", map[string]string{"kind": "redis"}) >= 3000
 	}, "the worker's relays to fail 3,000 reads")
-	w.stop()
+	w.Stop()
 
-	lines := strings.Split(strings.TrimSpace(w.logs()), "\n")
+	lines := strings.Split(strings.TrimSpace(w.Logs()), "\n")
 	for _, line := range lines {
 		var v map[string]any
 		if err := json.Unmarshal([]byte(line), &v); err != nil {

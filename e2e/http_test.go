@@ -11,8 +11,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -175,7 +173,7 @@ func (s *system) do(t *testing.T, method, path, token string, body any) *respons
 			t.Fatalf("e2e: encode %s %s body: %v", method, path, err)
 		}
 	}
-	req, err := http.NewRequest(method, s.api.url(path), bytes.NewReader(raw))
+	req, err := http.NewRequest(method, s.api.URL(path), bytes.NewReader(raw))
 	if err != nil {
 		t.Fatalf("e2e: %s %s: %v", method, path, err)
 	}
@@ -319,80 +317,6 @@ func truncate(s string, n int) string {
 		return s
 	}
 	return s[:n] + "…"
-}
-
-// metric returns the value of the sample of name whose labels include every
-// pair of labels, summed over the samples that match, from p's /metrics.
-// metricOrZero is metric for polling: 0 while p does not answer.
-func (s *system) metricOrZero(p *process, name string, labels map[string]string) float64 {
-	resp, err := s.client.Get(p.url("/metrics"))
-	if err != nil {
-		return 0
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil || resp.StatusCode != http.StatusOK {
-		return 0
-	}
-	sum := 0.0
-	for _, line := range strings.Split(string(body), "\n") {
-		if v, ok := sampleValue(line, name, labels); ok {
-			sum += v
-		}
-	}
-	return sum
-}
-
-func (s *system) metric(t *testing.T, p *process, name string, labels map[string]string) float64 {
-	t.Helper()
-	resp, err := s.client.Get(p.url("/metrics"))
-	if err != nil {
-		t.Fatalf("e2e: GET %s /metrics: %v", p.name, err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil || resp.StatusCode != http.StatusOK {
-		t.Fatalf("e2e: GET %s /metrics: want 200, got %d (%v)", p.name, resp.StatusCode, err)
-	}
-	sum := 0.0
-	for _, line := range strings.Split(string(body), "\n") {
-		if v, ok := sampleValue(line, name, labels); ok {
-			sum += v
-		}
-	}
-	return sum
-}
-
-var labelPair = regexp.MustCompile(`(\w+)="((?:[^"\\]|\\.)*)"`)
-
-// sampleValue parses one line of the Prometheus text format and reports
-// its value when it is a sample of name with every pair of want.
-func sampleValue(line, name string, want map[string]string) (float64, bool) {
-	if !strings.HasPrefix(line, name) || strings.HasPrefix(line, "#") {
-		return 0, false
-	}
-	rest := line[len(name):]
-	got := map[string]string{}
-	if strings.HasPrefix(rest, "{") {
-		end := strings.LastIndex(rest, "}")
-		if end < 0 {
-			return 0, false
-		}
-		for _, m := range labelPair.FindAllStringSubmatch(rest[1:end], -1) {
-			got[m[1]] = m[2]
-		}
-		rest = rest[end+1:]
-	}
-	if !strings.HasPrefix(rest, " ") {
-		return 0, false // another metric whose name starts with name
-	}
-	for k, v := range want {
-		if got[k] != v {
-			return 0, false
-		}
-	}
-	v, err := strconv.ParseFloat(strings.Fields(rest)[0], 64)
-	return v, err == nil
 }
 
 // spec is the OpenAPI document the api serves; every answer a test

@@ -128,9 +128,9 @@ func (c RelayConfig) validate() error {
 // The review consumer runs in-process (Store.ApplyCommitted) rather than as a
 // second Asynq task or consumer group: it is one Lua script on the same
 // Redis, deduplicated by eventId, and every extra Asynq task per job costs
-// about half the throughput. The relay's own consumer group
-// already gives it at-least-once delivery with takeover of a dead relay's
-// entries.
+// about half the throughput (docs/architecture.md, Performance). The relay's
+// own consumer group already gives it at-least-once delivery with takeover of
+// a dead relay's entries.
 //
 // Each shard's stream is read with its own call (a multi-stream read across
 // slots fails on Redis Cluster). Entries are acked only after their consumer

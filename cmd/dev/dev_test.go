@@ -3,7 +3,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -14,7 +13,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -23,11 +21,14 @@ import (
 
 	"github.com/relayops/relayops/extract"
 	"github.com/relayops/relayops/internal/config"
-	"github.com/relayops/relayops/internal/redistest"
+	"github.com/relayops/relayops/internal/proctest"
 )
 
+// TestMain removes the binary proctest built when make is missing.
+func TestMain(m *testing.M) { os.Exit(proctest.Main(m)) }
+
 const (
-	// startTimeout covers `go run` compiling and linking cmd/dev on a cold
+	// startTimeout covers make run building and linking cmd/dev on a cold
 	// build cache.
 	startTimeout = 3 * time.Minute
 	demoTimeout  = 3 * time.Minute
@@ -47,35 +48,41 @@ func TestMakeRun_DemoScript_Succeeds(t *testing.T) {
 		t.Skip("-short: skipping the end-to-end run of make run and scripts/demo.sh")
 	}
 	root := repoRoot(t)
-	httpAddr, metricsAddr := freeAddr(t), freeAddr(t)
-	dev := startDev(t, root, httpAddr, metricsAddr)
-	base := "http://" + httpAddr
-
-	client := &http.Client{Timeout: time.Second}
-	redistest.Eventually(t, startTimeout, func() bool {
-		return dev.exited() || status(client, base+"/readyz") == http.StatusOK
-	}, "%s/readyz answering 200", base)
-	require.False(t, dev.exited(), "%s exited before it was ready:\n%s", dev.name, dev.output())
-	require.Contains(t, dev.stdout.String(), "API         "+base, "the banner names the API's address")
+	dev := startDev(t, root)
+	base := dev.URL("")
+	require.Contains(t, dev.Stdout(), "API         "+base, "the banner names the API's address")
 
 	ctx, cancel := context.WithTimeout(context.Background(), demoTimeout)
 	defer cancel()
 	demo := exec.CommandContext(ctx, "sh", "scripts/demo.sh", base)
 	demo.Dir = root
-	demo.Env = cleanEnv()
+	demo.Env = proctest.Env()
 	out, err := demo.CombinedOutput()
-	require.NoError(t, err, "scripts/demo.sh %s failed; its output:\n%s\n%s's output:\n%s", base, out, dev.name, dev.output())
+	require.NoError(t, err, "scripts/demo.sh %s failed; its output:\n%s", base, out)
 	t.Logf("scripts/demo.sh output:\n%s", out)
 	require.Contains(t, string(out), "demo: OK")
 
 	// The worker's own metrics, on RELAYOPS_METRICS_ADDR: the demo's five
 	// successes (four valid invoices and the reprocessed one) were each
 	// committed by exactly one handler invocation, and one job dead-lettered.
-	metrics := get(t, client, "http://"+metricsAddr+"/metrics")
-	require.Contains(t, metrics, `relayops_worker_jobs_total{outcome="succeeded"} 5`+"\n")
-	require.Contains(t, metrics, `relayops_worker_jobs_total{outcome="dead_lettered"} 1`+"\n")
+	metrics := get(t, &http.Client{Timeout: 5 * time.Second}, "http://"+dev.Addr("RELAYOPS_METRICS_ADDR")+"/metrics")
+	require.Equal(t, 5.0, proctest.Sum(metrics, "relayops_worker_jobs_total", map[string]string{"outcome": "succeeded"}))
+	require.Equal(t, 1.0, proctest.Sum(metrics, "relayops_worker_jobs_total", map[string]string{"outcome": "dead_lettered"}))
 
-	dev.interrupt(t)
+	// The README's way to submit a file without jq: accepted, then deduped;
+	// a bad documentId is the API's 400, and the script says so.
+	for _, want := range []string{`"deduped":false`, `"deduped":true`} {
+		out, err := submitFile(t, root, base, "testdata/invoices/valid-basic-eur.txt", "readme-submit")
+		require.NoError(t, err, "scripts/submit.sh:\n%s", out)
+		require.Contains(t, out, `"jobId":"acme:readme-submit:v1"`)
+		require.Contains(t, out, want)
+	}
+	bad, err := submitFile(t, root, base, "testdata/invoices/valid-basic-eur.txt", "bad id")
+	require.Error(t, err)
+	require.Contains(t, bad, "invalid_request")
+	require.Contains(t, bad, "answered 400")
+
+	interrupt(t, dev)
 }
 
 // TestBanner_ListsURLsTokensAndThreeWorkingCurlLines checks what a new user
@@ -149,107 +156,56 @@ func TestLocalhost_MakesListenAddressesBrowsable(t *testing.T) {
 	}
 }
 
-// devProcess is `make run` (or, without make, the cmd/dev binary) running
-// in its own process group, so a signal reaches make, go run and the
-// program alike, as Ctrl-C in a terminal does.
-type devProcess struct {
-	name           string
-	viaMake        bool
-	cmd            *exec.Cmd
-	stdout, stderr *syncBuffer
-	done           chan struct{} // closed once cmd.Wait has returned
-	waitErr        error
-}
-
-func startDev(t *testing.T, root, httpAddr, metricsAddr string) *devProcess {
+// submitFile runs scripts/submit.sh FILE DOCUMENT_ID against base.
+func submitFile(t *testing.T, root, base, file, doc string) (string, error) {
 	t.Helper()
-	d := &devProcess{stdout: &syncBuffer{}, stderr: &syncBuffer{}, done: make(chan struct{})}
+	cmd := exec.Command("sh", "scripts/submit.sh", file, doc)
+	cmd.Dir = root
+	cmd.Env = proctest.Env("API_URL="+base, "TENANT_TOKEN="+demoTenants[0].Token)
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+// startDev starts `make run` (or, without make, the cmd/dev binary) in its
+// own process group, so a signal reaches make and the program alike, as
+// Ctrl-C in a terminal does, and waits for /readyz.
+func startDev(t *testing.T, root string) *proctest.Process {
+	t.Helper()
+	o := proctest.Options{
+		Name: "make run", Dir: root, Group: true, ReadyPath: "/readyz", StartTimeout: startTimeout,
+		AddrVars: []string{"RELAYOPS_HTTP_ADDR", "RELAYOPS_METRICS_ADDR"}, StopTimeout: stopTimeout,
+	}
 	if mk, err := exec.LookPath("make"); err == nil {
-		d.name, d.viaMake = "make run", true
-		d.cmd = exec.Command(mk, "run")
+		o.Bin, o.Args = mk, []string{"run"}
 	} else {
-		t.Logf("make is not on PATH: running the binary of `go build ./cmd/dev` instead of `make run` (which is `go run ./cmd/dev`)")
-		bin := filepath.Join(t.TempDir(), "dev")
-		build := exec.Command("go", "build", "-o", bin, "./cmd/dev")
-		build.Dir = root
-		out, err := build.CombinedOutput()
-		require.NoError(t, err, "go build ./cmd/dev:\n%s", out)
-		d.name = "cmd/dev"
-		d.cmd = exec.Command(bin)
+		t.Logf("make is not on PATH: running the binary of ./cmd/dev instead of `make run` (which builds and execs it)")
+		o.Name, o.Bin = "cmd/dev", proctest.Binary(t, "cmd/dev")
 	}
-	d.cmd.Dir = root
-	d.cmd.Env = append(cleanEnv(), "RELAYOPS_HTTP_ADDR="+httpAddr, "RELAYOPS_METRICS_ADDR="+metricsAddr)
-	d.cmd.Stdout, d.cmd.Stderr = d.stdout, d.stderr
-	d.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	require.NoError(t, d.cmd.Start(), "start %s", d.name)
-	go func() {
-		d.waitErr = d.cmd.Wait()
-		close(d.done)
-	}()
-	t.Cleanup(func() {
-		if !d.exited() {
-			_ = syscall.Kill(-d.cmd.Process.Pid, syscall.SIGKILL)
-			<-d.done
-		}
-	})
-	return d
-}
-
-func (d *devProcess) exited() bool {
-	select {
-	case <-d.done:
-		return true
-	default:
-		return false
-	}
-}
-
-func (d *devProcess) output() string {
-	return "--- stdout\n" + d.stdout.String() + "--- stderr\n" + d.stderr.String()
+	return proctest.Start(t, o)
 }
 
 // interrupt sends SIGINT to the process group and requires a clean stop
-// within stopTimeout: every process of the group gone, and the program
-// reporting a graceful shutdown without error. Under make only the
-// program's own report counts: on SIGINT `go run` exits 1 by design and
-// make then reports its recipe failed, whatever the program did.
-func (d *devProcess) interrupt(t *testing.T) {
+// within stopTimeout: every process of the group gone, the program
+// reporting a graceful shutdown and exiting 0, and make reporting no error.
+// GNU make itself, having received SIGINT, waits for its recipe and then
+// ends by re-raising the signal, whatever the recipe's status: its own
+// status is the shell's 130, silently; the `Error 1` it printed when the
+// recipe was `go run` (which exits 1 on SIGINT) is what must not appear.
+func interrupt(t *testing.T, d *proctest.Process) {
 	t.Helper()
-	pgid := d.cmd.Process.Pid
-	require.NoError(t, syscall.Kill(-pgid, syscall.SIGINT))
-	select {
-	case <-d.done:
-	case <-time.After(stopTimeout):
-		_ = syscall.Kill(-pgid, syscall.SIGKILL)
-		<-d.done
-		t.Fatalf("%s did not stop within %s of SIGINT; killed. Output:\n%s", d.name, stopTimeout, d.output())
+	d.Signal(syscall.SIGINT)
+	st := d.Wait(stopTimeout)
+	t.Logf("%s stopped: %v", d.Name, st)
+	// make waits for the program; nothing may be left behind (ESRCH: no
+	// process in the group).
+	require.ErrorIs(t, syscall.Kill(-d.Pid(), 0), syscall.ESRCH, "processes left in the group of %s", d.Name)
+	require.Contains(t, d.Stdout(), stoppedLine, "no graceful stop reported:\n%s", d.Tail(40))
+	require.NotRegexp(t, `(?m)^(relayops dev: |panic:|exit status |make: \*\*\*)`, d.Stderr(), "the program or make failed:\n%s", d.Tail(40))
+	if d.Name == "make run" {
+		require.True(t, st.Success() || proctest.KilledBy(st) == syscall.SIGINT, "make: %v", st)
+	} else {
+		require.True(t, st.Success(), "exit status of %s: %v", d.Name, st)
 	}
-	t.Logf("%s stopped: %v", d.name, d.waitErr)
-	// make waits for go run, which waits for the program; nothing may be
-	// left behind (ESRCH: no process in the group).
-	require.ErrorIs(t, syscall.Kill(-pgid, 0), syscall.ESRCH, "processes left in the group of %s", d.name)
-	require.Contains(t, d.stdout.String(), stoppedLine, "no graceful stop reported:\n%s", d.output())
-	require.NotRegexp(t, `(?m)^(relayops dev: |panic:|exit status )`, d.stderr.String(), "the program failed:\n%s", d.output())
-	if !d.viaMake {
-		require.NoError(t, d.waitErr, "exit status of %s:\n%s", d.name, d.output())
-	}
-}
-
-// cleanEnv is the test's environment without what would change the system
-// or the demo under test: RELAYOPS_* (tokens, faults…), DEMO_*, and a
-// parent make's flags.
-func cleanEnv() []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		name, _, _ := strings.Cut(kv, "=")
-		switch {
-		case strings.HasPrefix(name, "RELAYOPS_"), strings.HasPrefix(name, "DEMO_"),
-			name == "MAKEFLAGS", name == "MFLAGS", name == "MAKELEVEL":
-			continue
-		}
-		env = append(env, kv)
-	}
-	return env
 }
 
 func repoRoot(t *testing.T) string {
@@ -261,27 +217,6 @@ func repoRoot(t *testing.T) string {
 	return root
 }
 
-// freeAddr returns a loopback address with a port free at the time of the
-// call.
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	addr := ln.Addr().String()
-	require.NoError(t, ln.Close())
-	return addr
-}
-
-func status(c *http.Client, url string) int {
-	resp, err := c.Get(url)
-	if err != nil {
-		return 0
-	}
-	_, _ = io.Copy(io.Discard, resp.Body)
-	_ = resp.Body.Close()
-	return resp.StatusCode
-}
-
 func get(t *testing.T, c *http.Client, url string) string {
 	t.Helper()
 	resp, err := c.Get(url)
@@ -291,25 +226,6 @@ func get(t *testing.T, c *http.Client, url string) string {
 	require.NoError(t, err)
 	require.Equal(t, http.StatusOK, resp.StatusCode, "GET %s: %s", url, body)
 	return string(body)
-}
-
-// syncBuffer is a bytes.Buffer safe for a process writing while the test
-// reads.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // The demo tokens are valid tokens: the API refuses shorter ones at start.

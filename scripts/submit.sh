@@ -1,0 +1,51 @@
+#!/bin/sh
+# submit.sh: submit one document file as a job, with its content escaped as
+# a JSON string (no jq needed), and print the API's answer.
+#
+#   scripts/submit.sh FILE DOCUMENT_ID [OPERATION_VERSION]     version default 1
+#
+# Environment:
+#   API_URL   the API (default http://localhost:8080, as make run)
+#   TENANT_TOKEN       a tenant token (default acme-demo-tenant-token, from make run)
+#
+# It exits 0 when the job was accepted (202) or deduped (200), non-zero with
+# the API's error body otherwise. Needs curl and Go (the JSON string is made
+# by scripts/demojson).
+set -eu
+
+usage() {
+	echo "usage: scripts/submit.sh FILE DOCUMENT_ID [OPERATION_VERSION]" >&2
+	exit 2
+}
+[ $# -ge 2 ] && [ $# -le 3 ] || usage
+file=$1
+doc=$2
+version=${3:-1}
+base=${API_URL:-http://localhost:8080}
+base=${base%/}
+token=${TENANT_TOKEN:-acme-demo-tenant-token}
+
+[ -r "$file" ] || { echo "submit: cannot read $file" >&2; exit 2; }
+case $version in '' | *[!0-9]*) echo "submit: OPERATION_VERSION must be a positive whole number, got '$version'" >&2; exit 2 ;; esac
+command -v curl >/dev/null 2>&1 || { echo "submit: curl is required" >&2; exit 2; }
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/relayops-submit.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+(cd "$root" && go build -o "$tmp/demojson" ./scripts/demojson)
+
+# documentId goes through the JSON quoting too: the API, not this script,
+# says whether it is valid.
+printf '%s' "$doc" | "$tmp/demojson" quote >"$tmp/doc"
+"$tmp/demojson" quote <"$file" >"$tmp/content"
+printf '{"documentId":%s,"operationVersion":%s,"content":%s}' \
+	"$(cat "$tmp/doc")" "$version" "$(cat "$tmp/content")" >"$tmp/body"
+
+status=$(curl -sS -o "$tmp/answer" -w '%{http_code}' -X POST "$base/v1/jobs" \
+	-H "Authorization: Bearer $token" -H 'Content-Type: application/json' --data-binary "@$tmp/body")
+cat "$tmp/answer"
+echo
+case $status in
+200 | 202) exit 0 ;;
+*) echo "submit: POST $base/v1/jobs answered $status" >&2; exit 1 ;;
+esac
