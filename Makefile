@@ -6,6 +6,10 @@ GO                  ?= go
 TEST_TIMEOUT        ?= 15m
 STATICCHECK_VERSION ?= v0.8.2
 REDOCLY_VERSION     ?= 2.77.0
+# Redocly CLI 2.x needs node 20.19+; Debian 12's nodejs is 18, so the linter
+# runs on node from the npm registry (the `node` package), whatever node the
+# machine has: npx and npm are all it needs.
+LINT_NODE_VERSION   ?= 22
 # Build tags of `make test` and `make lint`. `slow` adds the process tests
 # that wait for Asynq's 30 s lease to expire (about a minute each); plain
 # `go test ./...` leaves them out.
@@ -52,7 +56,7 @@ lint:
 ## independent linter beside the API tests' kin-openapi); fails on any error
 ## or warning
 lint-openapi:
-	@problems="$$(npx --yes @redocly/cli@$(REDOCLY_VERSION) lint --format=summary api/openapi.json)"; status=$$?; \
+	@problems="$$(npx --yes -p node@$(LINT_NODE_VERSION) -p @redocly/cli@$(REDOCLY_VERSION) redocly lint --format=summary api/openapi.json)"; status=$$?; \
 	if [ -n "$$problems" ]; then printf '%s\n' "$$problems"; fi; \
 	if [ $$status -ne 0 ] || printf '%s\n' "$$problems" | grep -qi '^warning'; then \
 		echo "lint-openapi: api/openapi.json has problems; details: npx @redocly/cli@$(REDOCLY_VERSION) lint api/openapi.json"; exit 1; \
