@@ -4,7 +4,8 @@
 # relayops on a cluster.
 #
 #   scripts/redis-cluster.sh start [-dir DIR]   start the 6 nodes and create the cluster
-#   scripts/redis-cluster.sh status [-dir DIR]  each node's pid, role and cluster state
+#   scripts/redis-cluster.sh status [-dir DIR]  each node's pid, role and cluster state;
+#                                               exit 0 only when all 6 run and the cluster is ok
 #   scripts/redis-cluster.sh stop [-dir DIR]    stop the nodes this script started
 #
 # DIR (default ${TMPDIR:-/tmp}/relayops-cluster) holds one directory per node
@@ -58,9 +59,10 @@ alive() {
 	pid=$(cat "$1")
 	case $pid in '' | *[!0-9]*) return 1 ;; esac
 	kill -0 "$pid" 2>/dev/null || return 1
+	# A killed node not yet reaped (a zombie) is not running.
+	case $(ps -p "$pid" -o stat= 2>/dev/null || true) in *Z*) return 1 ;; esac
 	# A reused pid must not be mistaken for our node.
-	comm=$(ps -p "$pid" -o comm= 2>/dev/null || true)
-	case $comm in redis-server* | redis-check*) return 0 ;; esac
+	case $(ps -p "$pid" -o comm= 2>/dev/null || true) in redis-server*) return 0 ;; esac
 	return 1
 }
 
@@ -91,6 +93,7 @@ appendfsync everysec
 cluster-enabled yes
 cluster-config-file nodes.conf
 cluster-node-timeout 2000
+repl-diskless-sync-delay 0
 EOF
 	nohup redis-server "$nd/redis.conf" </dev/null >>"$nd/redis.log" 2>&1 &
 	echo $! >"$nd/pid"
@@ -121,14 +124,19 @@ node_ports() {
 	done
 }
 
-# cluster_ok: every node says cluster_state:ok and all 16384 slots assigned
-# and ok.
+# cluster_ok: every node says cluster_state:ok with all 16384 slots assigned
+# and ok, and every replica's link to its master is up (synced, so it can
+# take over).
 cluster_ok() {
 	for port in $(node_ports); do
 		info=$(redis-cli -h 127.0.0.1 -p "$port" cluster info 2>/dev/null | tr -d '\r') || return 1
 		echo "$info" | grep -qx 'cluster_state:ok' || return 1
 		echo "$info" | grep -qx 'cluster_slots_assigned:16384' || return 1
 		echo "$info" | grep -qx 'cluster_slots_ok:16384' || return 1
+		repl=$(redis-cli -h 127.0.0.1 -p "$port" info replication 2>/dev/null | tr -d '\r') || return 1
+		if echo "$repl" | grep -qx 'role:slave'; then
+			echo "$repl" | grep -qx 'master_link_status:up' || return 1
+		fi
 	done
 }
 

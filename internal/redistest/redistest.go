@@ -218,6 +218,9 @@ func (s *Server) args() []string {
 			// A failed master is detected, and its replica promoted, within a
 			// few seconds (the default is 15 s).
 			"--cluster-node-timeout", strconv.Itoa(int(clusterNodeTimeout/time.Millisecond)),
+			// A replica's first sync starts at once, not after the default
+			// 5 s wait for more replicas to share the transfer.
+			"--repl-diskless-sync-delay", "0",
 		)
 	}
 	if s.aof {
