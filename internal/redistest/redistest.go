@@ -1,12 +1,14 @@
 // Package redistest gives tests a Redis: an in-memory miniredis (Mini) for
 // unit tests, a real redis-server process per test (Start) for integration
-// tests, both at once for suites that must hold on either (Backends), and the
-// project's polling wait helper (Eventually), so no test sleeps.
+// tests, both at once for suites that must hold on either (Backends), a real
+// 3-master, 3-replica Redis Cluster per test (Cluster), and the project's
+// polling wait helper (Eventually), so no test sleeps.
 //
 // A real server listens on a free loopback port with its own temporary
 // directory, so tests can run in parallel. When redis-server is not on PATH,
 // real-Redis tests are skipped with a loud message, unless
-// RELAYOPS_REQUIRE_REDIS=1 (CI sets it), which turns the skip into a failure.
+// RELAYOPS_REQUIRE_REDIS=1 (CI sets it), which turns the skip into a failure;
+// Cluster needs redis-cli as well, under the same rule.
 package redistest
 
 import (
