@@ -85,3 +85,36 @@ func TestReprocessTokens_BadRate_IsAnError(t *testing.T) {
 	_, err := tb.take(context.Background(), bucketKey(t, "acme", "inv-1"))
 	require.ErrorContains(t, err, "bad rate")
 }
+
+// The bucket and a job's hold share the tenant's hash tag, so the script runs
+// on a cluster; tenants' buckets land on different masters.
+func TestReprocessTokens_OnRedisCluster_TakeHoldWaitGive(t *testing.T) {
+	t.Parallel()
+	ctx, clk := context.Background(), clock.NewStub(t0)
+	c := redistest.Cluster(t)
+	rdb, err := jobs.NewRedisClusterClient(c.Addrs)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = rdb.Close() })
+	tb := &tokenBucket{rdb: rdb, clock: clk, rate: Rate{Count: 1, Per: time.Minute}, kind: "reprocess"}
+
+	masters := map[string]bool{}
+	for i := range 12 {
+		tenant := fmt.Sprintf("tenant-%d", i)
+		job, other := bucketKey(t, tenant, "inv-1"), bucketKey(t, tenant, "inv-2")
+		masters[c.MasterOf(t, rateKey(tenant, "reprocess"))] = true
+		g, err := tb.take(ctx, job)
+		require.NoError(t, err)
+		require.True(t, g.taken, tenant)
+		g, err = tb.take(ctx, job)
+		require.NoError(t, err)
+		require.Equal(t, tokenGrant{}, g, "%s: the job's hold admits its repeat", tenant)
+		g, err = tb.take(ctx, other)
+		require.NoError(t, err)
+		require.Equal(t, tokenGrant{wait: time.Minute}, g, "%s: the bucket is empty", tenant)
+		require.NoError(t, tb.give(ctx, job))
+		g, err = tb.take(ctx, other)
+		require.NoError(t, err)
+		require.True(t, g.taken, "%s: the given-back token is taken again", tenant)
+	}
+	require.Greater(t, len(masters), 1, "tenants' buckets on more than one master")
+}

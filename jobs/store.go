@@ -13,6 +13,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"net"
 	"strconv"
 	"strings"
 	"time"
@@ -95,6 +96,9 @@ func (c Config) validate() error {
 	if rc, ok := c.Redis.(*redis.Client); ok && rc.Options().MaxRetries > 0 {
 		errs = append(errs, errors.New("jobs: Config.Redis must not retry commands (set MaxRetries -1); use NewRedisClient"))
 	}
+	if cc, ok := c.Redis.(*redis.ClusterClient); ok && (cc.Options().MaxRedirects > 0 || cc.Options().MaxRetries > 0) {
+		errs = append(errs, errors.New("jobs: Config.Redis, a cluster client, must not retry commands (set MaxRedirects and MaxRetries -1); use NewRedisClusterClient"))
+	}
 	r := c.Retention
 	if r.Input < time.Millisecond || r.Result < time.Millisecond || r.Outbox < time.Millisecond || r.Audit < time.Millisecond {
 		errs = append(errs, errors.New("jobs: Config.Retention durations must be at least 1ms"))
@@ -147,6 +151,41 @@ func NewRedisClient(url string) (*redis.Client, error) {
 	opt.PoolTimeout = 2 * time.Second
 	opt.ContextTimeoutEnabled = true // a caller's deadline cuts a stuck call short
 	return redis.NewClient(opt), nil
+}
+
+// NewRedisClusterClient connects to a Redis Cluster through seed addresses
+// (host:port; any reachable node will do) with the settings NewRedisClient
+// uses for one Redis, and no redirects: go-redis's cluster client retries a
+// command after a network error or a timeout within its MaxRedirects loop,
+// whatever MaxRetries says, and a retried script may run twice. With
+// MaxRedirects -1 a MOVED or ASK reply (a failover, a resharding) comes back
+// as an error, the client reloads the slot map, and the caller's next call
+// goes to the slot's new owner. The slot map is also reloaded every second
+// while the client is in use: go-redis does not reload it when a master stops
+// answering (only on a redirect, or every 60 s by default), so after a
+// failover calls to the dead master's slots would fail for up to a minute.
+func NewRedisClusterClient(addrs []string) (*redis.ClusterClient, error) {
+	if len(addrs) == 0 {
+		return nil, errors.New("jobs: redis cluster addresses: none given")
+	}
+	for _, a := range addrs {
+		if _, _, err := net.SplitHostPort(a); err != nil {
+			return nil, fmt.Errorf("jobs: redis cluster address %q: %w", a, err)
+		}
+	}
+	return redis.NewClusterClient(&redis.ClusterOptions{
+		Addrs:                 addrs,
+		MaxRedirects:          -1,
+		MaxRetries:            -1,
+		DialerRetries:         1,
+		DialTimeout:           time.Second,
+		ReadTimeout:           2 * time.Second,
+		WriteTimeout:          2 * time.Second,
+		PoolTimeout:           2 * time.Second,
+		ContextTimeoutEnabled: true,
+		// CLUSTER SLOTS once a second at most, and only while commands run.
+		ClusterStateReloadInterval: time.Second,
+	}), nil
 }
 
 // Shards returns the number of shards.

@@ -1,12 +1,14 @@
 // Package redistest gives tests a Redis: an in-memory miniredis (Mini) for
 // unit tests, a real redis-server process per test (Start) for integration
-// tests, both at once for suites that must hold on either (Backends), and the
-// project's polling wait helper (Eventually), so no test sleeps.
+// tests, both at once for suites that must hold on either (Backends), a real
+// 3-master, 3-replica Redis Cluster per test (Cluster), and the project's
+// polling wait helper (Eventually), so no test sleeps.
 //
 // A real server listens on a free loopback port with its own temporary
 // directory, so tests can run in parallel. When redis-server is not on PATH,
 // real-Redis tests are skipped with a loud message, unless
-// RELAYOPS_REQUIRE_REDIS=1 (CI sets it), which turns the skip into a failure.
+// RELAYOPS_REQUIRE_REDIS=1 (CI sets it), which turns the skip into a failure;
+// Cluster needs redis-cli as well, under the same rule.
 package redistest
 
 import (
@@ -60,6 +62,8 @@ type Server struct {
 	port    int
 	aof     bool
 	logPath string
+	// busPort is the cluster bus port of a cluster node (0: not a node).
+	busPort int
 
 	mu   sync.Mutex
 	proc *os.Process
@@ -73,16 +77,27 @@ func Start(t testing.TB, opts *Options) *Server {
 	if opts == nil {
 		opts = &Options{}
 	}
+	return startServer(t, opts.AOF, false)
+}
+
+// startServer starts a server for Start, or a cluster node for Cluster.
+func startServer(t testing.TB, aof, clusterNode bool) *Server {
+	t.Helper()
 	dir := t.TempDir()
 	s := &Server{
 		bin:     lookup(t),
 		dir:     dir,
-		aof:     opts.AOF,
+		aof:     aof,
 		logPath: filepath.Join(dir, "redis.log"),
 	}
 	var err error
 	for range portAttempts {
 		s.port = freePort(t)
+		if clusterNode {
+			// The bus port would be port+10000 by default, which may be past
+			// 65535 or taken; ask for a free one as well.
+			s.busPort = freePort(t)
+		}
 		if err = s.start(); !errors.Is(err, errAddrInUse) {
 			break
 		}
@@ -197,6 +212,19 @@ func (s *Server) args() []string {
 		// background fork competes with the test for the CPU).
 		"--save", "",
 	}
+	if s.busPort != 0 {
+		args = append(args,
+			"--cluster-enabled", "yes",
+			"--cluster-port", strconv.Itoa(s.busPort),
+			"--cluster-config-file", "nodes.conf", // in s.dir
+			// A failed master is detected, and its replica promoted, within a
+			// few seconds (the default is 15 s).
+			"--cluster-node-timeout", strconv.Itoa(int(clusterNodeTimeout/time.Millisecond)),
+			// A replica's first sync starts at once, not after the default
+			// 5 s wait for more replicas to share the transfer.
+			"--repl-diskless-sync-delay", "0",
+		)
+	}
 	if s.aof {
 		return append(args, "--appendonly", "yes", "--appendfsync", "always")
 	}
@@ -283,14 +311,21 @@ var warnOnce sync.Once
 // lookup finds redis-server, or skips (fails under RELAYOPS_REQUIRE_REDIS=1).
 func lookup(t testing.TB) string {
 	t.Helper()
-	bin, err := exec.LookPath("redis-server")
+	return lookupTool(t, "redis-server", "redis-server")
+}
+
+// lookupTool finds the program name, which Debian's package pkg installs, or
+// skips (fails under RELAYOPS_REQUIRE_REDIS=1).
+func lookupTool(t testing.TB, name, pkg string) string {
+	t.Helper()
+	bin, err := exec.LookPath(name)
 	if err == nil {
 		return bin
 	}
 	if required, _ := strconv.ParseBool(os.Getenv(RequireEnv)); required {
-		t.Fatalf("redistest: redis-server not found on PATH and %s=1; install it (apt-get install -y redis-server)", RequireEnv)
+		t.Fatalf("redistest: %s not found on PATH and %s=1; install it (apt-get install -y %s)", name, RequireEnv, pkg)
 	}
-	const msg = "redistest: redis-server not found on PATH; install it (apt-get install -y redis-server) — SKIPPING real-Redis test"
+	msg := fmt.Sprintf("redistest: %s not found on PATH; install it (apt-get install -y %s) — SKIPPING real-Redis test", name, pkg)
 	// go test hides the output of skipped tests without -v; say it once where
 	// a person running the suite will see it.
 	warnOnce.Do(func() { fmt.Fprintln(os.Stderr, "WARNING: "+msg) })
