@@ -3,21 +3,16 @@ package console_test
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/fetch"
-	"github.com/chromedp/cdproto/network"
 	cdppage "github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 	"github.com/prometheus/client_golang/prometheus"
@@ -25,89 +20,22 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/relayops/relayops/api"
+	"github.com/relayops/relayops/internal/browsertest"
 	"github.com/relayops/relayops/internal/redistest"
 	"github.com/relayops/relayops/jobs"
 	"github.com/relayops/relayops/worker"
 )
 
-// The browser helpers follow the dashboard's browser test: Debian
-// chromium, headless, a fresh profile, no request beyond the test server.
-
-// requireBrowserEnv turns a missing Chromium from a skip into a failure (CI
-// sets it).
-const requireBrowserEnv = "RELAYOPS_REQUIRE_BROWSER"
-
 // screenshotDirEnv names a directory that keeps the screenshots; without
 // it they go to the test's temporary directory.
 const screenshotDirEnv = "RELAYOPS_SCREENSHOT_DIR"
-
-func chromium(t *testing.T) string {
-	t.Helper()
-	for _, p := range []string{"/usr/bin/chromium", "chromium", "chromium-browser"} {
-		if path, err := exec.LookPath(p); err == nil {
-			return path
-		}
-	}
-	msg := "console: chromium not found (Debian package chromium); browser test skipped"
-	if os.Getenv(requireBrowserEnv) == "1" {
-		t.Fatalf("%s, but %s=1", msg, requireBrowserEnv)
-	}
-	fmt.Fprintln(os.Stderr, "WARNING: "+msg)
-	t.Skip(msg)
-	return ""
-}
-
-func browser(t *testing.T) context.Context {
-	t.Helper()
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(chromium(t)),
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.WindowSize(1280, 900),
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("host-resolver-rules", "MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"),
-		chromedp.UserDataDir(t.TempDir()),
-	)
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancelCtx := chromedp.NewContext(allocCtx)
-	ctx, cancelTimeout := context.WithTimeout(ctx, 120*time.Second)
-	t.Cleanup(func() { cancelTimeout(); cancelCtx(); cancelAlloc() })
-	return ctx
-}
 
 // signIn answers every HTTP auth challenge with the operator's credentials
 // and fails every request to another host (counted in external).
 func signIn(t *testing.T, ctx context.Context, host string, a auth, external *atomic.Int64) {
 	t.Helper()
-	paused := chromedp.Events(ctx, fetch.RequestPaused)
-	challenges := chromedp.Events(ctx, fetch.AuthRequired)
-	go func() {
-		for ev, err := range paused {
-			if err != nil {
-				return
-			}
-			if u, err := url.Parse(ev.Request.URL); err == nil && u.Host == host {
-				_, _ = chromedp.Call(ctx, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: ev.RequestID})
-				continue
-			}
-			external.Add(1)
-			_, _ = chromedp.Call(ctx, fetch.FailRequest, fetch.FailRequestParams{RequestID: ev.RequestID, ErrorReason: network.ErrorReasonBlockedByClient})
-		}
-	}()
-	go func() {
-		for ev, err := range challenges {
-			if err != nil {
-				return
-			}
-			answer := &fetch.AuthChallengeResponse{Response: fetch.AuthChallengeResponseResponseProvideCredentials, Username: a.name, Password: a.token}
-			_, _ = chromedp.Call(ctx, fetch.ContinueWithAuth, fetch.ContinueWithAuthParams{RequestID: ev.RequestID, AuthChallengeResponse: answer})
-		}
-	}()
-	handle := true
-	_, err := chromedp.Call(ctx, fetch.Enable, fetch.EnableParams{HandleAuthRequests: &handle})
-	require.NoError(t, err)
-	_, err = chromedp.Call(ctx, cdppage.AddScriptToEvaluateOnNewDocument, cdppage.AddScriptToEvaluateOnNewDocumentParams{
+	browsertest.Guard(t, ctx, host, func() (string, string, bool) { return a.name, a.token, true }, external)
+	_, err := chromedp.Call(ctx, cdppage.AddScriptToEvaluateOnNewDocument, cdppage.AddScriptToEvaluateOnNewDocumentParams{
 		Source: `window.__cspViolations = [];
 			document.addEventListener("securitypolicyviolation", e => window.__cspViolations.push(e.violatedDirective + " " + e.blockedURI));`,
 	})
@@ -185,7 +113,7 @@ func shoot(t *testing.T, ctx context.Context, name string) {
 
 func TestBrowser_Console_ReviewApproveReprocessAndAudit(t *testing.T) {
 	t.Parallel()
-	ctx := browser(t)
+	ctx := browsertest.New(t, 120*time.Second, chromedp.WindowSize(1280, 900))
 	l := startLive(t)
 	oldest := l.submit(t, "inv-basic", "valid-basic-eur.txt")
 	l.await(t, oldest, jobs.StateSucceeded)

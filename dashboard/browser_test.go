@@ -2,108 +2,31 @@ package dashboard
 
 import (
 	"context"
-	"fmt"
-	"net/url"
-	"os"
-	"os/exec"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/fetch"
-	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 	"github.com/hibiken/asynq"
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 
+	"github.com/relayops/relayops/internal/browsertest"
 	"github.com/relayops/relayops/internal/redistest"
 	"github.com/relayops/relayops/internal/task"
 )
 
-// RequireBrowserEnv turns a missing Chromium from a skip into a failure (CI
-// sets it).
-const RequireBrowserEnv = "RELAYOPS_REQUIRE_BROWSER"
-
-// chromium returns the browser binary, or skips loudly (fails under
-// RELAYOPS_REQUIRE_BROWSER=1) when there is none.
-func chromium(t *testing.T) string {
-	t.Helper()
-	for _, p := range []string{"/usr/bin/chromium", "chromium", "chromium-browser"} {
-		if path, err := exec.LookPath(p); err == nil {
-			return path
-		}
-	}
-	msg := "dashboard: chromium not found (Debian package chromium); browser test skipped"
-	if os.Getenv(RequireBrowserEnv) == "1" {
-		t.Fatalf("%s, but %s=1", msg, RequireBrowserEnv)
-	}
-	fmt.Fprintln(os.Stderr, "WARNING: "+msg)
-	t.Skip(msg)
-	return ""
-}
-
-// browser starts a headless Chromium with a fresh profile. DNS resolves
-// nothing but loopback, so the page cannot reach beyond this machine
-// (asynqmon's page links Google Fonts).
-func browser(t *testing.T) context.Context {
-	t.Helper()
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(chromium(t)),
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("host-resolver-rules", "MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"),
-		chromedp.UserDataDir(t.TempDir()),
-	)
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancelCtx := chromedp.NewContext(allocCtx)
-	ctx, cancelTimeout := context.WithTimeout(ctx, 90*time.Second)
-	t.Cleanup(func() { cancelTimeout(); cancelCtx(); cancelAlloc() })
-	return ctx
-}
-
-// answerAuth takes over the browser's network: requests to other hosts than
-// the test server fail (and are counted in external, which may be nil), and
-// each HTTP auth challenge is answered with the credentials in creds (nil:
+// loadCreds answers auth challenges with what creds holds when asked (nil:
 // the user cancels the prompt).
-func answerAuth(t *testing.T, ctx context.Context, host string, creds *atomic.Pointer[[2]string], external *atomic.Int64) {
-	t.Helper()
-	paused := chromedp.Events(ctx, fetch.RequestPaused)
-	challenges := chromedp.Events(ctx, fetch.AuthRequired)
-	go func() {
-		for ev, err := range paused {
-			if err != nil {
-				return
-			}
-			if u, err := url.Parse(ev.Request.URL); err == nil && u.Host == host {
-				_, _ = chromedp.Call(ctx, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: ev.RequestID})
-			} else {
-				if external != nil {
-					external.Add(1)
-				}
-				_, _ = chromedp.Call(ctx, fetch.FailRequest, fetch.FailRequestParams{RequestID: ev.RequestID, ErrorReason: network.ErrorReasonBlockedByClient})
-			}
+func loadCreds(creds *atomic.Pointer[[2]string]) browsertest.Credentials {
+	return func() (string, string, bool) {
+		if c := creds.Load(); c != nil {
+			return c[0], c[1], true
 		}
-	}()
-	go func() {
-		for ev, err := range challenges {
-			if err != nil {
-				return
-			}
-			answer := &fetch.AuthChallengeResponse{Response: fetch.AuthChallengeResponseResponseCancelAuth}
-			if c := creds.Load(); c != nil {
-				answer = &fetch.AuthChallengeResponse{Response: fetch.AuthChallengeResponseResponseProvideCredentials, Username: c[0], Password: c[1]}
-			}
-			_, _ = chromedp.Call(ctx, fetch.ContinueWithAuth, fetch.ContinueWithAuthParams{RequestID: ev.RequestID, AuthChallengeResponse: answer})
-		}
-	}()
-	handle := true
-	_, err := chromedp.Call(ctx, fetch.Enable, fetch.EnableParams{HandleAuthRequests: &handle})
-	require.NoError(t, err)
+		return "", "", false
+	}
 }
 
 // codeError is what relayops' handlers return to Asynq: its text is the
@@ -137,7 +60,7 @@ func archiveTask(t *testing.T, rdb redis.UniversalClient, id string) {
 
 func TestBrowser_Monitoring_OperatorSeesReadOnlyAsynqmon(t *testing.T) {
 	t.Parallel()
-	ctx := browser(t)
+	ctx := browsertest.New(t, 90*time.Second)
 	srv := redistest.Start(t, nil)
 	rdb := srv.Client(t)
 	archiveTask(t, rdb, "acme:inv-1:v1")
@@ -150,7 +73,7 @@ func TestBrowser_Monitoring_OperatorSeesReadOnlyAsynqmon(t *testing.T) {
 
 	var creds atomic.Pointer[[2]string]
 	var external atomic.Int64
-	answerAuth(t, ctx, host, &creds, &external)
+	browsertest.Guard(t, ctx, host, loadCreds(&creds), &external)
 	recordPolicyViolations(t, ctx)
 	innerText := chromedp.Evaluate[string](`document.body.innerText`)
 
@@ -228,12 +151,12 @@ func recordPolicyViolations(t *testing.T, ctx context.Context) {
 // showed NaN for the figures miniredis does not report.
 func TestBrowser_RedisPage_OnEmbeddedRedis_ShowsNoNaN(t *testing.T) {
 	t.Parallel()
-	ctx := browser(t)
+	ctx := browsertest.New(t, 90*time.Second)
 	m, _ := redistest.Mini(t)
 	ts := setup(t, "redis://"+m.Addr()+"/0")
 	var creds atomic.Pointer[[2]string]
 	creds.Store(&[2]string{opName, opToken})
-	answerAuth(t, ctx, strings.TrimPrefix(ts.URL, "http://"), &creds, nil)
+	browsertest.Guard(t, ctx, strings.TrimPrefix(ts.URL, "http://"), loadCreds(&creds), nil)
 	_, err := chromedp.Run(ctx, chromedp.NavigateResponse(ts.URL+"/monitoring/redis"))
 	require.NoError(t, err)
 	_, err = chromedp.Run(ctx, chromedp.Poll[bool](`document.body.innerText.includes("Connected Clients")`,
