@@ -246,11 +246,24 @@ func (b *bench) idleComparison() error {
 	if err != nil {
 		return fmt.Errorf("idle bare Asynq: %w", err)
 	}
-	secs := int(b.o.idle.Seconds())
-	fmt.Printf("idle Redis commands/s: worker as shipped %.0f (top per s: %s)\n", wRate, topCommands(wCmds, max(secs, 1), 6))
+	fmt.Printf("idle Redis commands/s: worker as shipped %.0f (top per s: %s)\n", wRate, topRates(wCmds, b.o.idle, 6))
 	fmt.Printf("idle Redis commands/s: bare Asynq, TaskCheckInterval %s, %.0f (top per s: %s); worker/bare %.2f\n",
-		shippedTaskCheckInterval, bRate, topCommands(bCmds, max(secs, 1), 6), wRate/bRate)
+		shippedTaskCheckInterval, bRate, topRates(bCmds, b.o.idle, 6), wRate/bRate)
 	return nil
+}
+
+// topRates lists the k commands of m (calls over d) most called, per second.
+func topRates(m map[string]int64, d time.Duration, k int) string {
+	cmds := make([]string, 0, len(m))
+	for c := range m {
+		cmds = append(cmds, c)
+	}
+	slices.SortFunc(cmds, func(a, b string) int { return int(m[b] - m[a]) })
+	var parts []string
+	for _, c := range cmds[:min(k, len(cmds))] {
+		parts = append(parts, fmt.Sprintf("%s %.1f", c, float64(m[c])/d.Seconds()))
+	}
+	return strings.Join(parts, ", ")
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

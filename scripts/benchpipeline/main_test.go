@@ -87,3 +87,9 @@ func TestParseRates(t *testing.T) {
 		require.Equal(t, tt.want, got)
 	}
 }
+
+func TestTopRates_PerSecondMostCalledFirst(t *testing.T) {
+	t.Parallel()
+	got := topRates(map[string]int64{"get": 10, "xreadgroup": 300, "ping": 1}, 500*time.Millisecond, 2)
+	require.Equal(t, "xreadgroup 600.0, get 20.0", got)
+}
