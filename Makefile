@@ -18,11 +18,18 @@ TEST_TAGS           ?= slow
 #   ./jobs:FuzzKey ./api:FuzzSubmit
 FUZZ_TARGETS        ?= ./jobs:FuzzKey ./jobs:FuzzParseKey ./internal/config:FuzzFromEnv ./api:FuzzSubmit ./extract:FuzzRules
 FUZZTIME            ?= 20s
+# Flags of the three comparisons of `make bench`. The defaults are the sizes
+# the performance targets are stated in (about two minutes on a 2-core
+# machine); a quick look: BENCH_DRAIN_FLAGS="-n 2000 -rounds 1"
+# BENCH_LATENCY_FLAGS="-duration 3s -idle 2s" BENCH_SUBMIT_FLAGS="-n 5000".
+BENCH_DRAIN_FLAGS   ?= -n 10000 -rounds 3
+BENCH_LATENCY_FLAGS ?= -rate 200,1000 -duration 10s -idle 5s
+BENCH_SUBMIT_FLAGS  ?= -n 20000 -connections 50 -rounds 3
 # Flags of scripts/eval, e.g. EVAL_FLAGS="-v" to list every failure, or
 # "-extractor rules -seed 7 -n 2000".
 EVAL_FLAGS          ?=
 
-.PHONY: run test bench lint lint-openapi build fuzz eval
+.PHONY: run test bench bench-micro lint lint-openapi build fuzz eval
 
 ## run: everything in one process on an in-memory Redis. The binary is built
 ## into bin/ and exec'd (not `go run`), so Ctrl-C reaches the program itself,
@@ -36,8 +43,20 @@ run:
 test:
 	$(GO) run ./scripts/testsummary $(GO) test -json -count=1 -timeout $(TEST_TIMEOUT) -tags '$(TEST_TAGS)' ./...
 
-## bench: job store, relay and extractor benchmarks (figures only, no assertions)
+## bench: the three comparisons of the performance targets, each with its
+## ratio (figures only, no assertions; needs redis-server): drain rate against
+## bare Asynq, open-loop submit → review latency with idle Redis cost, HTTP
+## submit against a trivial and a minimal-durable handler
 bench:
+	@echo "== drain: pipeline vs bare Asynq (scripts/benchpipeline $(BENCH_DRAIN_FLAGS))"
+	$(GO) run ./scripts/benchpipeline $(BENCH_DRAIN_FLAGS)
+	@echo "== latency: open loop, worker as shipped (scripts/benchpipeline -mode latency $(BENCH_LATENCY_FLAGS))"
+	$(GO) run ./scripts/benchpipeline -mode latency $(BENCH_LATENCY_FLAGS)
+	@echo "== HTTP submit vs baselines (scripts/benchsubmit $(BENCH_SUBMIT_FLAGS))"
+	$(GO) run ./scripts/benchsubmit $(BENCH_SUBMIT_FLAGS)
+
+## bench-micro: job store, relay and extractor Go benchmarks
+bench-micro:
 	$(GO) test -run '^$$' -bench . -benchmem ./jobs/... ./outbox/... ./extract/...
 
 ## eval: extraction accuracy on the generated and hand-written corpus; prints

@@ -24,10 +24,7 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
-	"net"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"runtime"
 	"runtime/pprof"
 	"sort"
@@ -42,6 +39,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/relayops/relayops/jobs"
+	"github.com/relayops/relayops/scripts/benchredis"
 	"github.com/relayops/relayops/worker"
 )
 
@@ -51,6 +49,12 @@ type options struct {
 	redisURL, contentPath, cpuProfile          string
 	taskCheck                                  time.Duration
 	timeout                                    time.Duration
+
+	// latency mode
+	mode         string
+	rates        []int
+	duration     time.Duration
+	idle, settle time.Duration
 }
 
 func main() {
@@ -66,7 +70,17 @@ func main() {
 	flag.DurationVar(&o.taskCheck, "task-check-interval", 50*time.Millisecond, "Asynq TaskCheckInterval of both sides")
 	flag.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the pipeline rounds to this file")
 	flag.DurationVar(&o.timeout, "timeout", 10*time.Minute, "give up on a round after this long")
+	flag.StringVar(&o.mode, "mode", "drain", "drain: drain rate against bare Asynq; latency: open-loop submit → review latency and idle Redis cost")
+	rates := flag.String("rate", "200,1000", "latency mode: submissions per second, comma separated, one run each")
+	flag.DurationVar(&o.duration, "duration", 10*time.Second, "latency mode: how long each rate submits")
+	flag.DurationVar(&o.idle, "idle", 5*time.Second, "latency mode: how long idle Redis commands are counted (0: skip)")
+	flag.DurationVar(&o.settle, "settle", 2*time.Second, "latency mode: wait after starting a worker before counting or submitting")
 	flag.Parse()
+	var err error
+	if o.rates, err = parseRates(*rates); err != nil {
+		fmt.Fprintln(os.Stderr, "benchpipeline: -rate:", err)
+		os.Exit(2)
+	}
 	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "benchpipeline:", err)
 		os.Exit(1)
@@ -74,24 +88,30 @@ func main() {
 }
 
 func run(o options) error {
+	if o.mode != "drain" && o.mode != "latency" {
+		return fmt.Errorf("-mode: %q is neither drain nor latency", o.mode)
+	}
 	content, err := os.ReadFile(o.contentPath)
 	if err != nil {
 		return fmt.Errorf("read -content: %w (run from the repository root)", err)
 	}
 	url := o.redisURL
 	if url == "" {
-		srv, err := startRedis()
+		srv, err := benchredis.Start()
 		if err != nil {
 			return err
 		}
-		defer srv.stop()
-		url = srv.url
+		defer srv.Stop()
+		url = srv.URL
 	}
 	b, err := newBench(o, url, string(content))
 	if err != nil {
 		return err
 	}
 	defer b.close()
+	if o.mode == "latency" {
+		return b.latency()
+	}
 	fmt.Printf("benchpipeline: n=%d rounds=%d concurrency=%d shards=%d task-check-interval=%s redis=%s cpus=%d load=%s\n",
 		o.n, o.rounds, o.concurrency, o.shards, o.taskCheck, b.redisVersion(), runtime.NumCPU(), loadAvg())
 	if l, err := strconv.ParseFloat(strings.Fields(loadAvg() + " 0")[0], 64); err == nil && l > 0.5 {
@@ -299,7 +319,7 @@ func (b *bench) bare(round int) (result, error) {
 // every second, and records time and command counts.
 func (b *bench) drain(res *result, start func(), done func() int64, progress func() string) error {
 	ctx := context.Background()
-	s0, u0, err := commandStats(ctx, b.admin)
+	s0, u0, err := benchredis.CommandStats(ctx, b.admin)
 	if err != nil {
 		return err
 	}
@@ -332,7 +352,7 @@ func (b *bench) drain(res *result, start func(), done func() int64, progress fun
 	res.elapsed = time.Since(begin)
 	res.selfCPU = selfCPU() - p0
 	c1, t1 := b.counter.snapshot()
-	s1, u1, err := commandStats(ctx, b.admin)
+	s1, u1, err := benchredis.CommandStats(ctx, b.admin)
 	if err != nil {
 		return err
 	}
@@ -383,33 +403,6 @@ func parallel(n, workers int, fn func(i int) error) error {
 	wg.Wait()
 	close(errs)
 	return <-errs
-}
-
-// commandStats returns INFO commandstats as command → calls and command →
-// microseconds spent.
-func commandStats(ctx context.Context, rdb *redis.Client) (calls, usec map[string]int64, err error) {
-	info, err := rdb.Info(ctx, "commandstats").Result()
-	if err != nil {
-		return nil, nil, err
-	}
-	calls, usec = map[string]int64{}, map[string]int64{}
-	for _, line := range strings.Split(info, "\r\n") {
-		name, rest, ok := strings.Cut(strings.TrimPrefix(line, "cmdstat_"), ":")
-		if !ok || !strings.HasPrefix(line, "cmdstat_") {
-			continue
-		}
-		for _, kv := range strings.Split(rest, ",") {
-			k, v, _ := strings.Cut(kv, "=")
-			n, _ := strconv.ParseInt(v, 10, 64)
-			switch k {
-			case "calls":
-				calls[name] = n
-			case "usec":
-				usec[name] = n
-			}
-		}
-	}
-	return calls, usec, nil
 }
 
 // redisCPU returns redis-server's CPU time so far (INFO cpu, main thread
@@ -484,7 +477,25 @@ func summarize(pipe, bare []result) {
 		p.rate, p.srvPer, p.sentPer, p.rt, p.cpuPerJob)
 	fmt.Printf("bare:     %7.0f tasks/s  %5.1f Redis commands/task (server) %5.1f sent/task %5.1f round trips/task %4.0f µs CPU/task\n",
 		b.rate, b.srvPer, b.sentPer, b.rt, b.cpuPerJob)
-	fmt.Printf("ratio pipeline/bare: %.2f (target >= 0.50); CPU per job: %.1fx bare\n", p.rate/b.rate, p.cpuPerJob/b.cpuPerJob)
+	fmt.Printf("ratio pipeline/bare: %.2f pooled, %.2f median of %d rounds (target >= 0.50); CPU per job: %.1fx bare\n",
+		p.rate/b.rate, medianRatio(pipe, bare), len(pipe), p.cpuPerJob/b.cpuPerJob)
+}
+
+// medianRatio is the median over rounds of each round's pipeline/bare rate
+// ratio (rounds interleave, so each ratio compares neighbours in time).
+func medianRatio(pipe, bare []result) float64 {
+	var ratios []float64
+	for i := range min(len(pipe), len(bare)) {
+		ratios = append(ratios, pipe[i].rate()/bare[i].rate())
+	}
+	if len(ratios) == 0 {
+		return 0
+	}
+	sort.Float64s(ratios)
+	if n := len(ratios); n%2 == 0 {
+		return (ratios[n/2-1] + ratios[n/2]) / 2
+	}
+	return ratios[len(ratios)/2]
 }
 
 // loadAvg returns the 1-minute load average ("?" when unknown).
@@ -517,54 +528,6 @@ func (h *countHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.Pr
 		h.trips.Add(1)
 		return next(ctx, cmds)
 	}
-}
-
-// redisServer is a redis-server started for the benchmark.
-type redisServer struct {
-	cmd *exec.Cmd
-	dir string
-	url string
-}
-
-func startRedis() (*redisServer, error) {
-	bin, err := exec.LookPath("redis-server")
-	if err != nil {
-		return nil, errors.New("redis-server not found on PATH (apt-get install -y redis-server), or pass -redis-url")
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, err
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	_ = l.Close()
-	dir, err := os.MkdirTemp("", "benchpipeline-redis-")
-	if err != nil {
-		return nil, err
-	}
-	cmd := exec.Command(bin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "",
-		"--appendonly", "no", "--dir", dir, "--logfile", filepath.Join(dir, "redis.log"))
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	s := &redisServer{cmd: cmd, dir: dir, url: fmt.Sprintf("redis://127.0.0.1:%d/0", port)}
-	rdb := redis.NewClient(&redis.Options{Addr: fmt.Sprintf("127.0.0.1:%d", port), MaxRetries: -1})
-	defer rdb.Close()
-	for deadline := time.Now().Add(10 * time.Second); ; {
-		if rdb.Ping(context.Background()).Err() == nil {
-			return s, nil
-		}
-		if time.Now().After(deadline) {
-			s.stop()
-			return nil, errors.New("redis-server did not answer PING within 10s")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-func (s *redisServer) stop() {
-	_ = s.cmd.Process.Kill()
-	_ = s.cmd.Wait()
-	_ = os.RemoveAll(s.dir)
 }
 
 // counter sums every series of a counter in m's registry.
