@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -97,15 +96,16 @@ func CheckRedis(ctx context.Context, c *config.Config) error {
 	defer cancel()
 	// Each seed is asked itself: the cluster client answers "cluster has no
 	// nodes" for a node that serves no slot, which hides why.
-	var errs []error
+	var errs []string
 	for _, addr := range rc.Addrs {
 		info, err := seedInfo(ctx, rc, addr)
 		if err == nil {
 			return clusterServes(info)
 		}
-		errs = append(errs, err)
+		errs = append(errs, err.Error())
 	}
-	return fmt.Errorf("%s: Redis Cluster unreachable through %d seed address(es): %w", redisVar, len(rc.Addrs), errors.Join(errs...))
+	// One line, whatever the number of seeds, for log collectors.
+	return fmt.Errorf("%s: Redis Cluster unreachable through %d seed address(es): %s", redisVar, len(rc.Addrs), strings.Join(errs, "; "))
 }
 
 // seedInfo asks one seed node for CLUSTER INFO, once.

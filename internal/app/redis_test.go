@@ -83,6 +83,7 @@ func TestCheckRedis_UnreachableNodes_FailsNamingTheSetting(t *testing.T) {
 	err := checkRedis(t, "redis-cluster://:topsecret@"+closedAddr(t)+","+closedAddr(t)+"/")
 	require.ErrorContains(t, err, "RELAYOPS_REDIS_URL: Redis Cluster unreachable through 2 seed address(es)")
 	require.NotContains(t, err.Error(), "topsecret")
+	require.NotContains(t, err.Error(), "\n", "one line")
 }
 
 func TestCheckRedis_NodeServingNoSlot_FailsNamingTheSetting(t *testing.T) {
