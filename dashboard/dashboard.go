@@ -21,6 +21,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/hibiken/asynq"
 	"github.com/hibiken/asynqmon"
 	"github.com/redis/go-redis/v9"
 
@@ -32,8 +33,11 @@ const DefaultRootPath = "/monitoring"
 
 // Config configures a Dashboard.
 type Config struct {
-	// RedisURL is Asynq's Redis (redis://, rediss:// or unix://). Required.
+	// RedisURL is Asynq's Redis (redis://, rediss:// or unix://). Exactly
+	// one of RedisURL and RedisCluster is required.
 	RedisURL string
+	// RedisCluster is Asynq's Redis when it is a Redis Cluster.
+	RedisCluster *redis.ClusterOptions
 	// Operators may sign in. With none, every request is refused.
 	Operators []credential.Credential
 	// PrometheusURL, when set, lets asynqmon chart queue metrics.
@@ -60,8 +64,8 @@ func (c Config) withDefaults() Config {
 
 func (c Config) validate() error {
 	var errs []error
-	if c.RedisURL == "" {
-		errs = append(errs, errors.New("dashboard: Config.RedisURL is required"))
+	if (c.RedisURL == "") == (c.RedisCluster == nil) {
+		errs = append(errs, errors.New("dashboard: exactly one of Config.RedisURL and Config.RedisCluster is required"))
 	}
 	if !strings.HasPrefix(c.RootPath, "/") || strings.HasSuffix(c.RootPath, "/") {
 		errs = append(errs, fmt.Errorf("dashboard: Config.RootPath must start and not end with '/', got %q", c.RootPath))
@@ -96,14 +100,14 @@ func New(cfg Config) (*Dashboard, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	opt, err := redis.ParseURL(cfg.RedisURL)
+	conn, err := cfg.connOpt()
 	if err != nil {
-		return nil, errors.New("dashboard: Config.RedisURL does not parse (value not shown)")
+		return nil, err
 	}
 	d := &Dashboard{
 		mon: asynqmon.New(asynqmon.Options{
 			RootPath:          cfg.RootPath,
-			RedisConnOpt:      connOpt{opt},
+			RedisConnOpt:      conn,
 			ReadOnly:          true,
 			PrometheusAddress: cfg.PrometheusURL,
 			ResultFormatter:   asynqmon.ResultFormatterFunc(hideResult),
@@ -200,6 +204,20 @@ func hideResult(_ string, result []byte) string {
 	return fmt.Sprintf("(%d bytes, hidden)", len(result))
 }
 
+// connOpt is asynqmon's connection: a copy of the cluster options, or the
+// single Redis the URL names.
+func (c Config) connOpt() (asynq.RedisConnOpt, error) {
+	if c.RedisCluster != nil {
+		o := *c.RedisCluster
+		return clusterConnOpt{&o}, nil
+	}
+	opt, err := redis.ParseURL(c.RedisURL)
+	if err != nil {
+		return nil, errors.New("dashboard: Config.RedisURL does not parse (value not shown)")
+	}
+	return connOpt{opt}, nil
+}
+
 // connOpt gives asynqmon a client built from the full Redis URL (TLS, unix
 // sockets, credentials, database), which asynq's own URI parser does not
 // all support.
@@ -209,4 +227,14 @@ type connOpt struct{ opt *redis.Options }
 func (c connOpt) MakeRedisClient() any {
 	o := *c.opt
 	return redis.NewClient(&o)
+}
+
+// clusterConnOpt gives asynqmon a cluster client with the caller's options
+// (asynq.RedisClusterClientOpt carries only some of them).
+type clusterConnOpt struct{ opt *redis.ClusterOptions }
+
+// MakeRedisClient implements asynq.RedisConnOpt.
+func (c clusterConnOpt) MakeRedisClient() any {
+	o := *c.opt
+	return redis.NewClusterClient(&o)
 }

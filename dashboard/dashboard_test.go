@@ -10,6 +10,7 @@ import (
 
 	"github.com/hibiken/asynq"
 	"github.com/hibiken/asynqmon"
+	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 
 	"github.com/relayops/relayops/internal/credential"
@@ -65,6 +66,7 @@ func TestNew_InvalidConfig_NamesTheField(t *testing.T) {
 		want string
 	}{
 		{Config{}, "RedisURL"},
+		{Config{RedisURL: "redis://x/0", RedisCluster: &redis.ClusterOptions{Addrs: []string{"x:1"}}}, "exactly one of Config.RedisURL and Config.RedisCluster"},
 		{Config{RedisURL: "redis://x/0", RootPath: "monitoring"}, "RootPath"},
 		{Config{RedisURL: "redis://x/0", RootPath: "/monitoring/"}, "RootPath"},
 		{Config{RedisURL: "redis://x/0", Realm: `a"b`}, "Realm"},
@@ -196,6 +198,33 @@ func TestAPI_ListsQueues_OnRealRedis(t *testing.T) {
 	ts := setup(t, srv.URL)
 	client := asynq.NewClientFromRedisClient(srv.Client(t))
 	_, err := client.Enqueue(asynq.NewTask(task.TypeExtract, task.ExtractPayload{JobKey: "acme:inv-1:v1"}.Marshal()),
+		asynq.Queue(task.QueueExtract))
+	require.NoError(t, err)
+
+	res, body := get(t, "GET", ts.URL+"/monitoring/api/queues", basic(opName, opToken))
+	require.Equal(t, http.StatusOK, res.StatusCode, body)
+	var v struct {
+		Queues []struct {
+			Queue   string `json:"queue"`
+			Pending int    `json:"pending"`
+		} `json:"queues"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(body), &v), body)
+	require.Len(t, v.Queues, 1)
+	require.Equal(t, task.QueueExtract, v.Queues[0].Queue)
+	require.Equal(t, 1, v.Queues[0].Pending)
+}
+
+func TestAPI_ListsQueues_OnRedisCluster(t *testing.T) {
+	t.Parallel()
+	cluster := redistest.Cluster(t)
+	d, err := New(Config{RedisCluster: &redis.ClusterOptions{Addrs: cluster.Addrs}, Operators: operators})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = d.Close() })
+	ts := httptest.NewServer(d)
+	t.Cleanup(ts.Close)
+	client := asynq.NewClientFromRedisClient(cluster.Client)
+	_, err = client.Enqueue(asynq.NewTask(task.TypeExtract, task.ExtractPayload{JobKey: "acme:inv-1:v1"}.Marshal()),
 		asynq.Queue(task.QueueExtract))
 	require.NoError(t, err)
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -30,16 +31,19 @@ const (
 // TestMain removes the binaries proctest built.
 func TestMain(m *testing.M) { os.Exit(proctest.Main(m)) }
 
-// system is one test's deployment: a redis-server, an api process and the
-// worker processes started so far. Every process is stopped with SIGTERM
+// system is one test's deployment: a redis-server (or a Redis Cluster), an
+// api process and the worker processes started so far. Every process is stopped with SIGTERM
 // when the test ends (proctest.Options.StopAtCleanup) and must exit 0.
 type system struct {
-	t      *testing.T
-	redis  *redistest.Server
-	api    *proctest.Process
-	worker *proctest.Process // the first worker; nil with options.noWorker
-	client *http.Client
-	spec   *spec
+	t     *testing.T
+	redis *redistest.Server // nil on a cluster
+	// redisURL is RELAYOPS_REDIS_URL: redis.URL, or the cluster's
+	// redis-cluster:// URL.
+	redisURL string
+	api      *proctest.Process
+	worker   *proctest.Process // the first worker; nil with options.noWorker
+	client   *http.Client
+	spec     *spec
 }
 
 // options vary a test's deployment.
@@ -48,6 +52,7 @@ type options struct {
 	faults        string // RELAYOPS_FAULTS of the first worker
 	noWorker      bool   // start the api only
 	aof           bool   // Redis keeps every acknowledged write across a restart (appendfsync always)
+	cluster       bool   // a 3-master Redis Cluster (redistest.Cluster) instead of one redis-server
 }
 
 // setup deploys a system for t; every part is stopped in t.Cleanup,
@@ -55,7 +60,13 @@ type options struct {
 func setup(t *testing.T, o options) *system {
 	t.Helper()
 	skipShort(t)
-	s := &system{t: t, redis: redistest.Start(t, &redistest.Options{AOF: o.aof}), client: &http.Client{Timeout: 10 * time.Second}}
+	s := &system{t: t, client: &http.Client{Timeout: 10 * time.Second}}
+	if o.cluster {
+		s.redisURL = "redis-cluster://" + strings.Join(redistest.Cluster(t).Addrs, ",") + "/"
+	} else {
+		s.redis = redistest.Start(t, &redistest.Options{AOF: o.aof})
+		s.redisURL = s.redis.URL
+	}
 	if o.reprocessRate == "" {
 		o.reprocessRate = "10/1m"
 	}
@@ -91,7 +102,7 @@ func (s *system) startWorker(name, faults string) *proctest.Process {
 // environment without any RELAYOPS_ variable of its own.
 func (s *system) env(extra ...string) []string {
 	return proctest.Env(append([]string{
-		"RELAYOPS_REDIS_URL=" + s.redis.URL,
+		"RELAYOPS_REDIS_URL=" + s.redisURL,
 		fmt.Sprintf("RELAYOPS_SHARDS=%d", shards),
 		"RELAYOPS_TENANT_TOKENS=acme:" + tokA + ",globex:" + tokB,
 		"RELAYOPS_OPERATOR_TOKENS=" + operator + ":" + tokC,

@@ -34,6 +34,7 @@ type (
 		Attempt          int             `json:"attempt"`
 		DeadlineAt       string          `json:"deadlineAt"`
 		ErrorCode        string          `json:"errorCode"`
+		ErrorReason      string          `json:"errorReason"`
 		Result           json.RawMessage `json:"result"`
 		ReprocessedFrom  string          `json:"reprocessedFrom"`
 		ReprocessedAs    string          `json:"reprocessedAs"`

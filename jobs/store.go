@@ -165,6 +165,16 @@ func NewRedisClient(url string) (*redis.Client, error) {
 // answering (only on a redirect, or every 60 s by default), so after a
 // failover calls to the dead master's slots would fail for up to a minute.
 func NewRedisClusterClient(addrs []string) (*redis.ClusterClient, error) {
+	opt, err := RedisClusterOptions(addrs)
+	if err != nil {
+		return nil, err
+	}
+	return redis.NewClusterClient(opt), nil
+}
+
+// RedisClusterOptions are NewRedisClusterClient's options, for a caller that
+// adds credentials or TLS before building the client.
+func RedisClusterOptions(addrs []string) (*redis.ClusterOptions, error) {
 	if len(addrs) == 0 {
 		return nil, errors.New("jobs: redis cluster addresses: none given")
 	}
@@ -173,7 +183,7 @@ func NewRedisClusterClient(addrs []string) (*redis.ClusterClient, error) {
 			return nil, fmt.Errorf("jobs: redis cluster address %q: %w", a, err)
 		}
 	}
-	return redis.NewClusterClient(&redis.ClusterOptions{
+	return &redis.ClusterOptions{
 		Addrs:                 addrs,
 		MaxRedirects:          -1,
 		MaxRetries:            -1,
@@ -185,7 +195,7 @@ func NewRedisClusterClient(addrs []string) (*redis.ClusterClient, error) {
 		ContextTimeoutEnabled: true,
 		// CLUSTER SLOTS once a second at most, and only while commands run.
 		ClusterStateReloadInterval: time.Second,
-	}), nil
+	}, nil
 }
 
 // Shards returns the number of shards.

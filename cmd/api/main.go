@@ -43,16 +43,23 @@ func run(ctx context.Context) error {
 	if len(cfg.TenantTokens) == 0 {
 		log.Warn("RELAYOPS_TENANT_TOKENS is empty: no tenant can submit")
 	}
-	rdb, err := jobs.NewRedisClient(cfg.RedisURL)
+	rdb, err := app.StoreRedis(cfg)
 	if err != nil {
 		return err
 	}
 	defer rdb.Close()
+	if err := app.CheckRedis(ctx, cfg); err != nil {
+		return err
+	}
 	store, err := jobs.NewStore(app.Jobs(cfg, rdb))
 	if err != nil {
 		return err
 	}
-	dash, err := dashboard.New(app.Dashboard(cfg, cfg.NewLogger(os.Stderr, "dashboard")))
+	dcfg, err := app.Dashboard(cfg, cfg.NewLogger(os.Stderr, "dashboard"))
+	if err != nil {
+		return err
+	}
+	dash, err := dashboard.New(dcfg)
 	if err != nil {
 		return err
 	}

@@ -62,6 +62,7 @@ func run(ctx context.Context, o options) error {
 	}
 	defer mini.Close()
 	cfg.RedisURL = "redis://" + mini.Addr() + "/0"
+	cfg.RedisCluster = nil // dev always runs on its embedded Redis
 
 	rdb, err := jobs.NewRedisClient(cfg.RedisURL)
 	if err != nil {
@@ -72,7 +73,11 @@ func run(ctx context.Context, o options) error {
 	if err != nil {
 		return err
 	}
-	dash, err := dashboard.New(app.Dashboard(cfg, cfg.NewLogger(os.Stderr, "dashboard")))
+	dcfg, err := app.Dashboard(cfg, cfg.NewLogger(os.Stderr, "dashboard"))
+	if err != nil {
+		return err
+	}
+	dash, err := dashboard.New(dcfg)
 	if err != nil {
 		return err
 	}

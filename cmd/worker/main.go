@@ -16,8 +16,6 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/relayops/relayops/internal/app"
 	"github.com/relayops/relayops/internal/config"
 	"github.com/relayops/relayops/internal/healthcheck"
@@ -53,22 +51,24 @@ func run() error {
 	if err != nil {
 		return configError{fmt.Errorf("invalid configuration:\n%w", err)}
 	}
-	rdb, err := jobs.NewRedisClient(cfg.RedisURL)
+	rdb, err := app.StoreRedis(cfg)
 	if err != nil {
 		return err
 	}
 	defer rdb.Close()
+	if err := app.CheckRedis(context.Background(), cfg); err != nil {
+		return err
+	}
 	store, err := jobs.NewStore(app.Jobs(cfg, rdb))
 	if err != nil {
 		return err
 	}
 	// Asynq gets its own, ordinary client: its scripts are safe to retry,
 	// the store's are not.
-	asynqOpt, err := redis.ParseURL(cfg.RedisURL)
+	asynqRedis, err := app.AsynqRedis(cfg)
 	if err != nil {
-		return configError{fmt.Errorf("RELAYOPS_REDIS_URL: %w", err)}
+		return configError{err}
 	}
-	asynqRedis := redis.NewClient(asynqOpt)
 	defer asynqRedis.Close()
 	// The worker's parts tag their own component on this base logger.
 	logger := slog.New(slog.NewJSONHandler(os.Stdout, &slog.HandlerOptions{Level: cfg.LogLevel}))

@@ -49,9 +49,17 @@ func API(c *config.Config, store *jobs.Store, rdb redis.UniversalClient, dash ht
 	}
 }
 
-// Dashboard is the read-only Asynq dashboard's configuration.
-func Dashboard(c *config.Config, log *slog.Logger) dashboard.Config {
-	return dashboard.Config{RedisURL: c.RedisURL, Operators: c.OperatorTokens, PrometheusURL: c.PrometheusURL, Logger: log}
+// Dashboard is the read-only Asynq dashboard's configuration: asynqmon
+// reads the Redis or the Redis Cluster that RELAYOPS_REDIS_URL names.
+func Dashboard(c *config.Config, log *slog.Logger) (dashboard.Config, error) {
+	d := dashboard.Config{Operators: c.OperatorTokens, PrometheusURL: c.PrometheusURL, Logger: log}
+	if c.RedisCluster == nil {
+		d.RedisURL = c.RedisURL
+		return d, nil
+	}
+	opt, err := AsynqClusterOptions(c)
+	d.RedisCluster = opt
+	return d, err
 }
 
 // Worker is the worker's configuration, with the extractor the deployment

@@ -51,6 +51,9 @@ type Config struct {
 	LogLevel          slog.Level    // RELAYOPS_LOG_LEVEL, default info
 	Retention         Retention     // RELAYOPS_RETENTION_*
 	PrometheusURL     string        // RELAYOPS_PROMETHEUS_URL, default none (asynqmon charts)
+	// RedisCluster is set when RELAYOPS_REDIS_URL is a redis-cluster:// URL
+	// (then RedisURL is not a go-redis URL); nil for one Redis.
+	RedisCluster *RedisCluster
 	// MetricsTenantLabels adds a tenant label to metrics
 	// (RELAYOPS_METRICS_TENANT_LABELS, default false).
 	MetricsTenantLabels bool
@@ -144,7 +147,7 @@ type Var struct {
 // vars is the single source of names and defaults: FromEnv takes its defaults
 // from here, so docs generated from Vars cannot drift from the code.
 var vars = []Var{
-	{"RELAYOPS_REDIS_URL", "redis://127.0.0.1:6379/0", "Redis connection URL (redis://, rediss:// or unix://)"},
+	{"RELAYOPS_REDIS_URL", "redis://127.0.0.1:6379/0", "one Redis (redis://, rediss:// or unix:// URL) or a Redis Cluster (redis-cluster://[user:password@]host:port,host:port/)"},
 	{"RELAYOPS_HTTP_ADDR", ":8080", "listen address of the HTTP API"},
 	{"RELAYOPS_METRICS_ADDR", ":9090", "listen address of the worker's /metrics, /healthz and /readyz"},
 	{"RELAYOPS_RELAY_STALL_TIMEOUT", "1m", "a worker whose relay made no progress for this long is not ready (>= 1s)"},
@@ -196,6 +199,7 @@ func FromEnv(getenv func(string) string) (*Config, error) {
 	l := &loader{getenv: getenv}
 	c := &Config{
 		RedisURL:          l.redisURL("RELAYOPS_REDIS_URL"),
+		RedisCluster:      l.redisCluster("RELAYOPS_REDIS_URL"),
 		HTTPAddr:          l.addr("RELAYOPS_HTTP_ADDR"),
 		MetricsAddr:       l.addr("RELAYOPS_METRICS_ADDR"),
 		RelayStallTimeout: l.duration("RELAYOPS_RELAY_STALL_TIMEOUT", atLeast(time.Second), "a duration of at least 1s"),
@@ -488,14 +492,17 @@ func printableToken(t string) bool {
 // the URL, which may hold a password.
 func (l *loader) redisURL(name string) string {
 	s := l.raw(name)
+	if strings.HasPrefix(s, clusterScheme) {
+		return s // redisCluster judges it
+	}
 	_, err := redis.ParseURL(s)
 	var uerr *url.Error
 	switch {
 	case errors.As(err, &uerr):
 		// net/url's message quotes pieces of the URL, password included.
-		l.fail(name, "must be a redis://, rediss:// or unix:// URL; it does not parse as a URL (value not shown)")
+		l.fail(name, "must be a redis://, rediss://, unix:// or redis-cluster:// URL; it does not parse as a URL (value not shown)")
 	case err != nil:
-		l.fail(name, "must be a redis://, rediss:// or unix:// URL (value not shown): %v", err)
+		l.fail(name, "must be a redis://, rediss://, unix:// or redis-cluster:// URL (value not shown): %v", err)
 	}
 	return s
 }

@@ -121,7 +121,7 @@ func TestFromEnv_BadValue_MessageNamesVariable(t *testing.T) {
 		name, value string
 		wantMsg     string // the whole message when it quotes the value, else a part
 	}{
-		{"RELAYOPS_REDIS_URL", "http://localhost:6379", "RELAYOPS_REDIS_URL: must be a redis://, rediss:// or unix:// URL"},
+		{"RELAYOPS_REDIS_URL", "http://localhost:6379", "RELAYOPS_REDIS_URL: must be a redis://, rediss://, unix:// or redis-cluster:// URL"},
 		{"RELAYOPS_REDIS_URL", "redis://localhost:6379/x", "RELAYOPS_REDIS_URL: must be a redis://"},
 		{"RELAYOPS_HTTP_ADDR", "8080", `RELAYOPS_HTTP_ADDR: must be host:port or :port, got "8080"`},
 		{"RELAYOPS_METRICS_ADDR", "localhost:", `RELAYOPS_METRICS_ADDR: must be host:port or :port, got "localhost:"`},

@@ -49,6 +49,9 @@ type Options struct {
 	// acknowledged write survives Restart (a SIGKILL). Without it the server
 	// keeps nothing on disk and Restart starts it empty.
 	AOF bool
+	// ClusterNode starts the server with cluster mode on, alone: it serves
+	// no slot until it joins a cluster (Cluster builds whole clusters).
+	ClusterNode bool
 }
 
 // Server is one redis-server process owned by one test. Its methods are meant
@@ -77,7 +80,7 @@ func Start(t testing.TB, opts *Options) *Server {
 	if opts == nil {
 		opts = &Options{}
 	}
-	return startServer(t, opts.AOF, false)
+	return startServer(t, opts.AOF, opts.ClusterNode)
 }
 
 // startServer starts a server for Start, or a cluster node for Cluster.
