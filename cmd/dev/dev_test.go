@@ -39,7 +39,7 @@ const (
 	stoppedLine = "relayops dev: stopped; the in-memory data is gone."
 )
 
-// TestMakeRun_DemoScript_Succeeds is the issue's "done when": `make run` in
+// TestMakeRun_DemoScript_Succeeds is the new user's first run: `make run` in
 // the background and scripts/demo.sh against it exits 0; then Ctrl-C (SIGINT
 // to the process group, as a terminal sends it) stops everything cleanly.
 func TestMakeRun_DemoScript_Succeeds(t *testing.T) {
