@@ -120,6 +120,7 @@ func TestRules_ValidSamples(t *testing.T) {
 		{"real-florist-deposit.txt", want{"0412", "Bloom & Wild Events", "2026-12-01", "GBP", "836.00", "0.00", "836.00", 4}},
 		{"real-commercial-invoice.txt", want{"CI-26-0456", "Sakura Office Co., Ltd.", "2026-11-28", "USD", "1320.00", "0.00", "1320.00", 2}},
 		{"real-carried-forward.txt", want{"4471", "Oakhurst Bakery Supplies Ltd", "2026-02-09", "GBP", "262.00", "0.00", "262.00", 3}},
+		{"real-fr-whole-euros-spaced.txt", want{"SC-2026-0311", "STUDIO CALADE SARL", "2026-11-24", "EUR", "5250.00", "1050.00", "6300.00", 3}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
