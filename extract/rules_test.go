@@ -122,6 +122,8 @@ func TestRules_ValidSamples(t *testing.T) {
 		{"real-carried-forward.txt", want{"4471", "Oakhurst Bakery Supplies Ltd", "2026-02-09", "GBP", "262.00", "0.00", "262.00", 3}},
 		{"real-fr-whole-euros-spaced.txt", want{"SC-2026-0311", "STUDIO CALADE SARL", "2026-11-24", "EUR", "5250.00", "1050.00", "6300.00", 3}},
 		{"real-freelancer-amount-label.txt", want{"PN-2026-044", "Priya Nair Illustration", "2026-11-18", "GBP", "1450.00", "0.00", "1450.00", 0}},
+		{"real-za-rand-glued.txt", want{"KSI-26-0917", "KAROO SOLAR INSTALLATIONS (PTY) LTD", "2026-11-25", "ZAR", "12826.09", "1923.91", "14750.00", 3}},
+		{"real-za-rand-comma.txt", want{"UB-2611-07", "Umhlanga Bookkeeping CC", "2026-11-27", "ZAR", "1523.53", "228.53", "1752.06", 2}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
