@@ -49,6 +49,8 @@ func scanNumbers(s string, spaceGroups bool) []numTok {
 		}
 		if i+3 < len(s) && isDigit(s[i+3]) && isCurrencyCode(s[i:i+3]) {
 			i += 3 // "EUR1,234.56"
+		} else if gluedRand(s, i, spaceGroups) {
+			i++ // "R12 450.00"
 		}
 		end := runEnd(s, i)
 		if tok, ok := numberRun(s, i, end, spaceGroups); ok {
@@ -62,6 +64,22 @@ func scanNumbers(s string, spaceGroups bool) []numTok {
 		i = end
 	}
 	return out
+}
+
+// gluedRand reports a rand sign glued to an amount at s[i] ("R12 450.00",
+// "R250.00"). An 'R' before digits is as often a reference ("R16", "R2D2"),
+// so only a number written as money follows it: digits and separators
+// alone, with two decimals or digit groups.
+func gluedRand(s string, i int, spaceGroups bool) bool {
+	if s[i] != 'R' || i+1 >= len(s) || !isDigit(s[i+1]) {
+		return false
+	}
+	tok, ok := numberRun(s, i+1, runEnd(s, i+1), spaceGroups)
+	if !ok || tok.unit != "" || tok.garbled || tok.cur != "" {
+		return false
+	}
+	d := strings.LastIndexAny(tok.raw, ".,")
+	return (d >= 0 && len(tok.raw)-d-1 == 2) || strings.IndexByte(tok.raw, ' ') > 0
 }
 
 // continuesRun reports whether s[i] continues a word that started before.

@@ -123,6 +123,11 @@ func TestScanNumbers_WhatSurroundsANumber(t *testing.T) {
 		{"VAT 20%", false, "20", "", false, true, ""},
 		{"9.5h", false, "9.5", "", false, false, "h"},
 		{"£45/hr", false, "45", "GBP", false, false, ""},
+		{"R12 450.00", true, "12 450.00", "ZAR", false, false, ""},
+		{"R250.00", false, "250.00", "ZAR", false, false, ""},
+		{"Total R 1 234,56", true, "1 234,56", "ZAR", false, false, ""},
+		{"R$ 99,90", false, "99,90", "BRL", false, false, ""},
+		{"SR 1,150.00", false, "1,150.00", "SAR", false, false, ""},
 	}
 	for _, tt := range tests {
 		toks := scanNumbers(tt.text, tt.spaceGrp)
@@ -138,7 +143,7 @@ func TestScanNumbers_WhatSurroundsANumber(t *testing.T) {
 
 func TestScanNumbers_IdentifiersAndDatesAreNotAmounts(t *testing.T) {
 	t.Parallel()
-	for _, text := range []string{"INV-2024-0001", "Invoice #: 50-1187", "03/03/2026", "A4", "M8x40", "2024/0815", "Net-30"} {
+	for _, text := range []string{"INV-2024-0001", "Invoice #: 50-1187", "03/03/2026", "A4", "M8x40", "2024/0815", "Net-30", "R16", "Tyre 205/55R16", "R2D2"} {
 		require.Empty(t, scanNumbers(text, false), text)
 	}
 }

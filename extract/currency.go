@@ -45,6 +45,8 @@ var currencySymbols = []struct{ sym, code string }{
 	// written out after an amount: "1,234.00 euros"
 	{"euros", "EUR"}, {"Euros", "EUR"}, {"euro", "EUR"}, {"Euro", "EUR"}, {"EUROS", "EUR"}, {"EURO", "EUR"},
 	{"dollars", "$"}, {"Dollars", "$"}, {"DOLLARS", "$"}, {"yen", "JPY"}, {"rupees", "INR"}, {"Rupees", "INR"},
+	// last, so that "R$", "SR" and "QR" win: the South African rand ("R 1 234,56")
+	{"R", "ZAR"},
 }
 
 // isCurrencyWord reports a word that names a currency beside an amount: an

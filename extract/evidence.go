@@ -27,6 +27,9 @@ type evidence struct {
 	// spacedDot counts money written with a currency, space-grouped
 	// thousands and a decimal point ("$1 234.56", "1 234.56 CHF").
 	spacedDot int
+	// spacedWhole counts money written with a currency and space-grouped
+	// thousands without decimals ("1 234 €", "12 500 EUR").
+	spacedWhole int
 }
 
 // commonCodes are the currency codes counted when they stand alone ("All
@@ -118,6 +121,9 @@ func (e *evidence) line(l *line) {
 	}
 	if spacedDigits(l.text) && strings.IndexByte(l.text, '.') >= 0 {
 		e.spacedDot += countSpacedDot(l.text, weight > 1)
+	}
+	if spacedDigits(l.text) {
+		e.spacedWhole += countSpacedWhole(l.text)
 	}
 	for _, code := range codeWords(l.text) {
 		if containsStr(commonCodes, code) {
@@ -333,7 +339,7 @@ func (e *evidence) format(currency string) numberFormat {
 		minor = 2
 	}
 	f := e.votes.decide(minor)
-	f.spaceGroups = f.decimal == '.' && e.spacedDot > 0
+	f.spaceGroups = f.decimal == '.' && (e.spacedDot > 0 || e.spacedWhole > 0)
 	return f
 }
 
@@ -355,6 +361,20 @@ func countSpacedDot(text string, total bool) int {
 	for _, t := range scanNumbers(text, true) {
 		if (t.cur != "" || total) && strings.IndexByte(t.raw, ' ') > 0 && strings.IndexByte(t.raw, ',') < 0 &&
 			strings.IndexByte(t.raw, '.') > strings.LastIndexByte(t.raw, ' ') {
+			n++
+		}
+	}
+	return n
+}
+
+// countSpacedWhole counts the amounts of text written with a currency and
+// a space between digit groups, without a decimal mark or another group
+// separator ("1 234 €", "Summe 12 500 EUR"): the document groups
+// thousands with spaces.
+func countSpacedWhole(text string) int {
+	n := 0
+	for _, t := range scanNumbers(text, true) {
+		if t.cur != "" && !t.pct && strings.IndexByte(t.raw, ' ') > 0 && !strings.ContainsAny(t.raw, ".,'") {
 			n++
 		}
 	}

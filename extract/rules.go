@@ -105,7 +105,8 @@ func extractInvoice(content string) Extraction {
 	x.IssueDate, dateProblem = resolveIssueDate(d, hits, order)
 	ps := paragraphs(d)
 	rows := amountRows(hits, f, proseLines(d, ps))
-	t := resolveTotals(mergeRows(rows, proseRows(ps, f, rows)))
+	all := mergeRows(rows, proseRows(ps, f, rows))
+	t := resolveTotals(mergeRows(all, bareAmountRows(d, all, f)))
 	if it.spaced && !t.reconciles(it.lines) {
 		it.lines = nil // rows read by their arithmetic alone that miss some items
 	}

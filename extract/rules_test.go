@@ -120,6 +120,10 @@ func TestRules_ValidSamples(t *testing.T) {
 		{"real-florist-deposit.txt", want{"0412", "Bloom & Wild Events", "2026-12-01", "GBP", "836.00", "0.00", "836.00", 4}},
 		{"real-commercial-invoice.txt", want{"CI-26-0456", "Sakura Office Co., Ltd.", "2026-11-28", "USD", "1320.00", "0.00", "1320.00", 2}},
 		{"real-carried-forward.txt", want{"4471", "Oakhurst Bakery Supplies Ltd", "2026-02-09", "GBP", "262.00", "0.00", "262.00", 3}},
+		{"real-fr-whole-euros-spaced.txt", want{"SC-2026-0311", "STUDIO CALADE SARL", "2026-11-24", "EUR", "5250.00", "1050.00", "6300.00", 3}},
+		{"real-freelancer-amount-label.txt", want{"PN-2026-044", "Priya Nair Illustration", "2026-11-18", "GBP", "1450.00", "0.00", "1450.00", 0}},
+		{"real-za-rand-glued.txt", want{"KSI-26-0917", "KAROO SOLAR INSTALLATIONS (PTY) LTD", "2026-11-25", "ZAR", "12826.09", "1923.91", "14750.00", 3}},
+		{"real-za-rand-comma.txt", want{"UB-2611-07", "Umhlanga Bookkeeping CC", "2026-11-27", "ZAR", "1523.53", "228.53", "1752.06", 2}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
@@ -155,6 +159,7 @@ func TestRules_InvalidSamplesAreRejectedWithTheirReason(t *testing.T) {
 		{"reject-total-mismatch.txt", ReasonTotalMismatch},
 		{"reject-unparseable-total.txt", "unparseable_amount:total"},
 		{"reject-missing-number.txt", "missing_field:invoiceNumber"},
+		{"reject-due-term-no-total.txt", "missing_field:total"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {

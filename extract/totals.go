@@ -507,3 +507,40 @@ func labelText(raw string) string {
 	}
 	return raw
 }
+
+// bareAmountLabels are labels too generic to be a total where a document
+// has a real one ("Amount" heads an item column, "Due" introduces a date
+// or a term): only "Amount: £1,450.00" or "Due: EUR 380.00", a colon and
+// money alone on the line, is read, and only when no total is labelled.
+var bareAmountLabels = []string{"amount", "due", "amount due"}
+
+// bareAmountRows returns, for a document without any total row, the lines
+// "Amount: <money>" or "Due: <money>" as amount-due rows. The value must be
+// the only number of the line and written as money (a currency or two
+// decimals): "Due: 30 days" and "Due: 14/12/2026" are not amounts.
+func bareAmountRows(d *document, rows []amountRow, f numberFormat) []amountRow {
+	if finalTotal(rows) >= 0 {
+		return nil
+	}
+	var out []amountRow
+	for i := range d.lines {
+		l := &d.lines[i]
+		if l.used || l.rule {
+			continue
+		}
+		label, rest, ok := strings.Cut(strings.TrimSpace(l.text), ":")
+		if !ok || !containsStr(bareAmountLabels, strings.Join(strings.Fields(strings.ToLower(label)), " ")) {
+			continue
+		}
+		if len(findDates(rest)) > 0 {
+			continue
+		}
+		toks := scanNumbers(rest, f.spaces())
+		if len(toks) != 1 || toks[0].pct || toks[0].unit != "" || toks[0].garbled || !looksLikeMoney(toks[0]) {
+			continue
+		}
+		v, bad := canonicalTok(toks[0], f)
+		out = append(out, amountRow{kind: lkAmountDue, phrase: "amount due", raw: label, amount: v, bad: bad, line: i})
+	}
+	return out
+}
