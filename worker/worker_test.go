@@ -76,10 +76,15 @@ func TestWorker_Run_DrainsJobsToReviewsAndStopsGracefully(t *testing.T) {
 		require.Equal(t, j.EventID, r.EventID)
 	}
 	insp := asynq.NewInspectorFromRedisClient(asynqRedis)
-	info, err := insp.GetTaskInfo(task.QueueExtract, keys[0].String())
+	layout := task.NewLayout(0, testShards)
+	info, err := insp.GetTaskInfo(layout.Queue(jobs.Shard("acme", "doc-0", testShards)), keys[0].String())
 	require.NoError(t, err)
 	require.Equal(t, asynq.TaskStateArchived, info.State)
 	require.Equal(t, "permanent_error", info.LastErr)
+	queues, err := insp.Queues()
+	require.NoError(t, err)
+	require.Subset(t, layout.Names(), queues, "tasks only in the layout's queues")
+	require.Greater(t, len(queues), 1, "the jobs' tasks spread over several queues")
 
 	resp, err := http.Get("http://" + w.MetricsAddr() + "/metrics")
 	require.NoError(t, err)
