@@ -26,6 +26,7 @@ func Jobs(c *config.Config, rdb redis.UniversalClient) jobs.Config {
 	r := c.Retention
 	return jobs.Config{
 		Redis: rdb, Shards: c.Shards, DataKey: c.DataKey,
+		WaitReplicas: c.RedisWaitReplicas, WaitTimeout: c.RedisWaitTimeout,
 		Retention:     jobs.Retention{Input: r.Input, Result: r.Result, Outbox: r.Outbox, Audit: r.Audit, Ledger: r.Ledger},
 		LedgerForever: r.Ledger == 0,
 	}

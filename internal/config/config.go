@@ -39,7 +39,7 @@ type Config struct {
 	Shards            int           // RELAYOPS_SHARDS, default 16 (1..16384)
 	Queues            int           // RELAYOPS_QUEUES, default 16 capped at Shards (1..Shards)
 	RedisWaitReplicas int           // RELAYOPS_REDIS_WAIT_REPLICAS, default 0 (0..100)
-	RedisWaitTimeout  time.Duration // RELAYOPS_REDIS_WAIT_TIMEOUT, default 1s (>= 1ms)
+	RedisWaitTimeout  time.Duration // RELAYOPS_REDIS_WAIT_TIMEOUT, default 1s (1ms..1.5s, below the store's 2 s read timeout)
 	MaxAttempts       int           // RELAYOPS_MAX_ATTEMPTS, default 3 (1..100)
 	MaxRecoveries     int           // RELAYOPS_MAX_RECOVERIES, default 5 (0..100)
 	DefaultDeadline   time.Duration // RELAYOPS_DEFAULT_DEADLINE, default 24h (>= 1s, whole seconds)
@@ -160,7 +160,7 @@ var vars = []Var{
 	{"RELAYOPS_SHARDS", "16", "number of Redis shards (1..16384); fixed per deployment, api and worker must match"},
 	{"RELAYOPS_QUEUES", "16", "number of Asynq queues extraction tasks are spread over, shard mod queues (1..RELAYOPS_SHARDS; unset: 16 capped at RELAYOPS_SHARDS); api and workers must match"},
 	{"RELAYOPS_REDIS_WAIT_REPLICAS", "0", "replicas that must have a write before a submit, commit, reprocess or review decision is acknowledged (0..100; 0: no WAIT)"},
-	{"RELAYOPS_REDIS_WAIT_TIMEOUT", "1s", "how long such a write waits for RELAYOPS_REDIS_WAIT_REPLICAS replicas before it is answered as unavailable (>= 1ms)"},
+	{"RELAYOPS_REDIS_WAIT_TIMEOUT", "1s", "how long such a write waits for RELAYOPS_REDIS_WAIT_REPLICAS replicas before it is answered as unavailable (1ms..1.5s)"},
 	{"RELAYOPS_MAX_ATTEMPTS", "3", "business attempts per job (1..100), stamped on the job at submission"},
 	{"RELAYOPS_MAX_RECOVERIES", "5", "crash recoveries per job before crash_loop (0..100), stamped at submission"},
 	{"RELAYOPS_DEFAULT_DEADLINE", "24h", "absolute job deadline when the request sets none (>= 1s, whole seconds)"},
@@ -215,7 +215,7 @@ func FromEnv(getenv func(string) string) (*Config, error) {
 		Shards:            l.intRange("RELAYOPS_SHARDS", 1, 16384),
 		Queues:            l.intRange("RELAYOPS_QUEUES", 1, 16384),
 		RedisWaitReplicas: l.intRange("RELAYOPS_REDIS_WAIT_REPLICAS", 0, 100),
-		RedisWaitTimeout:  l.duration("RELAYOPS_REDIS_WAIT_TIMEOUT", atLeast(time.Millisecond), "a duration of at least 1ms"),
+		RedisWaitTimeout:  l.duration("RELAYOPS_REDIS_WAIT_TIMEOUT", between(time.Millisecond, 1500*time.Millisecond), "a duration from 1ms to 1.5s"),
 		MaxAttempts:       l.intRange("RELAYOPS_MAX_ATTEMPTS", 1, 100),
 		MaxRecoveries:     l.intRange("RELAYOPS_MAX_RECOVERIES", 0, 100),
 		DefaultDeadline:   l.duration("RELAYOPS_DEFAULT_DEADLINE", atLeastWholeSeconds, "a duration of at least 1s in whole seconds"),
@@ -391,6 +391,10 @@ func (l *loader) intRange(name string, lo, hi int) int {
 
 func atLeast(min time.Duration) func(time.Duration) bool {
 	return func(d time.Duration) bool { return d >= min }
+}
+
+func between(lo, hi time.Duration) func(time.Duration) bool {
+	return func(d time.Duration) bool { return d >= lo && d <= hi }
 }
 
 func atLeastWholeSeconds(d time.Duration) bool {
