@@ -75,6 +75,34 @@ func TestE2E_RedisCluster_JobsSucceedAndDeadLetter_MetricsAndDashboardReadIt(t *
 	}
 }
 
+// clusterTwoWorkers is the deployment of the cluster scenarios: the api and
+// two worker processes on a 3-master Redis Cluster, sharing its queues.
+var clusterTwoWorkers = options{cluster: true, workers: 2}
+
+// The scenarios of the single-Redis suite, on a 3-master cluster with two
+// workers: submit → success → one review → decision; dead letter → audited
+// reprocess; tenant isolation; dedupe and conflict with the extraction run
+// once across both workers.
+func TestE2E_RedisCluster_TwoWorkers_ValidInvoiceSucceedsReviewedApprovedAndAudited(t *testing.T) {
+	t.Parallel()
+	validInvoiceSucceedsReviewedApprovedAndAudited(t, setup(t, clusterTwoWorkers))
+}
+
+func TestE2E_RedisCluster_TwoWorkers_InvalidInvoiceDeadLettered_ReprocessedWithCorrectedContent(t *testing.T) {
+	t.Parallel()
+	invalidInvoiceDeadLetteredReprocessedWithCorrectedContent(t, setup(t, clusterTwoWorkers))
+}
+
+func TestE2E_RedisCluster_TwoWorkers_TenantIsolation(t *testing.T) {
+	t.Parallel()
+	tenantIsolation(t, setup(t, clusterTwoWorkers))
+}
+
+func TestE2E_RedisCluster_TwoWorkers_DuplicateAndConflictingSubmissions_ExtractOnce(t *testing.T) {
+	t.Parallel()
+	duplicateAndConflictingSubmissionsExtractOnce(t, setup(t, clusterTwoWorkers))
+}
+
 // dashboardQueue is one queue of asynqmon's GET /api/queues.
 type dashboardQueue struct {
 	Queue     string `json:"queue"`
