@@ -11,8 +11,10 @@ import (
 
 	"github.com/hibiken/asynq"
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/redis/go-redis/v9"
 
 	"github.com/relayops/relayops/internal/clock"
+	"github.com/relayops/relayops/internal/task"
 	"github.com/relayops/relayops/jobs"
 )
 
@@ -284,6 +286,13 @@ func (c *clusterCollector) asynq(ctx context.Context) ([]prometheus.Metric, erro
 		}
 		return asynqMetrics(r.infos), nil
 	}
+}
+
+// extractQueues names the workers' extraction queues: queues of them, or
+// the workers' default for the store's connection (task.NewLayout).
+func extractQueues(queues int, store *jobs.Store) []string {
+	_, cluster := store.Redis().(*redis.ClusterClient)
+	return task.NewLayout(queues, store.Shards(), cluster).Names()
 }
 
 // queueInfos reads every queue Asynq knows, and each of relayops'

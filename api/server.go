@@ -28,7 +28,6 @@ import (
 
 	"github.com/relayops/relayops/internal/clock"
 	"github.com/relayops/relayops/internal/credential"
-	"github.com/relayops/relayops/internal/task"
 	"github.com/relayops/relayops/jobs"
 )
 
@@ -82,7 +81,8 @@ type Config struct {
 	Inspector *asynq.Inspector
 	// Queues is the workers' number of extraction queues (task.Layout);
 	// /metrics exports every one of them, even before its first task.
-	// Default task.DefaultQueues, capped at the store's shards.
+	// Default as the workers': task.ClusterQueues, capped at the store's
+	// shards, when the store is on a Redis Cluster; 1 otherwise.
 	Queues int
 	// MetricsToken, when set, is the bearer token /metrics requires (for
 	// deployments that expose the port). Default: /metrics is open.
@@ -201,7 +201,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	col := newClusterCollector(cfg.Store, cfg.Inspector, cfg.Clock, cfg.StoreTimeout, cfg.ClusterMetricsInterval, cfg.Logger)
-	col.queues = task.NewLayout(cfg.Queues, cfg.Store.Shards()).Names()
+	col.queues = extractQueues(cfg.Queues, cfg.Store)
 	if err := cfg.Registry.Register(col); err != nil {
 		return nil, fmt.Errorf("api: register cluster metrics: %w", err)
 	}

@@ -63,7 +63,7 @@ func TestE2E_RedisCluster_JobsSucceedAndDeadLetter_MetricsAndDashboardReadIt(t *
 	// The tasks went to the queues of their shards; asynqmon lists those
 	// queues, and only queues of the layout.
 	queues := s.dashboardQueues(t)
-	layout, processed := task.NewLayout(0, shards), 0
+	layout, processed := task.NewLayout(0, shards, true), 0
 	for _, q := range queues {
 		if !slices.Contains(layout.Names(), q.Queue) {
 			t.Fatalf("want asynqmon to list only the queues %v, got: %+v", layout.Names(), queues)

@@ -235,7 +235,7 @@ func (s *system) waitLeaseRecoverable(t *testing.T, id string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lease := "asynq:{" + task.NewLayout(0, shards).Queue(jobs.Shard(k.Tenant, k.DocumentID, shards)) + "}:lease"
+	lease := "asynq:{" + task.NewLayout(0, shards, true).Queue(jobs.Shard(k.Tenant, k.DocumentID, shards)) + "}:lease"
 	redistest.Eventually(t, 2*time.Minute, func() bool {
 		score, err := s.cluster.Client.ZScore(context.Background(), lease, id).Result()
 		return err == nil && time.Now().Unix() > int64(score)+31

@@ -111,16 +111,17 @@ func (e *env) waitTask(k jobs.Key, want asynq.TaskState, timeout time.Duration) 
 	return info
 }
 
-// queue is the Asynq queue of k's task: the worker's default layout.
+// queue is the Asynq queue of k's task: the worker's default layout on one
+// Redis.
 func (e *env) queue(k jobs.Key) string {
-	return task.NewLayout(0, procShards).Queue(jobs.Shard(k.Tenant, k.DocumentID, procShards))
+	return task.NewLayout(0, procShards, false).Queue(jobs.Shard(k.Tenant, k.DocumentID, procShards))
 }
 
 // archived lists the archived tasks of every queue of the layout.
 func (e *env) archived() []*asynq.TaskInfo {
 	e.t.Helper()
 	var all []*asynq.TaskInfo
-	for _, q := range task.NewLayout(0, procShards).Names() {
+	for _, q := range task.NewLayout(0, procShards, false).Names() {
 		tasks, err := e.insp.ListArchivedTasks(q)
 		if !errors.Is(err, asynq.ErrQueueNotFound) {
 			require.NoError(e.t, err)

@@ -72,9 +72,9 @@ func TestAsynqLogger_RepeatedErrors_HeldBack(t *testing.T) {
 func TestQueueWeights_EveryQueueOfTheLayoutServedWithTheSameWeight(t *testing.T) {
 	t.Parallel()
 	require.Equal(t, map[string]int{"extract": 1}, queueWeights(task.Layout{}))
-	w := queueWeights(task.NewLayout(0, 16))
+	w := queueWeights(task.NewLayout(0, 16, true))
 	require.Len(t, w, 16)
-	for _, q := range task.NewLayout(0, 16).Names() {
+	for _, q := range task.NewLayout(0, 16, true).Names() {
 		require.Equal(t, 1, w[q], q)
 	}
 }

@@ -55,7 +55,8 @@ type Config struct {
 	// over (task.Layout): the task of shard s goes to queue s mod Queues,
 	// and the worker serves every queue with the same weight. It must match
 	// across the workers of a deployment and not exceed the store's shards.
-	// Default task.DefaultQueues, capped at the store's shards.
+	// Default (task.NewLayout): task.ClusterQueues, capped at the store's
+	// shards, when Redis is a *redis.ClusterClient; 1 otherwise.
 	Queues int
 	// AttemptTimeout bounds one attempt. Default 5m.
 	AttemptTimeout time.Duration
@@ -142,7 +143,8 @@ func (c Config) withDefaults() Config {
 		c.Relays = 2
 	}
 	if c.Queues == 0 && c.Store != nil {
-		c.Queues = task.NewLayout(0, c.Store.Shards()).Queues
+		_, cluster := c.Redis.(*redis.ClusterClient)
+		c.Queues = task.NewLayout(0, c.Store.Shards(), cluster).Queues
 	}
 	if c.RelayConsumer == "" {
 		host, _ := os.Hostname()

@@ -18,8 +18,8 @@ func TestLayout_OnRedisCluster_QueuesSpreadOverEveryMaster(t *testing.T) {
 		layout  Layout
 		atLeast int // queues on the least loaded master
 	}{
-		{NewLayout(0, 16), 5},
-		{NewLayout(4, 16), 1},
+		{NewLayout(0, 16, true), 5},
+		{NewLayout(4, 16, true), 1},
 	} {
 		perMaster := map[string]int{}
 		for _, q := range tt.layout.Names() {

@@ -18,9 +18,10 @@ const TypeExtract = "relayops:extract"
 // one of a layout of one queue.
 const QueueExtract = "extract"
 
-// DefaultQueues is the number of extraction queues of a deployment that sets
-// none (RELAYOPS_QUEUES).
-const DefaultQueues = 16
+// ClusterQueues is the number of extraction queues of a deployment on a
+// Redis Cluster that sets none (RELAYOPS_QUEUES): with 16 queues every
+// master of a 3-master cluster serves five or six of them.
+const ClusterQueues = 16
 
 // Layout spreads extraction tasks over Queues Asynq queues: the task of a job
 // of shard s goes to queue s mod Queues. Asynq keeps each queue in one Redis
@@ -35,11 +36,17 @@ type Layout struct {
 }
 
 // NewLayout is the layout of a deployment of the given shards that asks for
-// queues queues: 0 means DefaultQueues, and there are never more queues
-// than shards (a queue without a shard would stay empty).
-func NewLayout(queues, shards int) Layout {
+// queues queues. 0 is the default: ClusterQueues on a Redis Cluster, where
+// the queues spread the queue work over the masters, and one queue on one
+// Redis, where there is nothing to spread and every extra queue costs an
+// idle worker a poll. There are never more queues than shards (a queue
+// without a shard would stay empty).
+func NewLayout(queues, shards int, cluster bool) Layout {
 	if queues == 0 {
-		queues = DefaultQueues
+		queues = 1
+		if cluster {
+			queues = ClusterQueues
+		}
 	}
 	return Layout{Queues: max(min(queues, shards), 1)}
 }

@@ -32,23 +32,24 @@ func TestLayout_ShardsMapOntoQueuesModuloTheirNumber(t *testing.T) {
 func TestLayout_NamesListsEveryQueueOnceExtractFirst(t *testing.T) {
 	t.Parallel()
 	require.Equal(t, []string{"extract"}, Layout{}.Names())
-	names := Layout{Queues: DefaultQueues}.Names()
-	require.Len(t, names, DefaultQueues)
+	names := Layout{Queues: ClusterQueues}.Names()
+	require.Len(t, names, ClusterQueues)
 	require.Equal(t, QueueExtract, names[0])
 	seen := map[string]bool{}
 	for s := range 64 {
-		q := Layout{Queues: DefaultQueues}.Queue(s)
+		q := Layout{Queues: ClusterQueues}.Queue(s)
 		require.Contains(t, names, q)
 		seen[q] = true
 	}
-	require.Len(t, seen, DefaultQueues, "every queue receives some shard")
+	require.Len(t, seen, ClusterQueues, "every queue receives some shard")
 }
 
-func TestNewLayout_DefaultsToSixteenQueuesNeverMoreThanShards(t *testing.T) {
+func TestNewLayout_DefaultsToSixteenQueuesOnAClusterOneOtherwiseNeverMoreThanShards(t *testing.T) {
 	t.Parallel()
-	require.Equal(t, Layout{Queues: DefaultQueues}, NewLayout(0, 16))
-	require.Equal(t, Layout{Queues: DefaultQueues}, NewLayout(0, 64))
-	require.Equal(t, Layout{Queues: 4}, NewLayout(0, 4), "default capped at the shards")
-	require.Equal(t, Layout{Queues: 3}, NewLayout(3, 16))
-	require.Equal(t, Layout{Queues: 8}, NewLayout(32, 8))
+	require.Equal(t, Layout{Queues: ClusterQueues}, NewLayout(0, 16, true))
+	require.Equal(t, Layout{Queues: ClusterQueues}, NewLayout(0, 64, true))
+	require.Equal(t, Layout{Queues: 4}, NewLayout(0, 4, true), "default capped at the shards")
+	require.Equal(t, Layout{Queues: 1}, NewLayout(0, 16, false), "one Redis: one queue")
+	require.Equal(t, Layout{Queues: 3}, NewLayout(3, 16, false))
+	require.Equal(t, Layout{Queues: 8}, NewLayout(32, 8, true))
 }

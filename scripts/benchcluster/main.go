@@ -85,7 +85,7 @@ func run(o options) error {
 		return err
 	}
 	fmt.Println("== drain: the same jobs on one Redis and on the cluster")
-	drains := []drainCase{{t: b.single, queues: 1}, {t: b.single, queues: task.DefaultQueues}, {t: b.cluster, queues: task.DefaultQueues}}
+	drains := []drainCase{{t: b.single, queues: 1}, {t: b.single, queues: task.ClusterQueues}, {t: b.cluster, queues: task.ClusterQueues}}
 	for round := range o.rounds {
 		for i := range drains {
 			d := &drains[(i+round)%len(drains)]
@@ -101,7 +101,7 @@ func run(o options) error {
 	}
 	if o.idle > 0 {
 		fmt.Printf("== idle: one worker, no jobs, %s each\n", o.idle)
-		for _, q := range []int{1, task.DefaultQueues} {
+		for _, q := range []int{1, task.ClusterQueues} {
 			if err := b.idleCost(b.single, q); err != nil {
 				return fmt.Errorf("idle: %w", err)
 			}
