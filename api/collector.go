@@ -11,6 +11,7 @@ import (
 
 	"github.com/hibiken/asynq"
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/redis/go-redis/v9"
 
 	"github.com/relayops/relayops/internal/clock"
 	"github.com/relayops/relayops/internal/task"
@@ -71,6 +72,7 @@ const defaultClusterMetricsInterval = 10 * time.Second
 type clusterCollector struct {
 	store     *jobs.Store
 	inspector *asynq.Inspector // nil: no asynq_* series
+	queues    []string         // the extraction queues, exported even before Asynq knows them
 	clock     clock.Clock
 	timeout   time.Duration
 	interval  time.Duration
@@ -286,15 +288,23 @@ func (c *clusterCollector) asynq(ctx context.Context) ([]prometheus.Metric, erro
 	}
 }
 
-// queueInfos reads every queue Asynq knows, and relayops' extract queue
-// even before Asynq knows it (no task enqueued yet, or Redis lost its data):
-// it is then exported empty, so its series never go missing.
+// extractQueues names the workers' extraction queues: queues of them, or
+// the workers' default for the store's connection (task.NewLayout).
+func extractQueues(queues int, store *jobs.Store) []string {
+	_, cluster := store.Redis().(*redis.ClusterClient)
+	return task.NewLayout(queues, store.Shards(), cluster).Names()
+}
+
+// queueInfos reads every queue Asynq knows, and each of relayops'
+// extraction queues even before Asynq knows it (no task enqueued yet, or
+// Redis lost its data): it is then exported empty, so its series never go
+// missing.
 func (c *clusterCollector) queueInfos() ([]*asynq.QueueInfo, error) {
 	queues, err := c.inspector.Queues()
 	if err != nil {
 		return nil, err
 	}
-	infos := make([]*asynq.QueueInfo, 0, len(queues)+1)
+	infos := make([]*asynq.QueueInfo, 0, len(queues)+len(c.queues))
 	for _, q := range queues {
 		info, err := c.inspector.GetQueueInfo(q)
 		if err != nil {
@@ -302,8 +312,10 @@ func (c *clusterCollector) queueInfos() ([]*asynq.QueueInfo, error) {
 		}
 		infos = append(infos, info)
 	}
-	if !slices.Contains(queues, task.QueueExtract) {
-		infos = append(infos, &asynq.QueueInfo{Queue: task.QueueExtract})
+	for _, q := range c.queues {
+		if !slices.Contains(queues, q) {
+			infos = append(infos, &asynq.QueueInfo{Queue: q})
+		}
 	}
 	return infos, nil
 }

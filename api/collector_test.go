@@ -231,3 +231,25 @@ func TestCollector_PartFails_KeepsLastValuesForThreeIntervals(t *testing.T) {
 	require.NotContains(t, m, `relayops_dlq_size`, "too old to be served")
 	require.Equal(t, 3*defaultClusterMetricsInterval.Seconds(), m[`relayops_metrics_collect_age_seconds{part="dlq"}`])
 }
+
+// Every queue of the workers' layout has its asynq_* series from the first
+// scrape on, so a dashboard never loses a queue that has had no task yet.
+func TestMetrics_EveryExtractionQueue_ExportedBeforeItsFirstTask(t *testing.T) {
+	t.Parallel()
+	b := setup(t, &setupOpts{modify: func(c *Config) {
+		withInspector.modify(c)
+		c.Queues = 3
+	}})
+	client := asynq.NewClientFromRedisClient(b.rdb)
+	t.Cleanup(func() { _ = client.Close() })
+	_, err := client.Enqueue(asynq.NewTask(task.TypeExtract, nil), asynq.Queue("extract-2"), asynq.TaskID("t1"))
+	require.NoError(t, err)
+
+	m := b.scrape(t)
+	for _, q := range []string{"extract", "extract-1"} {
+		require.Equal(t, 0.0, m[`asynq_queue_size{queue="`+q+`"}`], q)
+		require.Contains(t, m, `asynq_queue_size{queue="`+q+`"}`, q)
+	}
+	require.Equal(t, 1.0, m[`asynq_queue_size{queue="extract-2"}`])
+	require.NotContains(t, m, `asynq_queue_size{queue="extract-3"}`, "no queue beyond the layout")
+}

@@ -112,6 +112,9 @@ var storeErrors = []struct {
 	{jobs.ErrJobCancelled, http.StatusConflict, CodeJobCancelled, "cancelled jobs cannot be reprocessed"},
 	{jobs.ErrInputExpired, http.StatusConflict, CodeInputExpired, "the job's input has expired; reprocess with content"},
 	{jobs.ErrInvalidCursor, http.StatusBadRequest, CodeInvalidCursor, "invalid cursor"},
+	// The write ran but fewer Redis replicas than required confirmed it: not
+	// acknowledged; a retry is idempotent.
+	{jobs.ErrNotReplicated, http.StatusServiceUnavailable, CodeUnavailable, "the write was not confirmed by enough Redis replicas; retry later"},
 }
 
 // errorFor classifies any error returned by a handler or middleware.
@@ -180,8 +183,9 @@ func unavailable(err error) bool {
 		return true
 	case errors.As(err, &rerr):
 		// Redis answers, but cannot serve now (loading, failover, cluster
-		// resharding): unavailable too.
-		for _, p := range []string{"LOADING ", "MASTERDOWN ", "CLUSTERDOWN ", "TRYAGAIN ", "READONLY ", "BUSY "} {
+		// resharding; MOVED and ASK reach the store, which follows no
+		// redirect, when a slot changed owner): unavailable too.
+		for _, p := range []string{"LOADING ", "MASTERDOWN ", "CLUSTERDOWN ", "TRYAGAIN ", "READONLY ", "BUSY ", "MOVED ", "ASK ", "NOREPLICAS "} {
 			if strings.HasPrefix(rerr.Error(), p) {
 				return true
 			}

@@ -79,6 +79,11 @@ type Config struct {
 	// Inspector reads Asynq's queues for the asynq_* series of /metrics (the
 	// names asynqmon's charts query); nil exports none of them.
 	Inspector *asynq.Inspector
+	// Queues is the workers' number of extraction queues (task.Layout);
+	// /metrics exports every one of them, even before its first task.
+	// Default as the workers': task.ClusterQueues, capped at the store's
+	// shards, when the store is on a Redis Cluster; 1 otherwise.
+	Queues int
 	// MetricsToken, when set, is the bearer token /metrics requires (for
 	// deployments that expose the port). Default: /metrics is open.
 	MetricsToken string
@@ -196,6 +201,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	col := newClusterCollector(cfg.Store, cfg.Inspector, cfg.Clock, cfg.StoreTimeout, cfg.ClusterMetricsInterval, cfg.Logger)
+	col.queues = extractQueues(cfg.Queues, cfg.Store)
 	if err := cfg.Registry.Register(col); err != nil {
 		return nil, fmt.Errorf("api: register cluster metrics: %w", err)
 	}

@@ -8,11 +8,13 @@ import (
 	"net"
 	"net/http"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/relayops/relayops/internal/proctest"
 	"github.com/relayops/relayops/internal/redistest"
+	"github.com/relayops/relayops/internal/task"
 )
 
 // The api and a worker run on a 3-master Redis Cluster through one
@@ -58,10 +60,47 @@ func TestE2E_RedisCluster_JobsSucceedAndDeadLetter_MetricsAndDashboardReadIt(t *
 		}
 	}
 
+	// The tasks went to the queues of their shards; asynqmon lists those
+	// queues, and only queues of the layout.
 	queues := s.dashboardQueues(t)
-	if len(queues) != 1 || queues[0].Queue != "extract" || queues[0].Processed < 3 {
-		t.Fatalf("want asynqmon to list the extract queue with the 3 processed tasks, got: %+v", queues)
+	layout, processed := task.NewLayout(0, shards, true), 0
+	for _, q := range queues {
+		if !slices.Contains(layout.Names(), q.Queue) {
+			t.Fatalf("want asynqmon to list only the queues %v, got: %+v", layout.Names(), queues)
+		}
+		processed += q.Processed
 	}
+	if processed < 3 {
+		t.Fatalf("want asynqmon's queues to count the 3 processed tasks, got: %+v", queues)
+	}
+}
+
+// clusterTwoWorkers is the deployment of the cluster scenarios: the api and
+// two worker processes on a 3-master Redis Cluster, sharing its queues.
+var clusterTwoWorkers = options{cluster: true, workers: 2}
+
+// The scenarios of the single-Redis suite, on a 3-master cluster with two
+// workers: submit → success → one review → decision; dead letter → audited
+// reprocess; tenant isolation; dedupe and conflict with the extraction run
+// once across both workers.
+func TestE2E_RedisCluster_TwoWorkers_ValidInvoiceSucceedsReviewedApprovedAndAudited(t *testing.T) {
+	t.Parallel()
+	validInvoiceSucceedsReviewedApprovedAndAudited(t, setup(t, clusterTwoWorkers))
+}
+
+func TestE2E_RedisCluster_TwoWorkers_InvalidInvoiceDeadLettered_ReprocessedWithCorrectedContent(t *testing.T) {
+	t.Parallel()
+	invalidInvoiceDeadLetteredReprocessedWithCorrectedContent(t, setup(t, clusterTwoWorkers))
+}
+
+func TestE2E_RedisCluster_TwoWorkers_TenantIsolation(t *testing.T) {
+	t.Parallel()
+	tenantIsolation(t, setup(t, clusterTwoWorkers))
+}
+
+func TestE2E_RedisCluster_TwoWorkers_DuplicateAndConflictingSubmissions_ExtractOnce(t *testing.T) {
+	t.Parallel()
+	duplicateAndConflictingSubmissionsExtractOnce(t, setup(t, clusterTwoWorkers))
 }
 
 // dashboardQueue is one queue of asynqmon's GET /api/queues.

@@ -22,8 +22,10 @@ import (
 // which the audit trail records.
 func TestE2E_ValidInvoice_SucceedsReviewedApprovedAndAudited(t *testing.T) {
 	t.Parallel()
-	s := setup(t, options{})
+	validInvoiceSucceedsReviewedApprovedAndAudited(t, setup(t, options{}))
+}
 
+func validInvoiceSucceedsReviewedApprovedAndAudited(t *testing.T, s *system) {
 	submitted := s.submitNew(t, tokA, "inv-basic", sample(t, "valid-basic-eur.txt"))
 	id := submitted.JobID
 	if id != "acme:inv-basic:v1" || submitted.Deduped == nil || *submitted.Deduped {
@@ -83,7 +85,10 @@ func TestE2E_ValidInvoice_SucceedsReviewedApprovedAndAudited(t *testing.T) {
 // reprocess with corrected content succeeds as the next version, once.
 func TestE2E_InvalidInvoice_DeadLettered_ReprocessedWithCorrectedContent(t *testing.T) {
 	t.Parallel()
-	s := setup(t, options{})
+	invalidInvoiceDeadLetteredReprocessedWithCorrectedContent(t, setup(t, options{}))
+}
+
+func invalidInvoiceDeadLetteredReprocessedWithCorrectedContent(t *testing.T, s *system) {
 	old := s.submitNew(t, tokA, "inv-77", sample(t, "invalid-total-mismatch.txt")).JobID
 
 	dead := s.waitState(t, tokA, old, stateDeadLettered)
@@ -264,7 +269,10 @@ func TestE2E_Reprocess_RateLimited_RepeatsFree(t *testing.T) {
 // Scenario 6: one tenant never sees another's jobs or reviews.
 func TestE2E_TenantIsolation(t *testing.T) {
 	t.Parallel()
-	s := setup(t, options{})
+	tenantIsolation(t, setup(t, options{}))
+}
+
+func tenantIsolation(t *testing.T, s *system) {
 	acme := s.submitNew(t, tokA, "inv-shared-id", sample(t, "valid-basic-eur.txt")).JobID
 	// The same documentId is another document under another tenant: no
 	// conflict, however different the content.
@@ -302,7 +310,10 @@ func TestE2E_TenantIsolation(t *testing.T) {
 // and the extraction runs once.
 func TestE2E_DuplicateAndConflictingSubmissions_ExtractOnce(t *testing.T) {
 	t.Parallel()
-	s := setup(t, options{})
+	duplicateAndConflictingSubmissionsExtractOnce(t, setup(t, options{}))
+}
+
+func duplicateAndConflictingSubmissionsExtractOnce(t *testing.T, s *system) {
 	req := submitRequest{DocumentID: "inv-dup", OperationVersion: 1, Content: sample(t, "valid-bhd-three-decimals.txt")}
 
 	first := decode[job](t, s.submit(t, tokA, req).expect(t, http.StatusAccepted))
@@ -330,12 +341,12 @@ func TestE2E_DuplicateAndConflictingSubmissions_ExtractOnce(t *testing.T) {
 	// check nothing else ran.
 	succeeded := map[string]string{"outcome": "succeeded"}
 	redistest.Eventually(t, jobTimeout, func() bool {
-		return s.worker.Metric("relayops_worker_jobs_total", succeeded) >= 1
+		return s.workersMetric("relayops_worker_jobs_total", succeeded) >= 1
 	}, "the worker to count the succeeded job")
-	if n := s.worker.Metric("relayops_worker_jobs_total", nil); n != 1 {
+	if n := s.workersMetric("relayops_worker_jobs_total", nil); n != 1 {
 		t.Errorf("want exactly one handler invocation in relayops_worker_jobs_total, got %v", n)
 	}
-	if n := s.worker.Metric("relayops_worker_stage_runs_total", map[string]string{"stage": "extract"}); n != 1 {
+	if n := s.workersMetric("relayops_worker_stage_runs_total", map[string]string{"stage": "extract"}); n != 1 {
 		t.Errorf("want the extract stage to have run once, got %v", n)
 	}
 	if rs := items[review](t, s, tokA, "/v1/reviews"); len(rs) != 1 || rs[0].JobID != first.JobID {

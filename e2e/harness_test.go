@@ -35,24 +35,30 @@ func TestMain(m *testing.M) { os.Exit(proctest.Main(m)) }
 // api process and the worker processes started so far. Every process is stopped with SIGTERM
 // when the test ends (proctest.Options.StopAtCleanup) and must exit 0.
 type system struct {
-	t     *testing.T
-	redis *redistest.Server // nil on a cluster
+	t       *testing.T
+	redis   *redistest.Server       // nil on a cluster
+	cluster *redistest.RedisCluster // nil on one redis-server
+	// extraEnv is options.env.
+	extraEnv []string
 	// redisURL is RELAYOPS_REDIS_URL: redis.URL, or the cluster's
 	// redis-cluster:// URL.
 	redisURL string
 	api      *proctest.Process
-	worker   *proctest.Process // the first worker; nil with options.noWorker
+	worker   *proctest.Process   // the first worker; nil with options.noWorker
+	workers  []*proctest.Process // every worker setup started, the first one first
 	client   *http.Client
 	spec     *spec
 }
 
 // options vary a test's deployment.
 type options struct {
-	reprocessRate string // RELAYOPS_REPROCESS_RATE; default 10/1m
-	faults        string // RELAYOPS_FAULTS of the first worker
-	noWorker      bool   // start the api only
-	aof           bool   // Redis keeps every acknowledged write across a restart (appendfsync always)
-	cluster       bool   // a 3-master Redis Cluster (redistest.Cluster) instead of one redis-server
+	reprocessRate string   // RELAYOPS_REPROCESS_RATE; default 10/1m
+	faults        string   // RELAYOPS_FAULTS of the first worker
+	noWorker      bool     // start the api only
+	aof           bool     // Redis keeps every acknowledged write across a restart (appendfsync always)
+	cluster       bool     // a 3-master Redis Cluster (redistest.Cluster) instead of one redis-server
+	workers       int      // worker processes to start (the others without faults); default 1
+	env           []string // more RELAYOPS_ settings of every process
 }
 
 // setup deploys a system for t; every part is stopped in t.Cleanup,
@@ -60,9 +66,10 @@ type options struct {
 func setup(t *testing.T, o options) *system {
 	t.Helper()
 	skipShort(t)
-	s := &system{t: t, client: &http.Client{Timeout: 10 * time.Second}}
+	s := &system{t: t, client: &http.Client{Timeout: 10 * time.Second}, extraEnv: o.env}
 	if o.cluster {
-		s.redisURL = "redis-cluster://" + strings.Join(redistest.Cluster(t).Addrs, ",") + "/"
+		s.cluster = redistest.Cluster(t)
+		s.redisURL = "redis-cluster://" + strings.Join(s.cluster.Addrs, ",") + "/"
 	} else {
 		s.redis = redistest.Start(t, &redistest.Options{AOF: o.aof})
 		s.redisURL = s.redis.URL
@@ -77,8 +84,21 @@ func setup(t *testing.T, o options) *system {
 	s.spec = loadSpec(t, s.client, s.api.URL("/openapi.json"))
 	if !o.noWorker {
 		s.worker = s.startWorker("worker", o.faults)
+		s.workers = append(s.workers, s.worker)
+		for i := 2; i <= o.workers; i++ {
+			s.workers = append(s.workers, s.startWorker(fmt.Sprintf("worker-%d", i), ""))
+		}
 	}
 	return s
+}
+
+// workersMetric is the sum of a metric over every worker setup started.
+func (s *system) workersMetric(name string, labels map[string]string) float64 {
+	total := 0.0
+	for _, w := range s.workers {
+		total += w.MetricOrZero(name, labels)
+	}
+	return total
 }
 
 func skipShort(t *testing.T) {
@@ -111,7 +131,7 @@ func (s *system) env(extra ...string) []string {
 		"RELAYOPS_RETRY_MAX=200ms",
 		"RELAYOPS_TASK_CHECK_INTERVAL=20ms",
 		"RELAYOPS_LOG_LEVEL=debug",
-	}, extra...)...)
+	}, append(s.extraEnv[:len(s.extraEnv):len(s.extraEnv)], extra...)...)...)
 }
 
 // waitReady polls p's /readyz until it answers want.

@@ -105,7 +105,7 @@ func (s *Store) Commit(ctx context.Context, k Key, fence int64, payloadHash stri
 		return nil, fmt.Errorf("jobs: commit %s: payload hash must be 64 hex digits", k)
 	}
 	args := s.familyArgs(k, fence, payloadHash, result, ev, raw)
-	r, err := s.call(ctx, commitScript, s.familyKeys(k), args...)
+	r, err := s.callAcked(ctx, commitScript, s.familyKeys(k), args...)
 	if err != nil {
 		return nil, fmt.Errorf("jobs: commit %s: %w", k, err)
 	}

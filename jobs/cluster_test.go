@@ -3,6 +3,8 @@ package jobs
 import (
 	"context"
 	"fmt"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -22,14 +24,18 @@ type clusterBundle struct {
 	cluster *redistest.RedisCluster
 }
 
-func setupCluster(t *testing.T) *clusterBundle {
+func setupCluster(t *testing.T, mod ...func(*Config)) *clusterBundle {
 	t.Helper()
 	c := redistest.Cluster(t)
 	rdb, err := NewRedisClusterClient(c.Addrs)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = rdb.Close() })
 	clk := clock.NewStub(t0)
-	s, err := NewStore(Config{Redis: rdb, Clock: clk}) // 16 shards, as deployed
+	cfg := Config{Redis: rdb, Clock: clk} // 16 shards, as deployed
+	for _, m := range mod {
+		m(&cfg)
+	}
+	s, err := NewStore(cfg)
 	require.NoError(t, err)
 	return &clusterBundle{ctx: context.Background(), store: s, clock: clk, cluster: c}
 }
@@ -171,19 +177,22 @@ func TestStore_OnRedisCluster_RunsTheWholeLifecycle(t *testing.T) {
 
 // After the master of a document's shard dies and its replica takes over,
 // the store's client finds the new master by itself (its slot map is reloaded
-// every second), and the replicated job is there.
+// every second), and the job, whose submission waited for a replica
+// (WaitReplicas 1), is there. The promoted master has no replica until the
+// dead node comes back: until then a write that must reach a replica fails
+// with ErrNotReplicated (it is not acknowledged, though it ran); once the
+// old master has rejoined as a replica, writes are confirmed again.
 func TestStore_OnRedisCluster_AfterMasterFailover_ServesTheJobAgain(t *testing.T) {
 	t.Parallel()
-	x := setupCluster(t)
+	x := setupCluster(t, func(c *Config) { c.WaitReplicas = 1 })
 	ctx, s := x.ctx, x.store
 	k := mustKey(t, "acme", "inv-1", 1)
-	_, err := s.Submit(ctx, SubmitRequest{Key: k, Content: "invoice", Limits: DefaultLimits})
-	require.NoError(t, err)
-	// Replication is asynchronous: wait until the replica has the job, so
-	// the failover cannot lose it.
 	master, err := s.Redis().(*redis.ClusterClient).MasterForKey(ctx, s.JobRecordKey(k))
 	require.NoError(t, err)
-	require.Equal(t, int64(1), master.Do(ctx, "WAIT", 1, 5000).Val())
+	waitsBefore := commandCalls(t, master, "wait")
+	_, err = s.Submit(ctx, SubmitRequest{Key: k, Content: "invoice", Limits: DefaultLimits})
+	require.NoError(t, err, "one replica confirmed the submission")
+	require.Greater(t, commandCalls(t, master, "wait"), waitsBefore, "WAIT ran on the master of the job's slot")
 
 	begin := time.Now()
 	killed := x.cluster.KillMasterOf(t, s.JobRecordKey(k))
@@ -204,7 +213,31 @@ func TestStore_OnRedisCluster_AfterMasterFailover_ServesTheJobAgain(t *testing.T
 
 	c, err := s.Claim(ctx, k, "tok-after-failover")
 	require.NoError(t, err)
-	x.succeed(t, k, c, "invoice")
+	_, err = s.Commit(ctx, k, c.Fence, PayloadHash("invoice"), []byte("result"))
+	require.ErrorIs(t, err, ErrNotReplicated, "the promoted master has no replica yet")
+
+	x.cluster.Restart(t, killed)
+	x.cluster.AwaitOK(t, 30*time.Second)
+	c, err = s.Claim(ctx, k, "tok-after-rejoin")
+	require.NoError(t, err)
+	require.Equal(t, StateSucceeded, c.State, "the unconfirmed commit ran on the master and was kept")
+	_, err = s.Submit(ctx, SubmitRequest{Key: mustKey(t, "acme", "inv-1", 2), Content: "invoice v2", Limits: DefaultLimits})
+	require.NoError(t, err, "writes to the slot are confirmed again once the old master replicates")
+}
+
+// commandCalls is the number of times node ran cmd (INFO commandstats).
+func commandCalls(t *testing.T, node *redis.Client, cmd string) int {
+	t.Helper()
+	info, err := node.Info(context.Background(), "commandstats").Result()
+	require.NoError(t, err)
+	for _, line := range strings.Split(info, "\n") {
+		if rest, ok := strings.CutPrefix(strings.TrimSpace(line), "cmdstat_"+cmd+":calls="); ok {
+			n, err := strconv.Atoi(rest[:strings.Index(rest, ",")])
+			require.NoError(t, err)
+			return n
+		}
+	}
+	return 0
 }
 
 // succeed checkpoints, commits and applies the committed event once, as the

@@ -48,7 +48,7 @@ func (s *Store) Reprocess(ctx context.Context, req ReprocessRequest) (*Reprocess
 		}
 		keys := append(s.familyKeys(k), s.jobKeys(newKey)...)
 		args := s.familyArgs(k, newKey.String(), maxv, req.Operator, req.Reason, given, ph, blob, k.Tenant)
-		r, err := s.call(ctx, reprocessScript, keys, args...)
+		r, err := s.callAcked(ctx, reprocessScript, keys, args...)
 		if err != nil {
 			return nil, fmt.Errorf("jobs: reprocess %s: %w", k, err)
 		}

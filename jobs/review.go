@@ -85,7 +85,7 @@ func (s *Store) Decide(ctx context.Context, k Key, operator, status, note string
 		return nil, fmt.Errorf("jobs: decide %s: status must be %s or %s", k, ReviewApproved, ReviewRejected)
 	}
 	keys := []string{s.keys.job(k), s.keys.audit(s.keys.shardOf(k))}
-	r, err := s.call(ctx, decideScript, keys, k.String(), s.nowMs(), status, operator, note, k.Tenant, ms(s.ret.Audit))
+	r, err := s.callAcked(ctx, decideScript, keys, k.String(), s.nowMs(), status, operator, note, k.Tenant, ms(s.ret.Audit))
 	if err != nil {
 		return nil, fmt.Errorf("jobs: decide %s: %w", k, err)
 	}

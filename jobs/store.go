@@ -60,6 +60,15 @@ type Config struct {
 	// Ledger is taken as given when LedgerForever is true.
 	Retention     Retention
 	LedgerForever bool
+	// WaitReplicas, when > 0, is the number of replicas that must confirm
+	// each write acknowledged to a caller (submit, commit, reprocess,
+	// review decision) before it is reported done; otherwise the call
+	// fails with ErrNotReplicated. Default 0: no wait (Redis replication
+	// is asynchronous, and a failover may lose the last writes).
+	WaitReplicas int
+	// WaitTimeout is how long such a write waits for its replicas. It
+	// must be below the client's ReadTimeout. Default 1s.
+	WaitTimeout time.Duration
 }
 
 func (c Config) withDefaults() Config {
@@ -68,6 +77,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Clock == nil {
 		c.Clock = clock.Real{}
+	}
+	if c.WaitTimeout == 0 {
+		c.WaitTimeout = time.Second
 	}
 	r, d := &c.Retention, DefaultRetention
 	for _, p := range []struct{ v, def *time.Duration }{
@@ -99,6 +111,12 @@ func (c Config) validate() error {
 	if cc, ok := c.Redis.(*redis.ClusterClient); ok && (cc.Options().MaxRedirects > 0 || cc.Options().MaxRetries > 0) {
 		errs = append(errs, errors.New("jobs: Config.Redis, a cluster client, must not retry commands (set MaxRedirects and MaxRetries -1); use NewRedisClusterClient"))
 	}
+	if c.WaitReplicas < 0 || c.WaitTimeout < time.Millisecond {
+		errs = append(errs, fmt.Errorf("jobs: Config.WaitReplicas must not be negative and Config.WaitTimeout must be at least 1ms, got %d and %s", c.WaitReplicas, c.WaitTimeout))
+	}
+	if rt := readTimeout(c.Redis); c.WaitReplicas > 0 && rt > 0 && c.WaitTimeout >= rt {
+		errs = append(errs, fmt.Errorf("jobs: Config.WaitTimeout (%s) must be below the Redis client's ReadTimeout (%s)", c.WaitTimeout, rt))
+	}
 	r := c.Retention
 	if r.Input < time.Millisecond || r.Result < time.Millisecond || r.Outbox < time.Millisecond || r.Audit < time.Millisecond {
 		errs = append(errs, errors.New("jobs: Config.Retention durations must be at least 1ms"))
@@ -109,6 +127,18 @@ func (c Config) validate() error {
 	return errors.Join(errs...)
 }
 
+// readTimeout is the read timeout of the store's client, 0 when unknown
+// or none.
+func readTimeout(rdb redis.UniversalClient) time.Duration {
+	switch c := rdb.(type) {
+	case *redis.Client:
+		return c.Options().ReadTimeout
+	case *redis.ClusterClient:
+		return c.Options().ReadTimeout
+	}
+	return 0
+}
+
 // Store is the durable store of jobs, their effects and the outbox.
 type Store struct {
 	rdb    redis.UniversalClient
@@ -117,6 +147,9 @@ type Store struct {
 	seal   sealer
 	ret    Retention
 	shards int
+
+	waitReplicas int
+	waitTimeout  time.Duration
 }
 
 // NewStore checks cfg and returns a Store.
@@ -132,6 +165,7 @@ func NewStore(cfg Config) (*Store, error) {
 	return &Store{
 		rdb: cfg.Redis, clock: cfg.Clock, keys: newKeyspace(cfg.Shards),
 		seal: s, ret: cfg.Retention, shards: cfg.Shards,
+		waitReplicas: cfg.WaitReplicas, waitTimeout: cfg.WaitTimeout,
 	}, nil
 }
 

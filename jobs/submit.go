@@ -82,7 +82,7 @@ func (s *Store) Submit(ctx context.Context, req SubmitRequest) (*SubmitResult, e
 	now := s.nowMs()
 	args := s.familyArgsAt(k, now, k.Tenant, k.DocumentID, k.Version, ph, blob,
 		lim.MaxAttempts, lim.MaxRecoveries, int64(lim.Deadline/time.Second), ms(requestTTL))
-	r, err := s.call(ctx, submitScript, keys, args...)
+	r, err := s.callAcked(ctx, submitScript, keys, args...)
 	if err != nil {
 		return nil, fmt.Errorf("jobs: submit %s: %w", k, err)
 	}

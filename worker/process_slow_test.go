@@ -13,7 +13,6 @@ import (
 
 	"github.com/relayops/relayops/internal/proctest"
 	"github.com/relayops/relayops/internal/redistest"
-	"github.com/relayops/relayops/internal/task"
 	"github.com/relayops/relayops/jobs"
 )
 
@@ -36,7 +35,9 @@ func (e *env) waitLeaseRecoverable(id string) {
 // leaseRecoverable reports whether task id holds a lease that expired more
 // than 30 s ago.
 func (e *env) leaseRecoverable(id string) bool {
-	score, err := e.rdb.ZScore(e.ctx, "asynq:{"+task.QueueExtract+"}:lease", id).Result()
+	k, err := jobs.ParseKey(id)
+	require.NoError(e.t, err)
+	score, err := e.rdb.ZScore(e.ctx, "asynq:{"+e.queue(k)+"}:lease", id).Result()
 	return err == nil && time.Now().Unix() > int64(score)+31
 }
 
@@ -79,7 +80,7 @@ func TestProcess_SIGKILL_RedeliveryDedupesAndResumesFromCheckpoint(t *testing.T)
 	require.Equal(t, syscall.SIGKILL, proctest.KilledBy(a2.Wait(30*time.Second)))
 	require.Equal(t, jobs.StateSucceeded, e.job(j1).State, "committed before the kill")
 	for _, k := range []jobs.Key{j7, j1} {
-		info, err := e.insp.GetTaskInfo(task.QueueExtract, k.String())
+		info, err := e.insp.GetTaskInfo(e.queue(k), k.String())
 		require.NoError(t, err)
 		require.Equal(t, asynq.TaskStateActive, info.State, "Asynq still thinks %s is running", k)
 	}
@@ -89,7 +90,7 @@ func TestProcess_SIGKILL_RedeliveryDedupesAndResumesFromCheckpoint(t *testing.T)
 	require.Equal(t, syscall.SIGKILL, proctest.KilledBy(a3.Wait(30*time.Second)))
 	require.Equal(t, 1, e.pendingRows(j3), "the row was enqueued but never acked")
 	toRecover := []jobs.Key{j7, j1}
-	if info, err := e.insp.GetTaskInfo(task.QueueExtract, j3.String()); err == nil && info.State == asynq.TaskStateActive {
+	if info, err := e.insp.GetTaskInfo(e.queue(j3), j3.String()); err == nil && info.State == asynq.TaskStateActive {
 		toRecover = append(toRecover, j3) // A3's processor picked it up before dying
 	}
 

@@ -4,6 +4,7 @@ package worker
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -104,10 +105,30 @@ func (e *env) waitTask(k jobs.Key, want asynq.TaskState, timeout time.Duration) 
 	var info *asynq.TaskInfo
 	redistest.Eventually(e.t, timeout, func() bool {
 		var err error
-		info, err = e.insp.GetTaskInfo(task.QueueExtract, k.String())
+		info, err = e.insp.GetTaskInfo(e.queue(k), k.String())
 		return err == nil && info.State == want
 	}, "task of %s to be %s in Asynq", k, want)
 	return info
+}
+
+// queue is the Asynq queue of k's task: the worker's default layout on one
+// Redis.
+func (e *env) queue(k jobs.Key) string {
+	return task.NewLayout(0, procShards, false).Queue(jobs.Shard(k.Tenant, k.DocumentID, procShards))
+}
+
+// archived lists the archived tasks of every queue of the layout.
+func (e *env) archived() []*asynq.TaskInfo {
+	e.t.Helper()
+	var all []*asynq.TaskInfo
+	for _, q := range task.NewLayout(0, procShards, false).Names() {
+		tasks, err := e.insp.ListArchivedTasks(q)
+		if !errors.Is(err, asynq.ErrQueueNotFound) {
+			require.NoError(e.t, err)
+		}
+		all = append(all, tasks...)
+	}
+	return all
 }
 
 // outboxStream is the outbox stream of k's shard, and the shard.
@@ -281,9 +302,7 @@ func TestProcess_DeadlinePassed_CancelledNeitherArchivedNorInDLQ(t *testing.T) {
 	dlq, err := e.store.ListDLQ(e.ctx, jobs.DLQOptions{IncludeReprocessed: true})
 	require.NoError(t, err)
 	require.Empty(t, dlq.Jobs)
-	archived, err := e.insp.ListArchivedTasks(task.QueueExtract)
-	require.NoError(t, err)
-	require.Empty(t, archived)
+	require.Empty(t, e.archived())
 }
 
 // Scenario 6: SIGTERM in the middle of processing. The worker stops
@@ -327,7 +346,5 @@ func TestProcess_SIGTERM_EveryJobEndsExactlyOnce(t *testing.T) {
 		require.Equal(t, 1, j.Attempt, k.String())
 		require.Zero(t, j.Recoveries, k.String())
 	}
-	archived, err := e.insp.ListArchivedTasks(task.QueueExtract)
-	require.NoError(t, err)
-	require.Empty(t, archived)
+	require.Empty(t, e.archived())
 }

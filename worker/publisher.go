@@ -18,6 +18,9 @@ import (
 type PublisherConfig struct {
 	// Client enqueues tasks. Required.
 	Client *asynq.Client
+	// Layout names the queue of each shard's tasks. The zero Layout is the
+	// single extract queue.
+	Layout task.Layout
 	// MaxRetry is Asynq's retry limit of each task. It must exceed what the
 	// job record allows (maxAttempts + maxRecoveries), so that the record,
 	// not Asynq, decides when a job is dead-lettered. Default 3 + 5 + 2.
@@ -69,6 +72,7 @@ func AsynqTimeout(attempt, grace time.Duration) time.Duration {
 // success.
 type Publisher struct {
 	client  *asynq.Client
+	layout  task.Layout
 	opts    []asynq.Option
 	faults  *Faults
 	metrics *Metrics
@@ -91,8 +95,8 @@ func NewPublisher(cfg PublisherConfig) (*Publisher, error) {
 	}
 	return &Publisher{
 		client: cfg.Client,
+		layout: cfg.Layout,
 		opts: []asynq.Option{
-			asynq.Queue(task.QueueExtract),
 			asynq.MaxRetry(cfg.MaxRetry),
 			asynq.Timeout(AsynqTimeout(cfg.Timeout, 0)),
 			asynq.Retention(cfg.Retention),
@@ -102,14 +106,17 @@ func NewPublisher(cfg PublisherConfig) (*Publisher, error) {
 	}, nil
 }
 
-// Publish enqueues the extract task of a job.submitted event.
+// Publish enqueues the extract task of a job.submitted event, into the
+// queue of the event's shard. A republished job (the reconciler's outbox
+// row) lands in the same queue, where its TaskID absorbs the repeat.
 func (p *Publisher) Publish(ctx context.Context, ev jobs.Event) error {
 	if ev.Type != jobs.EventJobSubmitted {
 		return fmt.Errorf("worker: publish: unexpected event type %q", ev.Type)
 	}
 	id := ev.Key.String()
 	t := asynq.NewTask(task.TypeExtract, task.ExtractPayload{JobKey: id}.Marshal())
-	_, err := p.client.EnqueueContext(ctx, t, append(p.opts[:len(p.opts):len(p.opts)], asynq.TaskID(id))...)
+	opts := append(p.opts[:len(p.opts):len(p.opts)], asynq.Queue(p.layout.Queue(ev.Shard)), asynq.TaskID(id))
+	_, err := p.client.EnqueueContext(ctx, t, opts...)
 	switch {
 	case errors.Is(err, asynq.ErrTaskIDConflict):
 		p.metrics.publishes.WithLabelValues("already_enqueued").Inc()

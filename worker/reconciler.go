@@ -26,6 +26,9 @@ type ReconcilerConfig struct {
 	// Redis is Asynq's connection, used to read task leases (the Inspector
 	// does not expose them). Required.
 	Redis redis.UniversalClient
+	// Layout names the queue each job's task is in; it must be the
+	// publisher's. The zero Layout is the single extract queue.
+	Layout task.Layout
 	// Clock is the source of "now". Default clock.Real{}.
 	Clock clock.Clock
 	// Logger receives structured logs. Default: discard.
@@ -96,6 +99,7 @@ type Reconciler struct {
 	store     *jobs.Store
 	inspector *asynq.Inspector
 	rdb       redis.UniversalClient
+	layout    task.Layout
 	clock     clock.Clock
 	logger    *slog.Logger
 	metrics   *Metrics
@@ -111,7 +115,7 @@ func NewReconciler(cfg ReconcilerConfig) (*Reconciler, error) {
 		return nil, err
 	}
 	return &Reconciler{
-		store: cfg.Store, inspector: cfg.Inspector, rdb: cfg.Redis, clock: cfg.Clock,
+		store: cfg.Store, inspector: cfg.Inspector, rdb: cfg.Redis, layout: cfg.Layout, clock: cfg.Clock,
 		logger: cfg.Logger, metrics: cfg.Metrics, interval: cfg.Interval,
 		threshold: cfg.Threshold, limit: cfg.Limit,
 	}, nil
@@ -167,7 +171,8 @@ func (r *Reconciler) check(ctx context.Context, k jobs.Key, rep *ReconcileReport
 	id := k.String()
 	log := r.logger.With("tenant", k.Tenant, "job_key", id)
 	rep.Checked++
-	info, err := r.inspector.GetTaskInfo(task.QueueExtract, id)
+	queue := r.layout.Queue(jobs.Shard(k.Tenant, k.DocumentID, r.store.Shards()))
+	info, err := r.inspector.GetTaskInfo(queue, id)
 	switch {
 	case errors.Is(err, asynq.ErrTaskNotFound), errors.Is(err, asynq.ErrQueueNotFound):
 		ok, err := r.store.Republish(ctx, k)
@@ -182,7 +187,7 @@ func (r *Reconciler) check(ctx context.Context, k jobs.Key, rep *ReconcileReport
 	case err != nil:
 		return fmt.Errorf("worker: reconcile %s: %w", id, err)
 	case info.State == asynq.TaskStateActive:
-		leased, err := r.leased(ctx, id)
+		leased, err := r.leased(ctx, queue, id)
 		if err != nil {
 			return err
 		}
@@ -190,7 +195,7 @@ func (r *Reconciler) check(ctx context.Context, k jobs.Key, rep *ReconcileReport
 			rep.StuckActive++
 			r.metrics.reconciled.WithLabelValues("stuck_active").Inc()
 			log.Warn("task is active without a lease (asynq#1144): Asynq will never recover it; an operator must re-enqueue it",
-				"queue", task.QueueExtract)
+				"queue", queue)
 		}
 	case info.State == asynq.TaskStateCompleted, info.State == asynq.TaskStateArchived:
 		rep.TaskFinished++
@@ -200,11 +205,12 @@ func (r *Reconciler) check(ctx context.Context, k jobs.Key, rep *ReconcileReport
 	return nil
 }
 
-// leased reports whether Asynq holds a lease on task id. Asynq keeps leases
-// in the sorted set asynq:{<queue>}:lease (v0.26.0); its recoverer only
-// looks there, so an active task missing from it is never recovered.
-func (r *Reconciler) leased(ctx context.Context, id string) (bool, error) {
-	err := r.rdb.ZScore(ctx, "asynq:{"+task.QueueExtract+"}:lease", id).Err()
+// leased reports whether Asynq holds a lease on task id of queue. Asynq
+// keeps leases in the sorted set asynq:{<queue>}:lease (v0.26.0); its
+// recoverer only looks there, so an active task missing from it is never
+// recovered.
+func (r *Reconciler) leased(ctx context.Context, queue, id string) (bool, error) {
+	err := r.rdb.ZScore(ctx, "asynq:{"+queue+"}:lease", id).Err()
 	switch {
 	case errors.Is(err, redis.Nil):
 		return false, nil

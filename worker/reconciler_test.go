@@ -105,3 +105,59 @@ func TestReconciler_ActiveTaskWithoutLease_IsCountedAndLogged(t *testing.T) {
 	require.Equal(t, 1, b.submittedRows(t, stuck), "an active task cannot be republished")
 	require.Equal(t, 1.0, counterValue(b.metrics, "relayops_reconciler_jobs_total", "action", "stuck_active"))
 }
+
+// With tasks spread over several queues, the reconciler looks for each job's
+// task in the queue of the job's shard: a task there is found, a task
+// missing there is republished. A republish of a job whose task exists goes
+// to the same queue, where the TaskID absorbs it.
+func TestReconciler_ManyQueues_LooksForEachTaskInItsShardsQueue(t *testing.T) {
+	t.Parallel()
+	b := setup(t, nil)
+	layout := task.Layout{Queues: testShards}
+	insp := asynq.NewInspectorFromRedisClient(b.rdb)
+	r, err := NewReconciler(ReconcilerConfig{
+		Store: b.store, Inspector: insp, Redis: b.rdb, Layout: layout,
+		Clock: b.clock, Metrics: b.metrics, Threshold: 10 * time.Minute,
+	})
+	require.NoError(t, err)
+	client := asynq.NewClientFromRedisClient(b.rdb)
+	t.Cleanup(func() { _ = client.Close() })
+	p, err := NewPublisher(PublisherConfig{Client: client, Layout: layout, Metrics: b.metrics})
+	require.NoError(t, err)
+
+	// One published and one lost job per shard.
+	published, lost := map[int]jobs.Key{}, map[int]jobs.Key{}
+	for i := 0; len(published) < testShards || len(lost) < testShards; i++ {
+		k := mustKey(t, "acme", fmt.Sprintf("doc-%d", i), 1)
+		shard := jobs.Shard(k.Tenant, k.DocumentID, testShards)
+		switch {
+		case published[shard] == (jobs.Key{}):
+			b.submit(t, k, "x", 0)
+			require.NoError(t, p.Publish(b.ctx, jobs.Event{Type: jobs.EventJobSubmitted, Key: k, Shard: shard}))
+			published[shard] = k
+		case lost[shard] == (jobs.Key{}):
+			b.submit(t, k, "x", 0)
+			lost[shard] = k
+		}
+	}
+	for shard, k := range published {
+		_, err := insp.GetTaskInfo(layout.Queue(shard), k.String())
+		require.NoError(t, err, "shard %d's task is in queue %s", shard, layout.Queue(shard))
+	}
+	b.clock.Advance(11 * time.Minute)
+
+	rep, err := r.Reconcile(b.ctx)
+	require.NoError(t, err)
+	require.Equal(t, ReconcileReport{Checked: 2 * testShards, Republished: testShards}, rep)
+	for shard := range testShards {
+		require.Equal(t, 1, b.submittedRows(t, published[shard]), "shard %d: found in %s", shard, layout.Queue(shard))
+		require.Equal(t, 2, b.submittedRows(t, lost[shard]), "shard %d: republished", shard)
+	}
+	queues, err := insp.Queues()
+	require.NoError(t, err)
+	require.ElementsMatch(t, layout.Names(), queues, "one queue per shard, nothing else")
+	for shard, k := range published {
+		require.NoError(t, p.Publish(b.ctx, jobs.Event{Type: jobs.EventJobSubmitted, Key: k, Shard: shard}))
+	}
+	require.Equal(t, float64(testShards), counterValue(b.metrics, "relayops_relay_publish_total", "result", "already_enqueued"))
+}

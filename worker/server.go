@@ -29,6 +29,7 @@ type serverConfig struct {
 	retryBase, retryMax      time.Duration
 	shutdownTimeout          time.Duration
 	logger                   *slog.Logger
+	layout                   task.Layout
 }
 
 // newAsynqServer builds the Asynq server that runs extract tasks.
@@ -36,7 +37,7 @@ func newAsynqServer(rdb redis.UniversalClient, c serverConfig) *asynq.Server {
 	logger := c.logger.With("component", "asynq")
 	return asynq.NewServerFromRedisClient(rdb, asynq.Config{
 		Concurrency:       c.concurrency,
-		Queues:            map[string]int{task.QueueExtract: 1},
+		Queues:            queueWeights(c.layout),
 		TaskCheckInterval: c.taskCheckInterval,
 		// Asynq moves due retries to pending only this often (default 5 s):
 		// a 1 s backoff should mean about 1 s.
@@ -53,6 +54,17 @@ func newAsynqServer(rdb redis.UniversalClient, c serverConfig) *asynq.Server {
 			}
 		},
 	})
+}
+
+// queueWeights serves every queue of the layout with the same weight: Asynq
+// then tries the queues in a fresh random order on each fetch, so no shard's
+// tasks wait behind another's.
+func queueWeights(l task.Layout) map[string]int {
+	w := make(map[string]int, l.Queues)
+	for _, q := range l.Names() {
+		w[q] = 1
+	}
+	return w
 }
 
 // RetryDelay returns Asynq's retry backoff: base·2^n capped at max, less up

@@ -13,6 +13,7 @@ import (
 
 	"github.com/relayops/relayops/internal/clock"
 	"github.com/relayops/relayops/internal/lograte"
+	"github.com/relayops/relayops/internal/task"
 )
 
 func jsonRecords(t *testing.T, buf *bytes.Buffer) []map[string]any {
@@ -66,4 +67,14 @@ func TestAsynqLogger_RepeatedErrors_HeldBack(t *testing.T) {
 	l.Info("Starting processing")
 	l.Info("Starting processing")
 	require.Len(t, jsonRecords(t, &buf), 5, "info lines are not held back")
+}
+
+func TestQueueWeights_EveryQueueOfTheLayoutServedWithTheSameWeight(t *testing.T) {
+	t.Parallel()
+	require.Equal(t, map[string]int{"extract": 1}, queueWeights(task.Layout{}))
+	w := queueWeights(task.NewLayout(0, 16, true))
+	require.Len(t, w, 16)
+	for _, q := range task.NewLayout(0, 16, true).Names() {
+		require.Equal(t, 1, w[q], q)
+	}
 }

@@ -22,6 +22,7 @@ import (
 
 	"github.com/relayops/relayops/extract"
 	"github.com/relayops/relayops/internal/clock"
+	"github.com/relayops/relayops/internal/task"
 	"github.com/relayops/relayops/jobs"
 	"github.com/relayops/relayops/outbox"
 )
@@ -50,6 +51,13 @@ type Config struct {
 
 	// Concurrency is the number of tasks run at once. Default 20.
 	Concurrency int
+	// Queues is the number of Asynq queues extraction tasks are spread
+	// over (task.Layout): the task of shard s goes to queue s mod Queues,
+	// and the worker serves every queue with the same weight. It must match
+	// across the workers of a deployment and not exceed the store's shards.
+	// Default (task.NewLayout): task.ClusterQueues, capped at the store's
+	// shards, when Redis is a *redis.ClusterClient; 1 otherwise.
+	Queues int
 	// AttemptTimeout bounds one attempt. Default 5m.
 	AttemptTimeout time.Duration
 	// AttemptGrace is how much longer Asynq waits for a handler than the
@@ -134,6 +142,10 @@ func (c Config) withDefaults() Config {
 	if c.Relays == 0 {
 		c.Relays = 2
 	}
+	if c.Queues == 0 && c.Store != nil {
+		_, cluster := c.Redis.(*redis.ClusterClient)
+		c.Queues = task.NewLayout(0, c.Store.Shards(), cluster).Queues
+	}
 	if c.RelayConsumer == "" {
 		host, _ := os.Hostname()
 		c.RelayConsumer = host + "-" + strconv.Itoa(os.Getpid())
@@ -167,6 +179,9 @@ func (c Config) validate() error {
 	}
 	if c.Relays < 1 {
 		errs = append(errs, fmt.Errorf("worker: Config.Relays must be positive, got %d", c.Relays))
+	}
+	if c.Queues < 1 || (c.Store != nil && c.Queues > c.Store.Shards()) {
+		errs = append(errs, fmt.Errorf("worker: Config.Queues must be 1..the store's shards, got %d", c.Queues))
 	}
 	if c.AttemptTimeout < time.Second {
 		errs = append(errs, fmt.Errorf("worker: Config.AttemptTimeout must be at least 1s, got %s", c.AttemptTimeout))
@@ -231,7 +246,7 @@ func (w *Worker) build() error {
 	}
 	w.client = asynq.NewClientFromRedisClient(cfg.Redis)
 	publisher, err := NewPublisher(PublisherConfig{
-		Client: w.client, MaxRetry: MaxRetry(cfg.Limits.MaxAttempts, cfg.Limits.MaxRecoveries),
+		Client: w.client, Layout: w.layout(), MaxRetry: MaxRetry(cfg.Limits.MaxAttempts, cfg.Limits.MaxRecoveries),
 		Timeout: AsynqTimeout(cfg.AttemptTimeout, cfg.AttemptGrace), Retention: cfg.CompletedRetention,
 		Faults: cfg.Faults, Metrics: cfg.Metrics,
 	})
@@ -251,7 +266,7 @@ func (w *Worker) build() error {
 	}
 	w.inspector = asynq.NewInspectorFromRedisClient(cfg.Redis)
 	w.reconciler, err = NewReconciler(ReconcilerConfig{
-		Store: cfg.Store, Inspector: w.inspector, Redis: cfg.Redis, Clock: cfg.Clock,
+		Store: cfg.Store, Inspector: w.inspector, Redis: cfg.Redis, Layout: w.layout(), Clock: cfg.Clock,
 		Logger: cfg.Logger.With("component", "worker.reconciler"), Metrics: cfg.Metrics,
 		Interval: cfg.ReconcileInterval, Threshold: cfg.ReconcileThreshold,
 	})
@@ -262,7 +277,7 @@ func (w *Worker) build() error {
 		concurrency: cfg.Concurrency, taskCheckInterval: cfg.TaskCheckInterval,
 		delayedTaskCheckInterval: cfg.DelayedTaskCheckInterval,
 		retryBase:                cfg.RetryBase, retryMax: cfg.RetryMax,
-		shutdownTimeout: cfg.ShutdownTimeout, logger: cfg.Logger,
+		shutdownTimeout: cfg.ShutdownTimeout, logger: cfg.Logger, layout: w.layout(),
 	})
 	cfg.Metrics.watchRelays(w.relays, cfg.Clock)
 	if cfg.MetricsAddr != "" {
@@ -271,6 +286,9 @@ func (w *Worker) build() error {
 	}
 	return err
 }
+
+// layout is the queue layout of this worker's tasks.
+func (w *Worker) layout() task.Layout { return task.Layout{Queues: w.cfg.Queues} }
 
 // Reasons a worker is not ready, as /readyz reports them.
 const (
@@ -372,7 +390,7 @@ func (w *Worker) announce() {
 	c := w.cfg
 	w.log.Info("worker starting", "concurrency", c.Concurrency, "attempt_timeout", c.AttemptTimeout.String(),
 		"asynq_timeout", AsynqTimeout(c.AttemptTimeout, c.AttemptGrace).String(),
-		"max_retry", MaxRetry(c.Limits.MaxAttempts, c.Limits.MaxRecoveries), "shards", c.Store.Shards())
+		"max_retry", MaxRetry(c.Limits.MaxAttempts, c.Limits.MaxRecoveries), "shards", c.Store.Shards(), "queues", c.Queues)
 	if c.Faults.Enabled() {
 		w.log.Warn("FAULT INJECTION ENABLED: this worker will fail on purpose (RELAYOPS_FAULTS); never run it in production",
 			"faults", c.Faults.String())

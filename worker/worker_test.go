@@ -35,7 +35,7 @@ func TestWorker_Run_DrainsJobsToReviewsAndStopsGracefully(t *testing.T) {
 	t.Cleanup(func() { _ = asynqRedis.Close() })
 	var applied atomic.Int64
 	w, err := New(Config{
-		Store: store, Redis: asynqRedis, Concurrency: 4, MetricsAddr: "127.0.0.1:0",
+		Store: store, Redis: asynqRedis, Concurrency: 4, Queues: testShards, MetricsAddr: "127.0.0.1:0",
 		Logger: slog.New(slog.NewJSONHandler(io.Discard, nil)),
 		OnRelayEvent: func(ev jobs.Event, outcome string) {
 			if outcome == "applied" {
@@ -76,10 +76,15 @@ func TestWorker_Run_DrainsJobsToReviewsAndStopsGracefully(t *testing.T) {
 		require.Equal(t, j.EventID, r.EventID)
 	}
 	insp := asynq.NewInspectorFromRedisClient(asynqRedis)
-	info, err := insp.GetTaskInfo(task.QueueExtract, keys[0].String())
+	layout := task.Layout{Queues: testShards}
+	info, err := insp.GetTaskInfo(layout.Queue(jobs.Shard("acme", "doc-0", testShards)), keys[0].String())
 	require.NoError(t, err)
 	require.Equal(t, asynq.TaskStateArchived, info.State)
 	require.Equal(t, "permanent_error", info.LastErr)
+	queues, err := insp.Queues()
+	require.NoError(t, err)
+	require.Subset(t, layout.Names(), queues, "tasks only in the layout's queues")
+	require.Greater(t, len(queues), 1, "the jobs' tasks spread over several queues")
 
 	resp, err := http.Get("http://" + w.MetricsAddr() + "/metrics")
 	require.NoError(t, err)
@@ -108,4 +113,24 @@ func TestNew_ValidatesConfig(t *testing.T) {
 	_, err := New(Config{})
 	require.ErrorContains(t, err, "Config.Store is required")
 	require.ErrorContains(t, err, "Config.Redis is required")
+}
+
+// The default layout follows the connection: one queue on one Redis, where
+// more would only cost polls, and task.ClusterQueues (capped at the shards)
+// on a Redis Cluster, so the queue work spreads over its masters.
+func TestNew_DefaultQueues_OneOnOneRedisSpreadOnACluster(t *testing.T) {
+	t.Parallel()
+	b := setup(t, nil)
+	cluster := redis.NewClusterClient(&redis.ClusterOptions{Addrs: []string{"127.0.0.1:1"}}) // never dialled here
+	t.Cleanup(func() { _ = cluster.Close() })
+	for _, tt := range []struct {
+		rdb  redis.UniversalClient
+		want int
+	}{{b.rdb, 1}, {cluster, testShards}} {
+		w, err := New(Config{Store: b.store, Redis: tt.rdb})
+		require.NoError(t, err)
+		require.Equal(t, tt.want, w.cfg.Queues, "%T", tt.rdb)
+	}
+	_, err := New(Config{Store: b.store, Redis: b.rdb, Queues: testShards + 1})
+	require.ErrorContains(t, err, "Config.Queues must be 1..the store's shards, got 5")
 }

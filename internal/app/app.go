@@ -26,6 +26,7 @@ func Jobs(c *config.Config, rdb redis.UniversalClient) jobs.Config {
 	r := c.Retention
 	return jobs.Config{
 		Redis: rdb, Shards: c.Shards, DataKey: c.DataKey,
+		WaitReplicas: c.RedisWaitReplicas, WaitTimeout: c.RedisWaitTimeout,
 		Retention:     jobs.Retention{Input: r.Input, Result: r.Result, Outbox: r.Outbox, Audit: r.Audit, Ledger: r.Ledger},
 		LedgerForever: r.Ledger == 0,
 	}
@@ -45,7 +46,7 @@ func API(c *config.Config, store *jobs.Store, rdb redis.UniversalClient, dash ht
 		ReprocessRate: api.Rate{Count: c.ReprocessRate.Count, Per: c.ReprocessRate.Per},
 		Dashboard:     dash, Logger: log,
 		Inspector: asynq.NewInspectorFromRedisClient(rdb), MetricsTenantLabels: c.MetricsTenantLabels,
-		MetricsToken: c.MetricsToken,
+		MetricsToken: c.MetricsToken, Queues: c.Queues,
 	}
 }
 
@@ -72,7 +73,7 @@ func Worker(c *config.Config, store *jobs.Store, asynqRedis redis.UniversalClien
 	}
 	return worker.Config{
 		Store: store, Redis: asynqRedis, Extractor: x, Faults: faults, Logger: log, Metrics: metrics,
-		Concurrency: c.Concurrency, AttemptTimeout: c.AttemptTimeout,
+		Concurrency: c.Concurrency, Queues: c.Queues, AttemptTimeout: c.AttemptTimeout,
 		RetryBase: c.RetryBase, RetryMax: c.RetryMax, TaskCheckInterval: c.TaskCheckInterval,
 		Limits:      Limits(c),
 		MetricsAddr: c.MetricsAddr, MetricsTenantLabels: c.MetricsTenantLabels, RelayStallTimeout: c.RelayStallTimeout,

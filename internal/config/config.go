@@ -37,6 +37,9 @@ type Config struct {
 	TenantTokens      []Credential  // RELAYOPS_TENANT_TOKENS, default none
 	OperatorTokens    []Credential  // RELAYOPS_OPERATOR_TOKENS, default none
 	Shards            int           // RELAYOPS_SHARDS, default 16 (1..16384)
+	Queues            int           // RELAYOPS_QUEUES, default auto (0: 16 capped at Shards on a cluster, 1 on one Redis); 1..Shards
+	RedisWaitReplicas int           // RELAYOPS_REDIS_WAIT_REPLICAS, default 0 (0..100)
+	RedisWaitTimeout  time.Duration // RELAYOPS_REDIS_WAIT_TIMEOUT, default 1s (1ms..1.5s, below the store's 2 s read timeout)
 	MaxAttempts       int           // RELAYOPS_MAX_ATTEMPTS, default 3 (1..100)
 	MaxRecoveries     int           // RELAYOPS_MAX_RECOVERIES, default 5 (0..100)
 	DefaultDeadline   time.Duration // RELAYOPS_DEFAULT_DEADLINE, default 24h (>= 1s, whole seconds)
@@ -155,6 +158,9 @@ var vars = []Var{
 	{"RELAYOPS_TENANT_TOKENS", "", "tenant bearer tokens as name:token,name:token, tokens of at least 16 characters (none: dev mode prints demo ones)"},
 	{"RELAYOPS_OPERATOR_TOKENS", "", "operator bearer tokens as name:token,name:token, tokens of at least 16 characters"},
 	{"RELAYOPS_SHARDS", "16", "number of Redis shards (1..16384); fixed per deployment, api and worker must match"},
+	{"RELAYOPS_QUEUES", "auto", "number of Asynq queues extraction tasks are spread over, shard mod queues (1..RELAYOPS_SHARDS); auto: 16 (at most RELAYOPS_SHARDS) on a Redis Cluster, 1 on one Redis; api and workers must match"},
+	{"RELAYOPS_REDIS_WAIT_REPLICAS", "0", "replicas that must have a write before a submit, commit, reprocess or review decision is acknowledged (0..100; 0: no WAIT)"},
+	{"RELAYOPS_REDIS_WAIT_TIMEOUT", "1s", "how long such a write waits for RELAYOPS_REDIS_WAIT_REPLICAS replicas before it is answered as unavailable (1ms..1.5s)"},
 	{"RELAYOPS_MAX_ATTEMPTS", "3", "business attempts per job (1..100), stamped on the job at submission"},
 	{"RELAYOPS_MAX_RECOVERIES", "5", "crash recoveries per job before crash_loop (0..100), stamped at submission"},
 	{"RELAYOPS_DEFAULT_DEADLINE", "24h", "absolute job deadline when the request sets none (>= 1s, whole seconds)"},
@@ -207,6 +213,9 @@ func FromEnv(getenv func(string) string) (*Config, error) {
 		TenantTokens:      l.credentials("RELAYOPS_TENANT_TOKENS"),
 		OperatorTokens:    l.credentials("RELAYOPS_OPERATOR_TOKENS"),
 		Shards:            l.intRange("RELAYOPS_SHARDS", 1, 16384),
+		Queues:            l.queueCount("RELAYOPS_QUEUES"),
+		RedisWaitReplicas: l.intRange("RELAYOPS_REDIS_WAIT_REPLICAS", 0, 100),
+		RedisWaitTimeout:  l.duration("RELAYOPS_REDIS_WAIT_TIMEOUT", between(time.Millisecond, 1500*time.Millisecond), "a duration from 1ms to 1.5s"),
 		MaxAttempts:       l.intRange("RELAYOPS_MAX_ATTEMPTS", 1, 100),
 		MaxRecoveries:     l.intRange("RELAYOPS_MAX_RECOVERIES", 0, 100),
 		DefaultDeadline:   l.duration("RELAYOPS_DEFAULT_DEADLINE", atLeastWholeSeconds, "a duration of at least 1s in whole seconds"),
@@ -266,8 +275,32 @@ func (l *loader) crossCheck(c *Config) {
 		l.fail("RELAYOPS_RETENTION_LEDGER", "must be 0 (forever) or at least RELAYOPS_RETENTION_INPUT (%s) and RELAYOPS_RETENTION_RESULT (%s), got %q",
 			r.Input, r.Result, l.raw("RELAYOPS_RETENTION_LEDGER"))
 	}
+	l.queues(c)
 	l.uniqueTokens(c)
 	l.modelNeeds(c)
+}
+
+// queueCount reads RELAYOPS_QUEUES: "auto" is 0, which the api and the
+// workers resolve from the connection (task.NewLayout).
+func (l *loader) queueCount(name string) int {
+	if strings.EqualFold(l.raw(name), "auto") {
+		return 0
+	}
+	n, err := strconv.Atoi(l.raw(name))
+	if err != nil || n < 1 || n > 16384 {
+		l.fail(name, "must be auto or an integer from 1 to 16384, got %q", l.raw(name))
+		return 0
+	}
+	return n
+}
+
+// queues refuses more queues than shards: a queue without a shard would
+// stay empty.
+func (l *loader) queues(c *Config) {
+	if l.failed("RELAYOPS_QUEUES") || l.failed("RELAYOPS_SHARDS") || c.Queues <= c.Shards {
+		return
+	}
+	l.fail("RELAYOPS_QUEUES", "must not exceed RELAYOPS_SHARDS (%d), got %q", c.Shards, l.raw("RELAYOPS_QUEUES"))
 }
 
 // modelNeeds checks what an extractor that calls the model requires.
@@ -368,6 +401,10 @@ func (l *loader) intRange(name string, lo, hi int) int {
 
 func atLeast(min time.Duration) func(time.Duration) bool {
 	return func(d time.Duration) bool { return d >= min }
+}
+
+func between(lo, hi time.Duration) func(time.Duration) bool {
+	return func(d time.Duration) bool { return d >= lo && d <= hi }
 }
 
 func atLeastWholeSeconds(d time.Duration) bool {

@@ -141,6 +141,20 @@ func (c *RedisCluster) KillMasterOf(t testing.TB, key string) string {
 	return ""
 }
 
+// Restart starts the node at addr again (after KillMasterOf), on its port
+// and directory: it rejoins the cluster from its nodes.conf, as a replica of
+// whichever node took over its slots. AwaitOK waits until it is linked.
+func (c *RedisCluster) Restart(t testing.TB, addr string) {
+	t.Helper()
+	for _, s := range c.nodes {
+		if s.Addr == addr {
+			s.Restart(t)
+			return
+		}
+	}
+	t.Fatalf("redistest: %s is not a node of this cluster", addr)
+}
+
 // Roles returns how many running nodes are masters and how many replicas, by
 // each node's own INFO replication.
 func (c *RedisCluster) Roles(t testing.TB) (masters, replicas int) {

@@ -7,14 +7,71 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 )
 
 // TypeExtract is the Asynq task type of the extraction pipeline. Its TaskID is
 // the job key.
 const TypeExtract = "relayops:extract"
 
-// QueueExtract is the Asynq queue extraction tasks are enqueued to.
+// QueueExtract is the first Asynq queue of extraction tasks, and the only
+// one of a layout of one queue.
 const QueueExtract = "extract"
+
+// ClusterQueues is the number of extraction queues of a deployment on a
+// Redis Cluster that sets none (RELAYOPS_QUEUES): with 16 queues every
+// master of a 3-master cluster serves five or six of them.
+const ClusterQueues = 16
+
+// Layout spreads extraction tasks over Queues Asynq queues: the task of a job
+// of shard s goes to queue s mod Queues. Asynq keeps each queue in one Redis
+// Cluster slot (its keys share the hash tag {<queue>}), so one queue is
+// served by one master; several queues spread the queue work over the
+// masters. Queue 0 is QueueExtract and queue i is "extract-<i>", so a layout
+// of one queue is the single "extract" queue of earlier releases, and a
+// deployment that grows its layout keeps serving the tasks already waiting
+// there. The zero Layout has one queue.
+type Layout struct {
+	Queues int
+}
+
+// NewLayout is the layout of a deployment of the given shards that asks for
+// queues queues. 0 is the default: ClusterQueues on a Redis Cluster, where
+// the queues spread the queue work over the masters, and one queue on one
+// Redis, where there is nothing to spread and every extra queue costs an
+// idle worker a poll. There are never more queues than shards (a queue
+// without a shard would stay empty).
+func NewLayout(queues, shards int, cluster bool) Layout {
+	if queues == 0 {
+		queues = 1
+		if cluster {
+			queues = ClusterQueues
+		}
+	}
+	return Layout{Queues: max(min(queues, shards), 1)}
+}
+
+// queues is the number of queues, 1 for the zero Layout.
+func (l Layout) queues() int { return max(l.Queues, 1) }
+
+// Queue returns the queue of the tasks of shard.
+func (l Layout) Queue(shard int) string { return queueName(shard % l.queues()) }
+
+// Names returns every queue of the layout, QueueExtract first.
+func (l Layout) Names() []string {
+	names := make([]string, l.queues())
+	for i := range names {
+		names[i] = queueName(i)
+	}
+	return names
+}
+
+func queueName(i int) string {
+	if i == 0 {
+		return QueueExtract
+	}
+	return QueueExtract + "-" + strconv.Itoa(i)
+}
 
 // ExtractPayload is the payload of a TypeExtract task.
 type ExtractPayload struct {

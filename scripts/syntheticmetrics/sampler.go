@@ -2,7 +2,7 @@ package main
 
 import (
 	"context"
-	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -25,8 +25,6 @@ type sampler struct {
 	start time.Time
 	done  chan struct{}
 	once  sync.Once
-
-	queueSeen bool // only the run goroutine reads and writes it
 
 	mu    sync.Mutex
 	taken []sample
@@ -67,25 +65,27 @@ func (s *sampler) take() {
 	s.taken = append(s.taken, sample{at: at, depth: depth})
 }
 
-// depth is pending + active of the extract queue, read in one Redis script
-// (GetQueueInfo); a queue Asynq has not created yet (before the first
+// depth is pending + active of the extraction queues (the worker's layout
+// spreads tasks over several), each read in one Redis script
+// (GetQueueInfo); a queue Asynq has not created yet (before its first
 // enqueue) is empty.
 func (s *sampler) depth() (int, error) {
-	if !s.queueSeen {
-		queues, err := s.insp.Queues()
-		if err != nil {
-			return 0, err
-		}
-		if !slices.Contains(queues, task.QueueExtract) {
-			return 0, nil
-		}
-		s.queueSeen = true
-	}
-	info, err := s.insp.GetQueueInfo(task.QueueExtract)
+	queues, err := s.insp.Queues()
 	if err != nil {
 		return 0, err
 	}
-	return info.Pending + info.Active, nil
+	total := 0
+	for _, q := range queues {
+		if q != task.QueueExtract && !strings.HasPrefix(q, task.QueueExtract+"-") {
+			continue
+		}
+		info, err := s.insp.GetQueueInfo(q)
+		if err != nil {
+			return 0, err
+		}
+		total += info.Pending + info.Active
+	}
+	return total, nil
 }
 
 // last is the latest depth, 0 before the first sample.
