@@ -15,6 +15,7 @@ import (
 
 	"github.com/relayops/relayops/internal/lograte"
 	"github.com/relayops/relayops/internal/task"
+	"github.com/relayops/relayops/webhook"
 )
 
 // defaultGrace is how much longer than an attempt Asynq waits for a handler
@@ -29,6 +30,7 @@ type serverConfig struct {
 	retryBase, retryMax      time.Duration
 	shutdownTimeout          time.Duration
 	logger                   *slog.Logger
+	webhooks                 bool // also run webhook deliveries (their own queue)
 }
 
 // newAsynqServer builds the Asynq server that runs extract tasks.
@@ -36,12 +38,12 @@ func newAsynqServer(rdb redis.UniversalClient, c serverConfig) *asynq.Server {
 	logger := c.logger.With("component", "asynq")
 	return asynq.NewServerFromRedisClient(rdb, asynq.Config{
 		Concurrency:       c.concurrency,
-		Queues:            map[string]int{task.QueueExtract: 1},
+		Queues:            queues(c.webhooks),
 		TaskCheckInterval: c.taskCheckInterval,
 		// Asynq moves due retries to pending only this often (default 5 s):
 		// a 1 s backoff should mean about 1 s.
 		DelayedTaskCheckInterval: c.delayedTaskCheckInterval,
-		RetryDelayFunc:           RetryDelay(c.retryBase, c.retryMax),
+		RetryDelayFunc:           withWebhookDelay(RetryDelay(c.retryBase, c.retryMax)),
 		IsFailure:                IsFailure,
 		Logger:                   NewAsynqLogger(logger),
 		LogLevel:                 asynqLevel(logger),
@@ -53,6 +55,28 @@ func newAsynqServer(rdb redis.UniversalClient, c serverConfig) *asynq.Server {
 			}
 		},
 	})
+}
+
+// queues are the server's Asynq queues and their weights: webhook
+// deliveries in their own queue, so a slow receiver never holds up
+// extraction.
+func queues(webhooks bool) map[string]int {
+	q := map[string]int{task.QueueExtract: 1}
+	if webhooks {
+		q[task.QueueWebhooks] = 1
+	}
+	return q
+}
+
+// withWebhookDelay lets a failed webhook delivery choose its own delay (its
+// backoff, or the receiver's Retry-After), and leaves every other task to f.
+func withWebhookDelay(f asynq.RetryDelayFunc) asynq.RetryDelayFunc {
+	return func(n int, err error, t *asynq.Task) time.Duration {
+		if d, ok := webhook.RetryDelay(err); ok {
+			return d
+		}
+		return f(n, err, t)
+	}
 }
 
 // RetryDelay returns Asynq's retry backoff: base·2^n capped at max, less up

@@ -17,6 +17,7 @@ import (
 	"github.com/relayops/relayops/extract"
 	"github.com/relayops/relayops/internal/config"
 	"github.com/relayops/relayops/jobs"
+	"github.com/relayops/relayops/webhook"
 	"github.com/relayops/relayops/worker"
 )
 
@@ -46,6 +47,34 @@ func API(c *config.Config, store *jobs.Store, rdb redis.UniversalClient, dash ht
 		Dashboard:     dash, Logger: log,
 		Inspector: asynq.NewInspectorFromRedisClient(rdb), MetricsTenantLabels: c.MetricsTenantLabels,
 		MetricsToken: c.MetricsToken,
+		Webhooks:     WebhookRegistry(c, store.Redis()),
+	}
+}
+
+// WebhookRegistry is the webhook endpoint registry, on the job store's
+// Redis (rdb). The configuration was validated when it was loaded, so the
+// registry's own checks cannot fail: a failure is a broken invariant.
+func WebhookRegistry(c *config.Config, rdb redis.UniversalClient) *webhook.Registry {
+	r, err := webhook.NewRegistry(webhook.RegistryConfig{
+		Redis: rdb, RotationGrace: c.Webhook.RotationGrace,
+		Policy: webhook.TargetPolicy{AllowInsecure: c.Webhook.AllowInsecure, AllowPrivate: c.Webhook.AllowPrivate},
+	})
+	if err != nil {
+		panic(fmt.Sprintf("app: webhook registry from a validated configuration: %v", err))
+	}
+	return r
+}
+
+// Webhooks is the worker's webhook delivery configuration.
+func Webhooks(c *config.Config, rdb redis.UniversalClient) *worker.WebhookConfig {
+	w := c.Webhook
+	disableAfter := w.DisableAfter
+	if disableAfter == 0 {
+		disableAfter = -1 // RELAYOPS_WEBHOOK_DISABLE_AFTER=0: never
+	}
+	return &worker.WebhookConfig{
+		Registry: WebhookRegistry(c, rdb), AttemptTimeout: w.Timeout, Window: w.Window,
+		RetryBase: w.RetryBase, RetryMax: w.RetryMax, DisableAfter: disableAfter, CacheTTL: w.CacheTTL,
 	}
 }
 
@@ -77,6 +106,7 @@ func Worker(c *config.Config, store *jobs.Store, asynqRedis redis.UniversalClien
 		Limits:      Limits(c),
 		MetricsAddr: c.MetricsAddr, MetricsTenantLabels: c.MetricsTenantLabels, RelayStallTimeout: c.RelayStallTimeout,
 		MetricsToken: c.MetricsToken,
+		Webhooks:     Webhooks(c, store.Redis()),
 	}, nil
 }
 
