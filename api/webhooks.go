@@ -53,10 +53,10 @@ type attemptView struct {
 	Attempt       int     `json:"attempt"`
 	Status        string  `json:"status"`
 	StatusCode    int     `json:"statusCode"`
-	Error         *string `json:"error"`
+	Error         *string `json:"error,omitempty"`
 	LatencyMs     int64   `json:"latencyMs"`
 	At            string  `json:"at"`
-	NextAttemptAt *string `json:"nextAttemptAt"`
+	NextAttemptAt *string `json:"nextAttemptAt,omitempty"`
 }
 
 func newAttemptView(a webhook.Attempt) attemptView {

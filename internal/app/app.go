@@ -47,16 +47,20 @@ func API(c *config.Config, store *jobs.Store, rdb redis.UniversalClient, dash ht
 		Dashboard:     dash, Logger: log,
 		Inspector: asynq.NewInspectorFromRedisClient(rdb), MetricsTenantLabels: c.MetricsTenantLabels,
 		MetricsToken: c.MetricsToken,
-		Webhooks:     WebhookRegistry(c, store.Redis()),
+		Webhooks:     WebhookRegistry(c, store),
 	}
 }
 
 // WebhookRegistry is the webhook endpoint registry, on the job store's
-// Redis (rdb). The configuration was validated when it was loaded, so the
-// registry's own checks cannot fail: a failure is a broken invariant.
-func WebhookRegistry(c *config.Config, rdb redis.UniversalClient) *webhook.Registry {
+// Redis; nil without a store. The configuration was validated when it was
+// loaded, so the registry's own checks cannot fail: a failure is a broken
+// invariant.
+func WebhookRegistry(c *config.Config, store *jobs.Store) *webhook.Registry {
+	if store == nil {
+		return nil
+	}
 	r, err := webhook.NewRegistry(webhook.RegistryConfig{
-		Redis: rdb, RotationGrace: c.Webhook.RotationGrace,
+		Redis: store.Redis(), RotationGrace: c.Webhook.RotationGrace,
 		Policy: webhook.TargetPolicy{AllowInsecure: c.Webhook.AllowInsecure, AllowPrivate: c.Webhook.AllowPrivate},
 	})
 	if err != nil {
@@ -65,15 +69,19 @@ func WebhookRegistry(c *config.Config, rdb redis.UniversalClient) *webhook.Regis
 	return r
 }
 
-// Webhooks is the worker's webhook delivery configuration.
-func Webhooks(c *config.Config, rdb redis.UniversalClient) *worker.WebhookConfig {
+// Webhooks is the worker's webhook delivery configuration; nil (no
+// webhooks) without a store.
+func Webhooks(c *config.Config, store *jobs.Store) *worker.WebhookConfig {
+	if store == nil {
+		return nil
+	}
 	w := c.Webhook
 	disableAfter := w.DisableAfter
 	if disableAfter == 0 {
 		disableAfter = -1 // RELAYOPS_WEBHOOK_DISABLE_AFTER=0: never
 	}
 	return &worker.WebhookConfig{
-		Registry: WebhookRegistry(c, rdb), AttemptTimeout: w.Timeout, Window: w.Window,
+		Registry: WebhookRegistry(c, store), AttemptTimeout: w.Timeout, Window: w.Window,
 		RetryBase: w.RetryBase, RetryMax: w.RetryMax, DisableAfter: disableAfter, CacheTTL: w.CacheTTL,
 	}
 }
@@ -106,7 +114,7 @@ func Worker(c *config.Config, store *jobs.Store, asynqRedis redis.UniversalClien
 		Limits:      Limits(c),
 		MetricsAddr: c.MetricsAddr, MetricsTenantLabels: c.MetricsTenantLabels, RelayStallTimeout: c.RelayStallTimeout,
 		MetricsToken: c.MetricsToken,
-		Webhooks:     Webhooks(c, store.Redis()),
+		Webhooks:     Webhooks(c, store),
 	}, nil
 }
 
