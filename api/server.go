@@ -91,6 +91,9 @@ type Config struct {
 	// one on the store's Redis with the safe target policy (https, public
 	// addresses only).
 	Webhooks *webhook.Registry
+	// WebhookResender re-sends dead webhook deliveries; nil answers that
+	// route 503.
+	WebhookResender *webhook.Resender
 }
 
 const (
@@ -255,6 +258,7 @@ func (s *Server) routes() *echo.Echo {
 	e.DELETE("/v1/webhooks/:id", s.deleteWebhook, operator)
 	e.POST("/v1/webhooks/:id/rotate", s.rotateWebhook, operator)
 	e.GET("/v1/webhooks/:id/deliveries", s.webhookDeliveries, anyone)
+	e.POST("/v1/webhooks/:id/deliveries/:webhookId/resend", s.resendWebhook, operator)
 
 	e.GET("/healthz", s.healthz)
 	e.GET("/readyz", s.readyz)

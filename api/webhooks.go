@@ -57,12 +57,14 @@ type attemptView struct {
 	LatencyMs     int64   `json:"latencyMs"`
 	At            string  `json:"at"`
 	NextAttemptAt *string `json:"nextAttemptAt,omitempty"`
+	ResentBy      *string `json:"resentBy,omitempty"`
+	Reason        *string `json:"reason,omitempty"`
 }
 
 func newAttemptView(a webhook.Attempt) attemptView {
 	v := attemptView{WebhookID: a.WebhookID, EventID: a.EventID, EventType: a.EventType, JobID: a.JobID,
 		Attempt: a.Attempt, Status: a.Status, StatusCode: a.StatusCode, Error: optString(a.Error),
-		LatencyMs: a.LatencyMs, At: formatTime(a.At)}
+		LatencyMs: a.LatencyMs, At: formatTime(a.At), ResentBy: optString(a.ResentBy), Reason: optString(a.Reason)}
 	if a.NextAttemptAt != nil {
 		v.NextAttemptAt = optTime(*a.NextAttemptAt)
 	}
@@ -231,4 +233,41 @@ func (s *Server) webhookDeliveries(c echo.Context) error {
 		views[i] = newAttemptView(a)
 	}
 	return c.JSON(http.StatusOK, map[string]any{"items": views, "nextCursor": nil})
+}
+
+// resendWebhook is POST /v1/webhooks/{id}/deliveries/{webhookId}/resend
+// {reason} by an operator: a dead delivery is sent again under the same
+// webhook-id, with a fresh retry window; the re-send is audited.
+func (s *Server) resendWebhook(c echo.Context) error {
+	o, err := s.readObject(c)
+	if err != nil {
+		return err
+	}
+	reason, ok := o.str("reason", true)
+	if problem := reasonProblem(reason); ok && problem != "" {
+		o.fail("reason", problem)
+	}
+	if err := o.done(nil); err != nil {
+		return err
+	}
+	ep, err := s.webhookFor(c)
+	if err != nil {
+		return err
+	}
+	if s.cfg.WebhookResender == nil {
+		return &Error{Status: http.StatusServiceUnavailable, Code: CodeUnavailable, Message: "re-sending needs the Asynq connection, which this server lacks"}
+	}
+	ctx, cancel := s.webhookCtx(c)
+	defer cancel()
+	d, err := s.cfg.WebhookResender.Resend(ctx, ep.ID, c.Param("webhookId"), principal(c).name, reason)
+	switch {
+	case errors.Is(err, webhook.ErrDeliveryNotFound):
+		return notFound()
+	case errors.Is(err, webhook.ErrDeliveryNotDead):
+		return &Error{Status: http.StatusConflict, Code: CodeDeliveryNotDead, Message: "only a dead delivery can be re-sent", Err: err}
+	case err != nil:
+		return fmt.Errorf("api: resend webhook: %w", err)
+	}
+	return c.JSON(http.StatusAccepted, map[string]any{"webhookId": d.WebhookID, "eventType": d.EventType, "jobId": d.JobID,
+		"resentBy": d.ResentBy})
 }

@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/hibiken/asynq"
 	"github.com/stretchr/testify/require"
 
+	"github.com/relayops/relayops/internal/redistest"
 	"github.com/relayops/relayops/jobs"
 	"github.com/relayops/relayops/webhook"
 )
@@ -146,4 +148,71 @@ func TestWebhooks_Deliveries_ShowRecentAttemptsWithoutBodies(t *testing.T) {
 
 	one := b.do(t, call{method: "GET", path: "/v1/webhooks/" + id + "/deliveries?limit=1", token: tokAlice}).json(t)["items"].([]any)
 	require.Len(t, one, 1)
+}
+
+func TestWebhooks_Resend_OnlyADeadDeliveryAudited(t *testing.T) {
+	t.Parallel()
+	srv := redistest.Start(t, nil)
+	rdb, err := jobs.NewRedisClient(srv.URL)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = rdb.Close() })
+	asynqRedis := srv.Client(t)
+	client := asynq.NewClientFromRedisClient(asynqRedis)
+	insp := asynq.NewInspectorFromRedisClient(asynqRedis)
+	var reg *webhook.Registry
+	b := setup(t, &setupOpts{rdb: rdb, modify: func(c *Config) {
+		reg, err = webhook.NewRegistry(webhook.RegistryConfig{Redis: c.Store.Redis(), Clock: c.Clock,
+			Policy: webhook.TargetPolicy{AllowInsecure: true, AllowPrivate: true}})
+		require.NoError(t, err)
+		c.Webhooks = reg
+		c.WebhookResender, err = webhook.NewResender(webhook.ResenderConfig{Registry: reg, Inspector: insp, Enqueuer: client, Clock: c.Clock})
+		require.NoError(t, err)
+	}})
+	id := b.createWebhook(t, "acme", "http://127.0.0.1:9/hook", webhook.EventJobCancelled)["id"].(string)
+	other := b.createWebhook(t, "acme", "http://127.0.0.1:9/other", webhook.EventJobCancelled)["id"].(string)
+	n, err := webhook.NewNotifier(webhook.NotifierConfig{Registry: reg, Enqueuer: client, Clock: b.clock})
+	require.NoError(t, err)
+	k := mustKey(t, b.submit(t, tokAcme, "inv-1", 1, "Invoice"))
+	ev := jobs.Event{Type: jobs.EventJobCancelled, Key: k, Code: jobs.CodeDeadlineExceeded, At: t0}
+	require.NoError(t, n.Notify(context.Background(), ev))
+	e, _ := webhook.FromOutbox(ev)
+	msg := webhook.MessageID(e.Data.EventID, id)
+	path := "/v1/webhooks/" + id + "/deliveries/" + msg + "/resend"
+	body := `{"reason":"receiver fixed"}`
+
+	b.do(t, call{method: "POST", path: path, token: tokAlice, body: body}).requireError(t, http.StatusConflict, CodeDeliveryNotDead)
+	require.NoError(t, insp.ArchiveTask("webhooks", msg)) // as Asynq does when the retry window ends
+	b.do(t, call{method: "POST", path: path, token: tokAlice, body: `{}`}).requireError(t, http.StatusBadRequest, CodeInvalidRequest)
+	b.do(t, call{method: "POST", path: path, token: tokAcme, body: body}).requireError(t, http.StatusForbidden, CodeForbidden)
+	b.do(t, call{method: "POST", path: "/v1/webhooks/" + other + "/deliveries/" + msg + "/resend", token: tokAlice, body: body}).
+		requireError(t, http.StatusNotFound, CodeNotFound)
+	b.do(t, call{method: "POST", path: "/v1/webhooks/" + id + "/deliveries/msg_nope/resend", token: tokAlice, body: body}).
+		requireError(t, http.StatusNotFound, CodeNotFound)
+
+	r := b.do(t, call{method: "POST", path: path, token: tokAlice, body: body})
+	require.Equal(t, http.StatusAccepted, r.Status, "body: %s", r.Body)
+	require.Equal(t, "alice", r.json(t)["resentBy"])
+	pending, err := insp.ListPendingTasks("webhooks")
+	require.NoError(t, err)
+	var resent []*asynq.TaskInfo
+	for _, p := range pending {
+		if strings.HasPrefix(p.ID, msg+":resend:") {
+			resent = append(resent, p)
+		}
+	}
+	require.Len(t, resent, 1)
+	d, err := webhook.ParseDelivery(resent[0].Payload)
+	require.NoError(t, err)
+	require.Equal(t, msg, d.WebhookID, "sent again under the same webhook-id")
+	require.Equal(t, "alice", d.ResentBy)
+
+	items := b.do(t, call{method: "GET", path: "/v1/webhooks/" + id + "/deliveries", token: tokAlice}).json(t)["items"].([]any)
+	require.Len(t, items, 1)
+	require.Equal(t, "resent", items[0].(map[string]any)["status"])
+	require.Equal(t, "receiver fixed", items[0].(map[string]any)["reason"])
+	audit, err := reg.Audit(context.Background(), "acme", 10)
+	require.NoError(t, err)
+	require.Len(t, audit, 1)
+	require.Equal(t, webhook.AuditEntry{Action: "webhook_resent", Endpoint: id, WebhookID: msg, JobID: k.String(),
+		Operator: "alice", Reason: "receiver fixed", At: audit[0].At}, audit[0])
 }

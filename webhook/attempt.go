@@ -29,8 +29,18 @@ type Attempt struct {
 	// NextAttemptAt is when the delivery is tried again (status retrying).
 	NextAttemptAt *time.Time `json:"nextAttemptAt,omitempty"`
 	// ResentBy names the operator who re-sent a dead delivery (the
-	// re-send's attempts carry it).
+	// re-send's attempts carry it); Reason is the operator's reason, on the
+	// "resent" entry.
 	ResentBy string `json:"resentBy,omitempty"`
+	Reason   string `json:"reason,omitempty"`
+}
+
+func jsonOf(a Attempt) ([]byte, error) {
+	b, err := json.Marshal(a)
+	if err != nil {
+		return nil, fmt.Errorf("webhook: encode attempt: %w", err)
+	}
+	return b, nil
 }
 
 // A delivery's state after an attempt.
@@ -40,6 +50,7 @@ const (
 	StatusDead      = "dead"      // failed, and the retry window is over: an operator may re-send it
 	StatusGone      = "gone"      // 410 Gone: the endpoint is disabled, the delivery ends
 	StatusDisabled  = "disabled"  // not sent: the endpoint is disabled
+	StatusResent    = "resent"    // an operator sent a dead delivery again (no request by itself)
 )
 
 // recordOutcome is record.lua's view of an attempt.

@@ -46,9 +46,26 @@ func API(c *config.Config, store *jobs.Store, rdb redis.UniversalClient, dash ht
 		ReprocessRate: api.Rate{Count: c.ReprocessRate.Count, Per: c.ReprocessRate.Per},
 		Dashboard:     dash, Logger: log,
 		Inspector: asynq.NewInspectorFromRedisClient(rdb), MetricsTenantLabels: c.MetricsTenantLabels,
-		MetricsToken: c.MetricsToken,
-		Webhooks:     WebhookRegistry(c, store),
+		MetricsToken:    c.MetricsToken,
+		Webhooks:        WebhookRegistry(c, store),
+		WebhookResender: webhookResender(c, store, rdb),
 	}
+}
+
+// webhookResender re-sends dead deliveries from Asynq's archive (rdb is
+// Asynq's Redis); nil without a store or a Redis.
+func webhookResender(c *config.Config, store *jobs.Store, rdb redis.UniversalClient) *webhook.Resender {
+	if store == nil || rdb == nil {
+		return nil
+	}
+	r, err := webhook.NewResender(webhook.ResenderConfig{
+		Registry: WebhookRegistry(c, store), Inspector: asynq.NewInspectorFromRedisClient(rdb),
+		Enqueuer: asynq.NewClientFromRedisClient(rdb),
+	})
+	if err != nil {
+		panic(fmt.Sprintf("app: webhook resender from a validated configuration: %v", err))
+	}
+	return r
 }
 
 // WebhookRegistry is the webhook endpoint registry, on the job store's
