@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hibiken/asynq"
+	"github.com/prometheus/client_golang/prometheus"
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 	"github.com/stretchr/testify/require"
 
@@ -269,4 +270,39 @@ func TestParseRetryAfter(t *testing.T) {
 	} {
 		require.Equal(t, want, parseRetryAfter(v, now), v)
 	}
+}
+
+func TestDeliver_Metrics_CountOutcomesAndObserveLatency(t *testing.T) {
+	t.Parallel()
+	reg := prometheus.NewRegistry()
+	b := setup(t, &setupOpts{deliverer: DelivererConfig{Metrics: NewMetrics(reg)}})
+	rcv := newReceiver(t, 500, 200)
+	b.register(t, rcv.srv.URL)
+	d := b.notifyOne(t, committed(t, "inv-13"))
+	_ = b.del.Deliver(b.ctx, d, 1)
+	require.NoError(t, b.del.Deliver(b.ctx, d, 2))
+
+	families, err := reg.Gather()
+	require.NoError(t, err)
+	got := map[string]float64{}
+	for _, f := range families {
+		for _, m := range f.GetMetric() {
+			key := f.GetName()
+			for _, l := range m.GetLabel() {
+				key += "," + l.GetValue()
+			}
+			switch {
+			case m.GetCounter() != nil:
+				got[key] = m.GetCounter().GetValue()
+			case m.GetHistogram() != nil:
+				got[key] = float64(m.GetHistogram().GetSampleCount())
+			}
+		}
+	}
+	require.Equal(t, 1.0, got["relayops_webhook_attempts_total,delivered"])
+	require.Equal(t, 1.0, got["relayops_webhook_attempts_total,retrying"])
+	require.Equal(t, 0.0, got["relayops_webhook_attempts_total,dead"])
+	require.Equal(t, 1.0, got["relayops_webhook_attempt_seconds,delivered"])
+	require.Equal(t, 1.0, got["relayops_webhook_attempt_seconds,retrying"])
+	require.Equal(t, 1.0, got["relayops_webhook_delivery_lag_seconds"])
 }
