@@ -32,6 +32,7 @@ const (
 	CodeNotDeadLettered      = "not_dead_lettered"
 	CodeJobCancelled         = "job_cancelled"
 	CodeInputExpired         = "input_expired"
+	CodeDeliveryNotDead      = "delivery_not_dead"
 	CodePayloadTooLarge      = "payload_too_large"
 	CodeUnsupportedMediaType = "unsupported_media_type"
 	CodeRateLimited          = "rate_limited"

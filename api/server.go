@@ -29,6 +29,7 @@ import (
 	"github.com/relayops/relayops/internal/clock"
 	"github.com/relayops/relayops/internal/credential"
 	"github.com/relayops/relayops/jobs"
+	"github.com/relayops/relayops/webhook"
 )
 
 // Rate is Count events per Per.
@@ -91,6 +92,13 @@ type Config struct {
 	// (submissions, reprocesses, review wait). Default false: mind the
 	// cardinality.
 	MetricsTenantLabels bool
+	// Webhooks is the webhook endpoint registry (api/webhooks.go). Default:
+	// one on the store's Redis with the safe target policy (https, public
+	// addresses only).
+	Webhooks *webhook.Registry
+	// WebhookResender re-sends dead webhook deliveries; nil answers that
+	// route 503.
+	WebhookResender *webhook.Resender
 }
 
 const (
@@ -128,6 +136,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Clock == nil {
 		c.Clock = clock.Real{}
+	}
+	if c.Webhooks == nil && c.Store != nil {
+		c.Webhooks, _ = webhook.NewRegistry(webhook.RegistryConfig{Redis: c.Store.Redis(), Clock: c.Clock})
 	}
 	if c.Registry == nil {
 		c.Registry = prometheus.NewRegistry()
@@ -247,6 +258,13 @@ func (s *Server) routes() *echo.Echo {
 	e.POST("/v1/reviews/:jobId/decision", s.decide, operator)
 	e.GET("/v1/dlq", s.listDLQ, operator)
 	e.GET("/v1/audit", s.listAudit, operator)
+	e.POST("/v1/webhooks", s.createWebhook, operator)
+	e.GET("/v1/webhooks", s.listWebhooks, anyone)
+	e.GET("/v1/webhooks/:id", s.getWebhook, anyone)
+	e.DELETE("/v1/webhooks/:id", s.deleteWebhook, operator)
+	e.POST("/v1/webhooks/:id/rotate", s.rotateWebhook, operator)
+	e.GET("/v1/webhooks/:id/deliveries", s.webhookDeliveries, anyone)
+	e.POST("/v1/webhooks/:id/deliveries/:webhookId/resend", s.resendWebhook, operator)
 
 	e.GET("/healthz", s.healthz)
 	e.GET("/readyz", s.readyz)

@@ -174,14 +174,23 @@ type AuditPage struct {
 type Event struct {
 	StreamID string // the row's ID in its shard's stream
 	Shard    int
-	Type     string // EventJobSubmitted or EventExtractionCommitted
+	Type     string // one of the Event* types
 	Key      Key
 	EventID  string // extraction.committed only
 	At       time.Time
+	// Code is the job's error code (job.dead_lettered, job.cancelled);
+	// ErrorReason a rejected document's reason code (job.dead_lettered);
+	// Decision the review decision (review.decided).
+	Code, ErrorReason, Decision string
 }
 
 // Outbox event types.
 const (
 	EventJobSubmitted        = "job.submitted"
 	EventExtractionCommitted = "extraction.committed"
+	// The terminal and review events: consumed only by the webhook
+	// notifier (a job's success is its extraction.committed event).
+	EventJobDeadLettered = "job.dead_lettered"
+	EventJobCancelled    = "job.cancelled"
+	EventReviewDecided   = "review.decided"
 )

@@ -84,7 +84,8 @@ func (s *Store) Decide(ctx context.Context, k Key, operator, status, note string
 	if status != ReviewApproved && status != ReviewRejected {
 		return nil, fmt.Errorf("jobs: decide %s: status must be %s or %s", k, ReviewApproved, ReviewRejected)
 	}
-	keys := []string{s.keys.job(k), s.keys.audit(s.keys.shardOf(k))}
+	shard := s.keys.shardOf(k)
+	keys := []string{s.keys.job(k), s.keys.audit(shard), s.keys.outbox(shard)}
 	r, err := s.callAcked(ctx, decideScript, keys, k.String(), s.nowMs(), status, operator, note, k.Tenant, ms(s.ret.Audit))
 	if err != nil {
 		return nil, fmt.Errorf("jobs: decide %s: %w", k, err)

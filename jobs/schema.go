@@ -102,14 +102,21 @@ const (
 	evEventID = "e"
 	evAt      = "at"
 	evReason  = "r"
+	// The terminal and review events (read by the webhook notifier).
+	evCode        = "c"
+	evErrorReason = "er"
+	evDecision    = "d"
 )
 
 var outboxFields = []field{
-	{evType, "type", "", "the event type: job.submitted or extraction.committed"},
+	{evType, "type", "", "the event type: job.submitted, extraction.committed, job.dead_lettered, job.cancelled or review.decided"},
 	{evKey, "key", "", "the job key"},
 	{evEventID, "event_id", "", "extraction.committed: the eventId the review consumer dedupes on"},
 	{evAt, "at", "", "unix ms (the store's clock) the entry was written"},
 	{evReason, "reason", "", "job.submitted written again by the reconciler: \"reconcile\""},
+	{evCode, "code", "", "job.dead_lettered, job.cancelled: the job's error code"},
+	{evErrorReason, "error_reason", "", "job.dead_lettered: a rejected document's reason code, if any"},
+	{evDecision, "decision", "", "review.decided: approved or rejected"},
 }
 
 // The audit stream's entry fields (one stream per shard). One meaning per

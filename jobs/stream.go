@@ -32,8 +32,11 @@ func ParseEvent(shard int, m redis.XMessage) (Event, error) {
 		return Event{}, err
 	}
 	ev := Event{StreamID: m.ID, Shard: shard, Type: str(m.Values, evType), Key: k,
-		EventID: str(m.Values, evEventID), At: msTime(str(m.Values, evAt))}
-	if ev.Type != EventJobSubmitted && ev.Type != EventExtractionCommitted {
+		EventID: str(m.Values, evEventID), At: msTime(str(m.Values, evAt)),
+		Code: str(m.Values, evCode), ErrorReason: str(m.Values, evErrorReason), Decision: str(m.Values, evDecision)}
+	switch ev.Type {
+	case EventJobSubmitted, EventExtractionCommitted, EventJobDeadLettered, EventJobCancelled, EventReviewDecided:
+	default:
 		return Event{}, fmt.Errorf("unknown event type %q", ev.Type)
 	}
 	if ev.Type == EventExtractionCommitted && ev.EventID == "" {

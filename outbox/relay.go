@@ -23,10 +23,20 @@ type Publisher interface {
 	Publish(ctx context.Context, ev jobs.Event) error
 }
 
+// Notifier is told of the events that end a job or decide its review (the
+// webhook notifier): extraction.committed (once its review is applied),
+// job.dead_lettered, job.cancelled and review.decided. An error leaves the
+// entry pending, to be delivered again: Notify must absorb repeats.
+type Notifier interface {
+	Notify(ctx context.Context, ev jobs.Event) error
+}
+
 // RelayConfig configures a Relay.
 type RelayConfig struct {
 	Store     *jobs.Store // required
 	Publisher Publisher   // required: receives job.submitted
+	// Notifier, if set, is told of terminal and review events (webhooks).
+	Notifier Notifier
 	// Consumer names this relay in the consumer group; default hostname-pid.
 	// Names must be unique among live relays.
 	Consumer string
@@ -44,7 +54,7 @@ type RelayConfig struct {
 	// retention are trimmed. Default 1m.
 	TrimInterval time.Duration
 	// OnEvent, if set, is told the outcome of every event: "published",
-	// "applied", "duplicate_event" or "error".
+	// "applied", "duplicate_event", "notified" or "error".
 	OnEvent func(ev jobs.Event, outcome string)
 	// OnTrim, if set, is told how many entries a trim removed from a shard.
 	OnTrim func(shard int, trimmed int64)
@@ -68,10 +78,13 @@ const (
 	RelayErrorConsume = "consume"
 	// RelayErrorTrim: trimming an outbox stream failed.
 	RelayErrorTrim = "trim"
+	// RelayErrorNotify: the Notifier (webhooks) failed; the entry stays
+	// pending.
+	RelayErrorNotify = "notify"
 )
 
 // RelayErrorKinds lists every kind, so a metric can start each at zero.
-var RelayErrorKinds = []string{RelayErrorNoGroup, RelayErrorRedis, RelayErrorPublish, RelayErrorConsume, RelayErrorTrim}
+var RelayErrorKinds = []string{RelayErrorNoGroup, RelayErrorRedis, RelayErrorPublish, RelayErrorConsume, RelayErrorTrim, RelayErrorNotify}
 
 func (c RelayConfig) withDefaults() RelayConfig {
 	if c.Consumer == "" {
@@ -433,10 +446,29 @@ func (r *Relay) deliver(ctx context.Context, ev jobs.Event) (string, error) {
 		if err != nil {
 			return "", r.failHeld(ctx, RelayErrorConsume, err)
 		}
+		if err := r.notify(ctx, ev); err != nil {
+			return "", err
+		}
 		if !res.Applied {
 			return res.Reason, nil
 		}
 		return "applied", nil
+	case jobs.EventJobDeadLettered, jobs.EventJobCancelled, jobs.EventReviewDecided:
+		if err := r.notify(ctx, ev); err != nil {
+			return "", err
+		}
+		return "notified", nil
 	}
 	return "", fmt.Errorf("unknown event type %q", ev.Type)
+}
+
+// notify hands ev to the Notifier, if any.
+func (r *Relay) notify(ctx context.Context, ev jobs.Event) error {
+	if r.cfg.Notifier == nil {
+		return nil
+	}
+	if err := r.cfg.Notifier.Notify(ctx, ev); err != nil {
+		return r.failHeld(ctx, RelayErrorNotify, err)
+	}
+	return nil
 }

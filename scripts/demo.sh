@@ -5,8 +5,11 @@
 # a conflict), and an invalid invoice (dead-lettered); it waits for them,
 # prints every job's status, then as the operator reprocesses the dead letter
 # with corrected content, approves its review, and prints the audit trail and
-# the review queue, and last the operator console's pages of the jobs it
-# created. It exits non-zero, saying why, on any answer it does not
+# the review queue, the operator console's pages of the jobs it created, and
+# last the webhook deliveries to a local receiver it registered at the start
+# (scripts/webhookreceiver, which verifies every signature; skipped when the
+# server refuses local receivers, as it does outside `make run` unless
+# RELAYOPS_WEBHOOK_ALLOW_PRIVATE and RELAYOPS_WEBHOOK_ALLOW_INSECURE are set). It exits non-zero, saying why, on any answer it does not
 # expect.
 #
 #   scripts/demo.sh [BASE_URL]            default http://localhost:8080
@@ -17,6 +20,7 @@
 #   DEMO_OTHER_TENANT_TOKEN  a second tenant's token, to show it sees none of
 #                            this (default globex-demo-tenant-token; empty skips that)
 #   DEMO_TIMEOUT             seconds to wait for jobs and reviews (default 60)
+#   DEMO_TENANT              the tenant of DEMO_TENANT_TOKEN (default acme), for the webhook
 #
 # Needs curl, POSIX tools and Go: JSON is read and written by a small helper,
 # scripts/demojson, built once per run. Each run uses new document IDs, so the
@@ -29,6 +33,7 @@ TENANT_TOKEN=${DEMO_TENANT_TOKEN:-acme-demo-tenant-token}
 OPERATOR_TOKEN=${DEMO_OPERATOR_TOKEN:-alice-demo-operator-token}
 OTHER_TOKEN=${DEMO_OTHER_TENANT_TOKEN-globex-demo-tenant-token}
 TIMEOUT=${DEMO_TIMEOUT:-60}
+TENANT=${DEMO_TENANT:-acme}
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
@@ -44,7 +49,8 @@ command -v curl >/dev/null 2>&1 || die "curl is required"
 command -v go >/dev/null 2>&1 || die "Go is required (it builds the JSON helper scripts/demojson)"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/relayops-demo.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
+receiver_pid=
+trap '[ -z "$receiver_pid" ] || kill "$receiver_pid" 2>/dev/null; rm -rf "$tmp"' EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 resp=$tmp/response.json
@@ -53,6 +59,8 @@ body=$tmp/request.json
 
 J=$tmp/demojson
 (cd "$root" && go build -o "$J" ./scripts/demojson) || die "could not build scripts/demojson"
+R=$tmp/webhookreceiver
+(cd "$root" && go build -o "$R" ./scripts/webhookreceiver) || die "could not build scripts/webhookreceiver"
 
 # ---- helpers -----------------------------------------------------------------
 
@@ -200,6 +208,29 @@ until status=$(curl -sS --max-time 5 -o "$resp" -w '%{http_code}' "$BASE/readyz"
 	sleep 1
 done
 printf '  %s -> %s\n' "$BASE/readyz" "$(cat "$resp")"
+
+step "Register a local webhook receiver for $TENANT  POST /v1/webhooks"
+: >"$tmp/secret"
+"$R" -secret-file "$tmp/secret" >"$tmp/receiver.log" 2>&1 &
+receiver_pid=$!
+tries=0
+until [ -s "$tmp/receiver.log" ]; do
+	tries=$((tries + 1))
+	[ "$tries" -lt 50 ] || die "scripts/webhookreceiver did not start: $(cat "$tmp/receiver.log")"
+	nap
+done
+hook_url=$(sed -n 1p "$tmp/receiver.log")
+printf '{"tenant":"%s","url":"%s","events":["job.succeeded","job.dead_lettered","job.cancelled","review.decided"]}' "$TENANT" "$hook_url" >"$body"
+call POST /v1/webhooks "$OPERATOR_TOKEN" "$body"
+expect 201 400
+hook_id=
+if [ "$status" = 201 ]; then
+	hook_id=$(get id)
+	get secret >"$tmp/secret"
+	printf '  -> 201 %s for %s (its secret, shown once, went to the receiver)\n' "$hook_id" "$hook_url"
+else
+	printf '  -> 400: this server refuses a local http receiver (%s); the webhook part is skipped\n' "$(get error.message)"
+fi
 
 run=$(date +%s)-$$
 mine=demo-$run-
@@ -383,5 +414,24 @@ console_page "/console/jobs/$new_id"
 console_page "/console/reviews/$new_id"
 console_page "/console/audit?jobId=$bad_id"
 
-printf '\ndemo: OK: %s jobs; a duplicate deduped; a conflicting payload refused; a dead letter reprocessed as %s; %s reviews.\n' \
-	"$njobs" "$new_id" "$nreviews"
+if [ -n "$hook_id" ]; then
+	# Every succeeded job (the corrected one too), the dead letter and the decision.
+	nhooks=$((nreviews + 2))
+	step "The webhook deliveries of this run  GET /v1/webhooks/$hook_id/deliveries"
+	probe_hooks() {
+		call GET "/v1/webhooks/$hook_id/deliveries?limit=500" "$TENANT_TOKEN"
+		expect 200
+		ready=$(count_of -match "$mine" -where status=delivered)
+	}
+	wait_for "$nhooks deliveries" "$nhooks" probe_hooks
+	table_of -match "$mine" eventType jobId status statusCode latencyMs webhookId
+	printf '  the receiver verified each signature:\n'
+	grep "$mine" "$tmp/receiver.log" | sed 's/^/    /'
+	n=$(grep -c "^verified .*$mine" "$tmp/receiver.log" || true)
+	check "verified deliveries at the receiver" "$n" "$nhooks"
+	call DELETE "/v1/webhooks/$hook_id" "$OPERATOR_TOKEN"
+	expect 204
+fi
+
+printf '\ndemo: OK: %s jobs; a duplicate deduped; a conflicting payload refused; a dead letter reprocessed as %s; %s reviews; %s webhooks delivered.\n' \
+	"$njobs" "$new_id" "$nreviews" "${nhooks:-0}"

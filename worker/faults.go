@@ -26,13 +26,16 @@ const (
 	// PointRelayAfterEnqueue fires in Publisher.Publish after a successful
 	// enqueue, before the relay acks the outbox row.
 	PointRelayAfterEnqueue = "relay_after_enqueue_before_ack"
+	// PointWebhookAfterSend fires in a webhook delivery after the receiver
+	// answered, before the attempt is recorded.
+	PointWebhookAfterSend = "webhook_after_send_before_record"
 )
 
 // Points lists every fault injection point.
 var Points = []string{
 	PointBeforeClaim, PointAfterClaim,
 	PointClassify, PointAfterClassify, PointExtract, PointAfterExtract, PointValidate, PointAfterValidate,
-	PointAfterCommitBeforeAck, PointRelayAfterEnqueue,
+	PointAfterCommitBeforeAck, PointRelayAfterEnqueue, PointWebhookAfterSend,
 }
 
 // Fault actions.

@@ -15,6 +15,7 @@ import (
 
 	"github.com/relayops/relayops/internal/lograte"
 	"github.com/relayops/relayops/internal/task"
+	"github.com/relayops/relayops/webhook"
 )
 
 // defaultGrace is how much longer than an attempt Asynq waits for a handler
@@ -30,6 +31,7 @@ type serverConfig struct {
 	shutdownTimeout          time.Duration
 	logger                   *slog.Logger
 	layout                   task.Layout
+	webhooks                 bool // also run webhook deliveries (their own queue)
 }
 
 // newAsynqServer builds the Asynq server that runs extract tasks.
@@ -37,12 +39,12 @@ func newAsynqServer(rdb redis.UniversalClient, c serverConfig) *asynq.Server {
 	logger := c.logger.With("component", "asynq")
 	return asynq.NewServerFromRedisClient(rdb, asynq.Config{
 		Concurrency:       c.concurrency,
-		Queues:            queueWeights(c.layout),
+		Queues:            queueWeights(c.layout, c.webhooks),
 		TaskCheckInterval: c.taskCheckInterval,
 		// Asynq moves due retries to pending only this often (default 5 s):
 		// a 1 s backoff should mean about 1 s.
 		DelayedTaskCheckInterval: c.delayedTaskCheckInterval,
-		RetryDelayFunc:           RetryDelay(c.retryBase, c.retryMax),
+		RetryDelayFunc:           withWebhookDelay(RetryDelay(c.retryBase, c.retryMax)),
 		IsFailure:                IsFailure,
 		Logger:                   NewAsynqLogger(logger),
 		LogLevel:                 asynqLevel(logger),
@@ -56,15 +58,30 @@ func newAsynqServer(rdb redis.UniversalClient, c serverConfig) *asynq.Server {
 	})
 }
 
-// queueWeights serves every queue of the layout with the same weight: Asynq
-// then tries the queues in a fresh random order on each fetch, so no shard's
-// tasks wait behind another's.
-func queueWeights(l task.Layout) map[string]int {
-	w := make(map[string]int, l.Queues)
+// queueWeights serves every extraction queue of the layout with the same
+// weight: Asynq then tries the queues in a fresh random order on each fetch,
+// so no shard's tasks wait behind another's. Webhook deliveries have their
+// own queue, so a slow receiver never holds up extraction.
+func queueWeights(l task.Layout, webhooks bool) map[string]int {
+	w := make(map[string]int, l.Queues+1)
 	for _, q := range l.Names() {
 		w[q] = 1
 	}
+	if webhooks {
+		w[task.QueueWebhooks] = 1
+	}
 	return w
+}
+
+// withWebhookDelay lets a failed webhook delivery choose its own delay (its
+// backoff, or the receiver's Retry-After), and leaves every other task to f.
+func withWebhookDelay(f asynq.RetryDelayFunc) asynq.RetryDelayFunc {
+	return func(n int, err error, t *asynq.Task) time.Duration {
+		if d, ok := webhook.RetryDelay(err); ok {
+			return d
+		}
+		return f(n, err, t)
+	}
 }
 
 // RetryDelay returns Asynq's retry backoff: base·2^n capped at max, less up

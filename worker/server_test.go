@@ -71,10 +71,11 @@ func TestAsynqLogger_RepeatedErrors_HeldBack(t *testing.T) {
 
 func TestQueueWeights_EveryQueueOfTheLayoutServedWithTheSameWeight(t *testing.T) {
 	t.Parallel()
-	require.Equal(t, map[string]int{"extract": 1}, queueWeights(task.Layout{}))
-	w := queueWeights(task.NewLayout(0, 16, true))
-	require.Len(t, w, 16)
+	require.Equal(t, map[string]int{"extract": 1}, queueWeights(task.Layout{}, false))
+	w := queueWeights(task.NewLayout(0, 16, true), true)
+	require.Len(t, w, 17, "16 extraction queues and the webhooks queue")
 	for _, q := range task.NewLayout(0, 16, true).Names() {
 		require.Equal(t, 1, w[q], q)
 	}
+	require.Equal(t, 1, w[task.QueueWebhooks])
 }

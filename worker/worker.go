@@ -116,6 +116,9 @@ type Config struct {
 	// MetricsTenantLabels adds a tenant label to the per-job series (the job
 	// counter, the histograms, recoveries and commit conflicts).
 	MetricsTenantLabels bool
+
+	// Webhooks, if set, delivers webhook events (worker/webhook.go).
+	Webhooks *WebhookConfig
 }
 
 func (c Config) withDefaults() Config {
@@ -211,6 +214,7 @@ type Worker struct {
 	relays     []*outbox.Relay
 	reconciler *Reconciler
 	metrics    *metricsServer
+	webhooks   *webhooks
 }
 
 // New checks cfg and builds a Worker. It binds the metrics address at once,
@@ -253,10 +257,14 @@ func (w *Worker) build() error {
 	if err != nil {
 		return err
 	}
+	if w.webhooks, err = w.buildWebhooks(); err != nil {
+		return err
+	}
 	for i := range cfg.Relays {
 		r, err := outbox.NewRelay(outbox.RelayConfig{
-			Store: cfg.Store, Publisher: publisher, Consumer: fmt.Sprintf("%s-r%d", cfg.RelayConsumer, i),
-			Logger: cfg.Logger, Clock: cfg.Clock, OnEvent: w.onRelayEvent, OnTrim: cfg.Metrics.outboxTrim,
+			Store: cfg.Store, Publisher: publisher, Notifier: w.webhooks.relayNotifier(),
+			Consumer: fmt.Sprintf("%s-r%d", cfg.RelayConsumer, i),
+			Logger:   cfg.Logger, Clock: cfg.Clock, OnEvent: w.onRelayEvent, OnTrim: cfg.Metrics.outboxTrim,
 			OnError: cfg.Metrics.relayError,
 		})
 		if err != nil {
@@ -278,6 +286,7 @@ func (w *Worker) build() error {
 		delayedTaskCheckInterval: cfg.DelayedTaskCheckInterval,
 		retryBase:                cfg.RetryBase, retryMax: cfg.RetryMax,
 		shutdownTimeout: cfg.ShutdownTimeout, logger: cfg.Logger, layout: w.layout(),
+		webhooks: w.webhooks != nil,
 	})
 	cfg.Metrics.watchRelays(w.relays, cfg.Clock)
 	if cfg.MetricsAddr != "" {
@@ -348,7 +357,7 @@ func (w *Worker) MetricsAddr() string {
 // stopped a part early.
 func (w *Worker) Run(ctx context.Context) error {
 	w.announce()
-	if err := w.server.Start(w.handler); err != nil {
+	if err := w.server.Start(w.mux()); err != nil {
 		if w.metrics != nil {
 			w.metrics.shutdown()
 		}

@@ -53,6 +53,10 @@ func run(ctx context.Context, o options) error {
 	if len(cfg.OperatorTokens) == 0 {
 		cfg.OperatorTokens = demoOperators
 	}
+	// dev runs on one machine for trying things out: webhook receivers on
+	// it (http://127.0.0.1:...) are allowed. Production keeps https and
+	// public addresses only unless told otherwise.
+	cfg.Webhook.AllowInsecure, cfg.Webhook.AllowPrivate = true, true
 	logger := cfg.NewLogger(os.Stderr, "dev")
 	lograte.RouteRedis(logger) // go-redis's own lines, as JSON and held back when repeated
 
@@ -161,6 +165,7 @@ relayops dev: the whole system in one process (API, console, dashboard, worker, 
   Redis       redis://%[3]s/0   (embedded, in memory)
   extractor   %[5]s
 
+  Webhook endpoints may be local http:// receivers here (never so by default elsewhere).
   Data lives only while this process runs. Production runs cmd/api and any number
   of cmd/worker processes on a real Redis (RELAYOPS_REDIS_URL); see README.md.
 

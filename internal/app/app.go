@@ -17,6 +17,7 @@ import (
 	"github.com/relayops/relayops/extract"
 	"github.com/relayops/relayops/internal/config"
 	"github.com/relayops/relayops/jobs"
+	"github.com/relayops/relayops/webhook"
 	"github.com/relayops/relayops/worker"
 )
 
@@ -47,6 +48,59 @@ func API(c *config.Config, store *jobs.Store, rdb redis.UniversalClient, dash ht
 		Dashboard:     dash, Logger: log,
 		Inspector: asynq.NewInspectorFromRedisClient(rdb), MetricsTenantLabels: c.MetricsTenantLabels,
 		MetricsToken: c.MetricsToken, Queues: c.Queues,
+		Webhooks:        WebhookRegistry(c, store),
+		WebhookResender: webhookResender(c, store, rdb),
+	}
+}
+
+// webhookResender re-sends dead deliveries from Asynq's archive (rdb is
+// Asynq's Redis); nil without a store or a Redis.
+func webhookResender(c *config.Config, store *jobs.Store, rdb redis.UniversalClient) *webhook.Resender {
+	if store == nil || rdb == nil {
+		return nil
+	}
+	r, err := webhook.NewResender(webhook.ResenderConfig{
+		Registry: WebhookRegistry(c, store), Inspector: asynq.NewInspectorFromRedisClient(rdb),
+		Enqueuer: asynq.NewClientFromRedisClient(rdb),
+	})
+	if err != nil {
+		panic(fmt.Sprintf("app: webhook resender from a validated configuration: %v", err))
+	}
+	return r
+}
+
+// WebhookRegistry is the webhook endpoint registry, on the job store's
+// Redis; nil without a store. The configuration was validated when it was
+// loaded, so the registry's own checks cannot fail: a failure is a broken
+// invariant.
+func WebhookRegistry(c *config.Config, store *jobs.Store) *webhook.Registry {
+	if store == nil {
+		return nil
+	}
+	r, err := webhook.NewRegistry(webhook.RegistryConfig{
+		Redis: store.Redis(), RotationGrace: c.Webhook.RotationGrace,
+		Policy: webhook.TargetPolicy{AllowInsecure: c.Webhook.AllowInsecure, AllowPrivate: c.Webhook.AllowPrivate},
+	})
+	if err != nil {
+		panic(fmt.Sprintf("app: webhook registry from a validated configuration: %v", err))
+	}
+	return r
+}
+
+// Webhooks is the worker's webhook delivery configuration; nil (no
+// webhooks) without a store.
+func Webhooks(c *config.Config, store *jobs.Store) *worker.WebhookConfig {
+	if store == nil {
+		return nil
+	}
+	w := c.Webhook
+	disableAfter := w.DisableAfter
+	if disableAfter == 0 {
+		disableAfter = -1 // RELAYOPS_WEBHOOK_DISABLE_AFTER=0: never
+	}
+	return &worker.WebhookConfig{
+		Registry: WebhookRegistry(c, store), AttemptTimeout: w.Timeout, Window: w.Window,
+		RetryBase: w.RetryBase, RetryMax: w.RetryMax, DisableAfter: disableAfter, CacheTTL: w.CacheTTL,
 	}
 }
 
@@ -78,6 +132,7 @@ func Worker(c *config.Config, store *jobs.Store, asynqRedis redis.UniversalClien
 		Limits:      Limits(c),
 		MetricsAddr: c.MetricsAddr, MetricsTenantLabels: c.MetricsTenantLabels, RelayStallTimeout: c.RelayStallTimeout,
 		MetricsToken: c.MetricsToken,
+		Webhooks:     Webhooks(c, store),
 	}, nil
 }
 

@@ -4,10 +4,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 
 	"github.com/relayops/relayops/internal/config"
 	"github.com/relayops/relayops/jobs"
+	"github.com/relayops/relayops/webhook"
 )
 
 func load(t *testing.T, env map[string]string) *config.Config {
@@ -41,4 +43,20 @@ func TestJobs_ZeroLedgerRetention_KeepsTheLedgerForever(t *testing.T) {
 	c := load(t, map[string]string{"RELAYOPS_RETENTION_LEDGER": "0"})
 	require.True(t, Jobs(c, nil).LedgerForever)
 	require.False(t, Jobs(load(t, nil), nil).LedgerForever)
+}
+
+func TestWebhooks_EnvironmentMapsOntoTheWorkerAndTheRegistry(t *testing.T) {
+	t.Parallel()
+	c := load(t, map[string]string{"RELAYOPS_WEBHOOK_DISABLE_AFTER": "0", "RELAYOPS_WEBHOOK_WINDOW": "2h",
+		"RELAYOPS_WEBHOOK_ALLOW_INSECURE": "1"})
+	rdb := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1})
+	t.Cleanup(func() { _ = rdb.Close() })
+	store, err := jobs.NewStore(jobs.Config{Redis: rdb})
+	require.NoError(t, err)
+	w := Webhooks(c, store)
+	require.Equal(t, -1, w.DisableAfter, "0 means never")
+	require.Equal(t, 2*time.Hour, w.Window)
+	require.Equal(t, 5*time.Second, w.RetryBase)
+	require.Equal(t, webhook.TargetPolicy{AllowInsecure: true}, w.Registry.Policy())
+	require.Nil(t, Webhooks(c, nil))
 }

@@ -65,6 +65,22 @@ type Config struct {
 	Extractor string
 	// LLM is the model endpoint of the llm extractors (RELAYOPS_LLM_*).
 	LLM LLM
+	// Webhook configures webhook endpoints and deliveries
+	// (RELAYOPS_WEBHOOK_*).
+	Webhook Webhook
+}
+
+// Webhook configures webhook endpoints (api) and their deliveries (worker).
+type Webhook struct {
+	AllowInsecure bool          // RELAYOPS_WEBHOOK_ALLOW_INSECURE, default false: https only
+	AllowPrivate  bool          // RELAYOPS_WEBHOOK_ALLOW_PRIVATE, default false: public addresses only
+	Timeout       time.Duration // RELAYOPS_WEBHOOK_TIMEOUT, default 10s: one delivery attempt (> 0)
+	Window        time.Duration // RELAYOPS_WEBHOOK_WINDOW, default 24h: retries before a delivery is dead (> 0)
+	RetryBase     time.Duration // RELAYOPS_WEBHOOK_RETRY_BASE, default 5s (> 0)
+	RetryMax      time.Duration // RELAYOPS_WEBHOOK_RETRY_MAX, default 1h (>= RetryBase)
+	DisableAfter  int           // RELAYOPS_WEBHOOK_DISABLE_AFTER, default 100 failed attempts in a row; 0 never
+	RotationGrace time.Duration // RELAYOPS_WEBHOOK_ROTATION_GRACE, default 24h: both secrets sign after a rotation
+	CacheTTL      time.Duration // RELAYOPS_WEBHOOK_CACHE_TTL, default 5s: how late a new endpoint is seen
 }
 
 // Extractor choices (RELAYOPS_EXTRACTOR).
@@ -186,6 +202,15 @@ var vars = []Var{
 	{"RELAYOPS_LLM_API_KEY", "", "bearer key of the endpoint; never logged (local servers need none)"},
 	{"RELAYOPS_LLM_TIMEOUT", "60s", "time limit of one model call (>= 1s, below RELAYOPS_ATTEMPT_TIMEOUT)"},
 	{"RELAYOPS_LLM_MAX_TOKENS", "2048", "largest answer the model may write, in tokens (16..1000000)"},
+	{"RELAYOPS_WEBHOOK_ALLOW_INSECURE", "false", "allow http:// webhook URLs (true or false)"},
+	{"RELAYOPS_WEBHOOK_ALLOW_PRIVATE", "false", "allow webhook targets on private, loopback, link-local and metadata addresses (true or false; tests and local demos)"},
+	{"RELAYOPS_WEBHOOK_TIMEOUT", "10s", "time limit of one webhook delivery attempt (> 0)"},
+	{"RELAYOPS_WEBHOOK_WINDOW", "24h", "how long a webhook delivery is retried before it is dead (> 0)"},
+	{"RELAYOPS_WEBHOOK_RETRY_BASE", "5s", "first webhook retry backoff (> 0)"},
+	{"RELAYOPS_WEBHOOK_RETRY_MAX", "1h", "largest webhook retry backoff (>= RELAYOPS_WEBHOOK_RETRY_BASE)"},
+	{"RELAYOPS_WEBHOOK_DISABLE_AFTER", "100", "failed attempts in a row that disable a webhook endpoint (0..1000000; 0 never)"},
+	{"RELAYOPS_WEBHOOK_ROTATION_GRACE", "24h", "how long a rotated-out webhook secret keeps signing beside the new one (>= 0)"},
+	{"RELAYOPS_WEBHOOK_CACHE_TTL", "5s", "how long a worker reuses a tenant's webhook endpoint list (> 0)"},
 }
 
 // Vars returns every RELAYOPS_ variable that Load reads, with its default and
@@ -245,6 +270,17 @@ func FromEnv(getenv func(string) string) (*Config, error) {
 			Timeout:   l.duration("RELAYOPS_LLM_TIMEOUT", atLeast(time.Second), "a duration of at least 1s"),
 			MaxTokens: l.intRange("RELAYOPS_LLM_MAX_TOKENS", 16, 1_000_000),
 		},
+		Webhook: Webhook{
+			AllowInsecure: l.boolean("RELAYOPS_WEBHOOK_ALLOW_INSECURE"),
+			AllowPrivate:  l.boolean("RELAYOPS_WEBHOOK_ALLOW_PRIVATE"),
+			Timeout:       l.duration("RELAYOPS_WEBHOOK_TIMEOUT", atLeast(time.Millisecond), "a duration of at least 1ms"),
+			Window:        l.duration("RELAYOPS_WEBHOOK_WINDOW", atLeast(time.Millisecond), "a duration of at least 1ms"),
+			RetryBase:     l.duration("RELAYOPS_WEBHOOK_RETRY_BASE", atLeast(time.Millisecond), "a duration of at least 1ms"),
+			RetryMax:      l.duration("RELAYOPS_WEBHOOK_RETRY_MAX", atLeast(time.Millisecond), "a duration of at least 1ms"),
+			DisableAfter:  l.intRange("RELAYOPS_WEBHOOK_DISABLE_AFTER", 0, 1_000_000),
+			RotationGrace: l.duration("RELAYOPS_WEBHOOK_ROTATION_GRACE", atLeast(0), "0 or a positive duration"),
+			CacheTTL:      l.duration("RELAYOPS_WEBHOOK_CACHE_TTL", atLeast(time.Millisecond), "a duration of at least 1ms"),
+		},
 	}
 	l.crossCheck(c)
 	if err := errors.Join(l.errs...); err != nil {
@@ -265,6 +301,9 @@ func (c *Config) NewLogger(w io.Writer, component string) *slog.Logger {
 func (l *loader) crossCheck(c *Config) {
 	if !l.failed("RELAYOPS_RETRY_BASE") && !l.failed("RELAYOPS_RETRY_MAX") && c.RetryMax < c.RetryBase {
 		l.fail("RELAYOPS_RETRY_MAX", "must be at least RELAYOPS_RETRY_BASE (%s), got %q", c.RetryBase, l.raw("RELAYOPS_RETRY_MAX"))
+	}
+	if w := c.Webhook; !l.failed("RELAYOPS_WEBHOOK_RETRY_BASE") && !l.failed("RELAYOPS_WEBHOOK_RETRY_MAX") && w.RetryMax < w.RetryBase {
+		l.fail("RELAYOPS_WEBHOOK_RETRY_MAX", "must be at least RELAYOPS_WEBHOOK_RETRY_BASE (%s), got %q", w.RetryBase, l.raw("RELAYOPS_WEBHOOK_RETRY_MAX"))
 	}
 	// The ledger is what dedupes a late duplicate: it must outlive the bulky
 	// data it describes, or a job's input would outlast its own record.

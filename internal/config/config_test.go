@@ -47,6 +47,8 @@ func TestFromEnv_NothingSet_UsesDefaults(t *testing.T) {
 		},
 		Extractor: ExtractorRules,
 		LLM:       LLM{Timeout: time.Minute, MaxTokens: 2048},
+		Webhook: Webhook{Timeout: 10 * time.Second, Window: day, RetryBase: 5 * time.Second, RetryMax: time.Hour,
+			DisableAfter: 100, RotationGrace: day, CacheTTL: 5 * time.Second},
 	}, c)
 }
 
@@ -390,4 +392,25 @@ func FuzzFromEnv(f *testing.F) {
 			require.GreaterOrEqual(t, c.Retention.Ledger, time.Duration(0))
 		}
 	})
+}
+
+func TestFromEnv_Webhook_ReadsOverridesAndNamesBadValues(t *testing.T) {
+	t.Parallel()
+	c, err := FromEnv(env(map[string]string{
+		"RELAYOPS_WEBHOOK_ALLOW_INSECURE": "1", "RELAYOPS_WEBHOOK_ALLOW_PRIVATE": "true",
+		"RELAYOPS_WEBHOOK_WINDOW": "2h", "RELAYOPS_WEBHOOK_RETRY_BASE": "100ms", "RELAYOPS_WEBHOOK_RETRY_MAX": "1s",
+		"RELAYOPS_WEBHOOK_DISABLE_AFTER": "0",
+	}))
+	require.NoError(t, err)
+	require.True(t, c.Webhook.AllowInsecure)
+	require.True(t, c.Webhook.AllowPrivate)
+	require.Equal(t, 2*time.Hour, c.Webhook.Window)
+	require.Equal(t, 100*time.Millisecond, c.Webhook.RetryBase)
+	require.Equal(t, 0, c.Webhook.DisableAfter)
+
+	_, err = FromEnv(env(map[string]string{
+		"RELAYOPS_WEBHOOK_RETRY_BASE": "10s", "RELAYOPS_WEBHOOK_RETRY_MAX": "1s", "RELAYOPS_WEBHOOK_ALLOW_PRIVATE": "maybe",
+	}))
+	require.ErrorContains(t, err, "RELAYOPS_WEBHOOK_RETRY_MAX")
+	require.ErrorContains(t, err, "RELAYOPS_WEBHOOK_ALLOW_PRIVATE")
 }

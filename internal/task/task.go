@@ -95,3 +95,13 @@ func ParseExtractPayload(b []byte) (ExtractPayload, error) {
 	}
 	return p, nil
 }
+
+// TypeWebhook is the Asynq task type of one webhook delivery (one event to
+// one endpoint). Its TaskID is the delivery's webhook-id; its payload
+// (package webhook) carries the event's IDs and codes, never document
+// content.
+const TypeWebhook = "relayops:webhook"
+
+// QueueWebhooks is the Asynq queue webhook deliveries are enqueued to, apart
+// from the extraction queues, so a slow receiver never holds up extraction.
+const QueueWebhooks = "webhooks"

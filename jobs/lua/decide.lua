@@ -3,6 +3,7 @@
 -- refused.
 --
 -- KEYS[1] job record (holds the review)   KEYS[2] audit stream
+-- KEYS[3] outbox stream (a decision appends a review.decided row)
 -- ARGV[1] job key   ARGV[2] now ms   ARGV[3] status (approved|rejected)
 -- ARGV[4] operator  ARGV[5] note     ARGV[6] tenant   ARGV[7] audit retention ms
 -- Returns: {status, review_status, event_id, review_operator, review_note,
@@ -22,4 +23,5 @@ if st ~= 'pending' then return answer('other') end
 redis.call('HSET', KEYS[1], F.review_status, ARGV[3], F.review_operator, ARGV[4], F.review_note, ARGV[5], F.review_decided_at, now)
 redis.call('XADD', KEYS[2], 'MINID', '~', tostring(now - tonumber(ARGV[7])), '*',
   AU.action, 'review_decided', AU.tenant, ARGV[6], AU.key, ARGV[1], AU.operator, ARGV[4], AU.decision, ARGV[3], AU.at, now)
+redis.call('XADD', KEYS[3], '*', EV.type, 'review.decided', EV.key, ARGV[1], EV.decision, ARGV[3], EV.at, now)
 return answer('decided')

@@ -13,12 +13,18 @@
 --           attempts; the job's deadline still ends it)
 --   ARGV[NARGS+4] error reason, mode "dead" only: a rejected document's reason
 --           code (field er), "" for none
+-- A terminal outcome appends a job.dead_lettered or job.cancelled row to the
+-- shard's outbox (codes only), for the webhook notifier.
 -- Returns: the job's state after the call ("retrying", "dead_lettered",
 -- "cancelled"), or "stale". A repeat of the same call answers the same.
 local f = redis.call('HMGET', J.job, F.state, F.fence, F.attempts, F.max_attempts, F.error_code, F.created_at, F.payload_hash)
 local st, fen, att, ma, ec, ca, ph = f[1], f[2], tonumber(f[3]), tonumber(f[4]), f[5], f[6], f[7]
 if not st or fen ~= ARGV[NARGS + 1] then return 'stale' end
 local code, mode, reason = ARGV[NARGS + 2], ARGV[NARGS + 3], ARGV[NARGS + 4] or ''
+
+local function ended(type, code, reason)
+  redis.call('XADD', KEYS[KEY.outbox], '*', EV.type, type, EV.key, J.key, EV.code, code, EV.error_reason, reason, EV.at, NOW)
+end
 
 if st ~= STATE.running then
   -- Only a repeat of the call that ended this attempt is answered.
@@ -34,6 +40,7 @@ end
 if mode == 'transient' then
   if att >= ma then
     set_state(J, STATE.dead_lettered, { from = st, ca = ca, ph = ph, code = 'max_attempts_exceeded' })
+    ended('job.dead_lettered', 'max_attempts_exceeded', '')
     return 'dead_lettered'
   end
   set_state(J, STATE.retrying, { from = st, ca = ca, fields = { F.error_code, code, F.enqueued_at, NOW } })
@@ -45,9 +52,11 @@ elseif mode == 'dead' then
   local fields = {}
   if reason ~= '' then fields = { F.error_reason, reason } end
   set_state(J, STATE.dead_lettered, { from = st, ca = ca, ph = ph, code = code, fields = fields })
+  ended('job.dead_lettered', code, reason)
   return 'dead_lettered'
 elseif mode == 'cancel' then
   set_state(J, STATE.cancelled, { from = st, ca = ca, ph = ph, code = code })
+  ended('job.cancelled', code, '')
   return 'cancelled'
 end
 return redis.error_reply('fail.lua: unknown mode ' .. tostring(mode))

@@ -33,11 +33,14 @@
 --   F.review_decided_at          'rda'  unix ms of the decision
 --
 -- EV: the outbox stream's entry fields
---   EV.type                      't'    the event type: job.submitted or extraction.committed
+--   EV.type                      't'    the event type: job.submitted, extraction.committed, job.dead_lettered, job.cancelled or review.decided
 --   EV.key                       'k'    the job key
 --   EV.event_id                  'e'    extraction.committed: the eventId the review consumer dedupes on
 --   EV.at                        'at'   unix ms (the store's clock) the entry was written
 --   EV.reason                    'r'    job.submitted written again by the reconciler: "reconcile"
+--   EV.code                      'c'    job.dead_lettered, job.cancelled: the job's error code
+--   EV.error_reason              'er'   job.dead_lettered: a rejected document's reason code, if any
+--   EV.decision                  'd'    review.decided: approved or rejected
 --
 -- AU: the audit stream's entry fields
 --   AU.action                    'a'    submitted, reprocessed or review_decided

@@ -1,0 +1,92 @@
+package worker
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/hibiken/asynq"
+
+	"github.com/relayops/relayops/internal/task"
+	"github.com/relayops/relayops/outbox"
+	"github.com/relayops/relayops/webhook"
+)
+
+// WebhookConfig turns on webhook deliveries in a worker: its relays notify
+// the endpoints' deliveries, its Asynq server runs them from the "webhooks"
+// queue. Zero fields take the defaults of package webhook.
+type WebhookConfig struct {
+	Registry *webhook.Registry // required
+	// AttemptTimeout bounds one request. Default 10s.
+	AttemptTimeout time.Duration
+	// Window is how long a delivery is retried before it is dead. Default 24h.
+	Window time.Duration
+	// RetryBase and RetryMax shape the delivery backoff. Defaults 5s and 1h.
+	RetryBase, RetryMax time.Duration
+	// DisableAfter disables an endpoint after that many failed attempts in
+	// a row. Default 100.
+	DisableAfter int
+	// CacheTTL is how long the relay reuses a tenant's endpoint list.
+	// Default 5s.
+	CacheTTL time.Duration
+}
+
+// webhooks are a worker's webhook parts.
+type webhooks struct {
+	notifier  *webhook.Notifier
+	deliverer *webhook.Deliverer
+}
+
+// buildWebhooks builds the notifier and the deliverer, or nothing when
+// webhooks are off.
+func (w *Worker) buildWebhooks() (*webhooks, error) {
+	c, cfg := w.cfg.Webhooks, w.cfg
+	if c == nil {
+		return nil, nil
+	}
+	if c.Registry == nil {
+		return nil, errors.New("worker: Config.Webhooks.Registry is required")
+	}
+	attempt := c.AttemptTimeout
+	if attempt == 0 {
+		attempt = 10 * time.Second
+	}
+	metrics := webhook.NewMetrics(cfg.Metrics.Registry)
+	n, err := webhook.NewNotifier(webhook.NotifierConfig{
+		Registry: c.Registry, Enqueuer: w.client, Clock: cfg.Clock, Metrics: metrics, CacheTTL: c.CacheTTL,
+		TaskTimeout: AsynqTimeout(attempt, cfg.AttemptGrace), Retention: cfg.CompletedRetention,
+	})
+	if err != nil {
+		return nil, err
+	}
+	d, err := webhook.NewDeliverer(webhook.DelivererConfig{
+		Registry: c.Registry, Clock: cfg.Clock, Logger: cfg.Logger, Metrics: metrics,
+		AttemptTimeout: attempt, Window: c.Window, RetryBase: c.RetryBase, RetryMax: c.RetryMax,
+		DisableAfter: c.DisableAfter,
+		AfterSend:    func(context.Context) error { return cfg.Faults.Hit(PointWebhookAfterSend) },
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &webhooks{notifier: n, deliverer: d}, nil
+}
+
+// relayNotifier is the relays' Notifier: nil (an untyped nil, so the relay
+// sees none) when webhooks are off.
+func (wh *webhooks) relayNotifier() outbox.Notifier {
+	if wh == nil {
+		return nil
+	}
+	return wh.notifier
+}
+
+// mux routes the server's task types to their handlers.
+func (w *Worker) mux() asynq.Handler {
+	if w.webhooks == nil {
+		return w.handler
+	}
+	m := asynq.NewServeMux()
+	m.Handle(task.TypeExtract, w.handler)
+	m.Handle(task.TypeWebhook, w.webhooks.deliverer)
+	return m
+}
