@@ -75,6 +75,7 @@ type clusterCollector struct {
 	timeout   time.Duration
 	interval  time.Duration
 	log       *slog.Logger
+	quotas    bool // tenant quotas are set: export their gauges
 	// asynqBusy holds a token while an Inspector read runs. The Inspector
 	// takes no context, so a read that outlives its collection is
 	// abandoned, not stopped: the token keeps collections from piling more
@@ -106,6 +107,7 @@ func newClusterCollector(store *jobs.Store, insp *asynq.Inspector, clk clock.Clo
 func (c *clusterCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{
 		oldestActiveDesc, dlqSizeDesc, outboxPendingDesc, outboxUndeliveredDesc, outboxLagDesc, collectSuccessDesc, collectAgeDesc,
+		tenantWaitingDesc, tenantInFlightDesc, tenantQuotaJobsDesc, tenantQuotaBytesDesc,
 	} {
 		ch <- d
 	}
@@ -178,7 +180,7 @@ func (c *clusterCollector) idle() bool {
 func (c *clusterCollector) collect(done chan struct{}) {
 	ctx, cancel := context.WithTimeout(context.Background(), c.timeout)
 	defer cancel()
-	parts := map[string]collectPart{"jobs": c.oldestActive, "dlq": c.dlqSize, "outbox": c.outbox}
+	parts := map[string]collectPart{"jobs": c.oldestActive, "dlq": c.dlqSize, "outbox": c.outbox, "tenants": c.tenants}
 	if c.inspector != nil {
 		parts["asynq"] = c.asynq
 	}

@@ -29,6 +29,7 @@ import (
 	"github.com/relayops/relayops/internal/clock"
 	"github.com/relayops/relayops/internal/credential"
 	"github.com/relayops/relayops/jobs"
+	"github.com/relayops/relayops/quota"
 )
 
 // Rate is Count events per Per.
@@ -86,6 +87,9 @@ type Config struct {
 	// (submissions, reprocesses, review wait). Default false: mind the
 	// cardinality.
 	MetricsTenantLabels bool
+	// Quota is the per-tenant submission quotas (its Store is this
+	// Config's). The zero Quota limits nothing and costs nothing.
+	Quota quota.Config
 }
 
 const (
@@ -181,6 +185,7 @@ type Server struct {
 	metrics      *metrics
 	collector    *clusterCollector
 	authThrottle *authThrottle
+	quota        *quota.Limiter // nil: no quota set
 	console      http.Handler
 	echo         *echo.Echo
 }
@@ -196,6 +201,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	col := newClusterCollector(cfg.Store, cfg.Inspector, cfg.Clock, cfg.StoreTimeout, cfg.ClusterMetricsInterval, cfg.Logger)
+	col.quotas = cfg.Quota.Enabled()
 	if err := cfg.Registry.Register(col); err != nil {
 		return nil, fmt.Errorf("api: register cluster metrics: %w", err)
 	}
@@ -209,6 +215,16 @@ func New(cfg Config) (*Server, error) {
 		collector: col,
 
 		authThrottle: newAuthThrottle(cfg.AuthFailures, cfg.Clock),
+	}
+	if cfg.Quota.Enabled() {
+		q := cfg.Quota
+		q.Store = cfg.Store
+		if q.Clock == nil {
+			q.Clock = cfg.Clock
+		}
+		if s.quota, err = quota.New(q); err != nil {
+			return nil, fmt.Errorf("api: Config.Quota: %w", err)
+		}
 	}
 	if s.console, err = s.newConsole(); err != nil {
 		return nil, err
@@ -241,6 +257,7 @@ func (s *Server) routes() *echo.Echo {
 	e.POST("/v1/reviews/:jobId/decision", s.decide, operator)
 	e.GET("/v1/dlq", s.listDLQ, operator)
 	e.GET("/v1/audit", s.listAudit, operator)
+	e.GET("/v1/tenants", s.listTenants, operator)
 
 	e.GET("/healthz", s.healthz)
 	e.GET("/readyz", s.readyz)

@@ -17,6 +17,7 @@ import (
 	"github.com/relayops/relayops/extract"
 	"github.com/relayops/relayops/internal/config"
 	"github.com/relayops/relayops/jobs"
+	"github.com/relayops/relayops/quota"
 	"github.com/relayops/relayops/worker"
 )
 
@@ -46,6 +47,10 @@ func API(c *config.Config, store *jobs.Store, rdb redis.UniversalClient, dash ht
 		Dashboard:     dash, Logger: log,
 		Inspector: asynq.NewInspectorFromRedisClient(rdb), MetricsTenantLabels: c.MetricsTenantLabels,
 		MetricsToken: c.MetricsToken,
+		Quota: quota.Config{
+			Rate: c.Tenants.SubmitRate.Count, Per: c.Tenants.SubmitRate.Per,
+			MaxJobs: c.Tenants.MaxBacklog, MaxBytes: c.Tenants.MaxBacklogBytes,
+		},
 	}
 }
 
@@ -76,7 +81,8 @@ func Worker(c *config.Config, store *jobs.Store, asynqRedis redis.UniversalClien
 		RetryBase: c.RetryBase, RetryMax: c.RetryMax, TaskCheckInterval: c.TaskCheckInterval,
 		Limits:      Limits(c),
 		MetricsAddr: c.MetricsAddr, MetricsTenantLabels: c.MetricsTenantLabels, RelayStallTimeout: c.RelayStallTimeout,
-		MetricsToken: c.MetricsToken,
+		MetricsToken:      c.MetricsToken,
+		TenantMaxInFlight: c.Tenants.MaxInFlight, TenantLimits: c.Tenants.Limits,
 	}, nil
 }
 

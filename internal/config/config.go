@@ -62,6 +62,8 @@ type Config struct {
 	Extractor string
 	// LLM is the model endpoint of the llm extractors (RELAYOPS_LLM_*).
 	LLM LLM
+	// Tenants is per-tenant fairness and quotas (RELAYOPS_TENANT_*).
+	Tenants Tenants
 }
 
 // Extractor choices (RELAYOPS_EXTRACTOR).
@@ -180,6 +182,11 @@ var vars = []Var{
 	{"RELAYOPS_LLM_API_KEY", "", "bearer key of the endpoint; never logged (local servers need none)"},
 	{"RELAYOPS_LLM_TIMEOUT", "60s", "time limit of one model call (>= 1s, below RELAYOPS_ATTEMPT_TIMEOUT)"},
 	{"RELAYOPS_LLM_MAX_TOKENS", "2048", "largest answer the model may write, in tokens (16..1000000)"},
+	{"RELAYOPS_TENANT_MAX_INFLIGHT", "100", "jobs of one tenant enqueued or running at once (0..1000000); 0 turns fair admission off"},
+	{"RELAYOPS_TENANT_LIMITS", "", "per-tenant in-flight caps overriding RELAYOPS_TENANT_MAX_INFLIGHT, as tenant=n,tenant=n (0: no cap for that tenant)"},
+	{"RELAYOPS_TENANT_SUBMIT_RATE", "", "new jobs per tenant as count/duration, e.g. 1000/1s (none: no rate limit)"},
+	{"RELAYOPS_TENANT_MAX_BACKLOG", "0", "open jobs (queued, running, retrying) per tenant (0..100000000); 0: no cap"},
+	{"RELAYOPS_TENANT_MAX_BACKLOG_BYTES", "0", "input bytes of a tenant's open jobs, e.g. 268435456 or 256MiB; 0: no cap"},
 }
 
 // Vars returns every RELAYOPS_ variable that Load reads, with its default and
@@ -237,6 +244,7 @@ func FromEnv(getenv func(string) string) (*Config, error) {
 			MaxTokens: l.intRange("RELAYOPS_LLM_MAX_TOKENS", 16, 1_000_000),
 		},
 	}
+	c.Tenants = l.tenants()
 	l.crossCheck(c)
 	if err := errors.Join(l.errs...); err != nil {
 		return nil, err
