@@ -71,7 +71,7 @@ type Config struct {
 	// RepublishAfter is how long an admitted job may stay queued before the
 	// prune publishes it again (its admitter may have died before
 	// publishing it; a republish of a task that exists is absorbed by its
-	// TaskID). Default 30s.
+	// TaskID). Default 10s.
 	RepublishAfter time.Duration
 	// ForgetAfter is how long a tenant with nothing waiting or in flight
 	// stays in the tenant registry after its last submission. Default 1h.
@@ -90,7 +90,7 @@ func (c Config) withDefaults() Config {
 	}
 	def(&c.Interval, 20*time.Millisecond)
 	def(&c.PruneInterval, 2*time.Second)
-	def(&c.RepublishAfter, 30*time.Second)
+	def(&c.RepublishAfter, 10*time.Second)
 	def(&c.ForgetAfter, time.Hour)
 	if c.Batch == 0 {
 		c.Batch = 64

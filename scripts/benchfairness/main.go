@@ -1,0 +1,291 @@
+// Command benchfairness measures what tenant admission does for the quiet
+// tenants of a flood, on a real redis-server, with one in-process worker
+// (the same code as cmd/worker) run twice: admission off
+// (RELAYOPS_TENANT_MAX_INFLIGHT=0) and on (the cap given by -cap).
+//
+// Each run: a flood tenant submits -flood jobs at once; the worker starts;
+// after -quiet-after, -quiet tenants each submit -quiet-jobs jobs at
+// -quiet-rate jobs/s while the flood drains. It prints progress every
+// second, then the quiet tenants' queue wait (submission → the handler's
+// first claim, read from each job record) p50/p99/max, and the overall drain
+// rate (every job, flood and quiet, from the worker's start to the last
+// review applied). Figures only; nothing is asserted.
+//
+// Usage: go run ./scripts/benchfairness [-flood 20000] [-cap 100] [-redis-url URL]
+// Without -redis-url it starts redis-server on a free loopback port.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/relayops/relayops/jobs"
+	"github.com/relayops/relayops/scripts/benchredis"
+	"github.com/relayops/relayops/worker"
+)
+
+type options struct {
+	flood, quiet, quietJobs, cap, concurrency, shards, submitters int
+	quietRate                                                     float64
+	quietAfter, timeout                                           time.Duration
+	redisURL, contentPath, modes                                  string
+}
+
+func main() {
+	var o options
+	flag.IntVar(&o.flood, "flood", 20000, "jobs the flood tenant submits at once")
+	flag.IntVar(&o.quiet, "quiet", 5, "quiet tenants")
+	flag.IntVar(&o.quietJobs, "quiet-jobs", 20, "jobs each quiet tenant submits")
+	flag.Float64Var(&o.quietRate, "quiet-rate", 10, "jobs per second each quiet tenant submits")
+	flag.DurationVar(&o.quietAfter, "quiet-after", 2*time.Second, "wait after the worker starts before the quiet tenants submit")
+	flag.IntVar(&o.cap, "cap", 100, "RELAYOPS_TENANT_MAX_INFLIGHT of the admission-on run")
+	flag.IntVar(&o.concurrency, "concurrency", 20, "the worker's Asynq concurrency")
+	flag.IntVar(&o.shards, "shards", 16, "store shards")
+	flag.IntVar(&o.submitters, "submitters", 16, "goroutines submitting the flood")
+	flag.StringVar(&o.modes, "modes", "off,on", "runs, in order: off, on, or both")
+	flag.StringVar(&o.redisURL, "redis-url", "", "use this Redis (it is FLUSHALLed!) instead of starting redis-server")
+	flag.StringVar(&o.contentPath, "content", "testdata/invoices/valid-basic-eur.txt", "document every job carries")
+	flag.DurationVar(&o.timeout, "timeout", 15*time.Minute, "give up on a run after this long")
+	flag.Parse()
+	if err := run(o); err != nil {
+		fmt.Fprintln(os.Stderr, "benchfairness:", err)
+		os.Exit(1)
+	}
+}
+
+func run(o options) error {
+	content, err := os.ReadFile(o.contentPath)
+	if err != nil {
+		return fmt.Errorf("read -content: %w (run from the repository root)", err)
+	}
+	url := o.redisURL
+	if url == "" {
+		srv, err := benchredis.Start()
+		if err != nil {
+			return err
+		}
+		defer srv.Stop()
+		url = srv.URL
+	}
+	fmt.Printf("benchfairness: flood=%d quiet=%dx%d at %.0f/s each, cap=%d concurrency=%d shards=%d cpus=%d\n",
+		o.flood, o.quiet, o.quietJobs, o.quietRate, o.cap, o.concurrency, o.shards, runtime.NumCPU())
+	modes, err := splitModes(o.modes)
+	if err != nil {
+		return err
+	}
+	var results []result
+	for _, mode := range modes {
+		capv := 0
+		if mode == "on" {
+			capv = o.cap
+		}
+		r, err := runOnce(o, url, string(content), mode, capv)
+		if err != nil {
+			return fmt.Errorf("admission %s: %w", mode, err)
+		}
+		results = append(results, r)
+	}
+	fmt.Println()
+	fmt.Println("| admission | quiet wait p50 | quiet wait p99 | quiet wait max | drain (all jobs) |")
+	fmt.Println("|---|---|---|---|---|")
+	for _, r := range results {
+		fmt.Printf("| %s | %s | %s | %s | %.0f jobs/s (%d in %.1fs) |\n", r.label, ms(r.p50), ms(r.p99), ms(r.max), r.rate(), r.n, r.elapsed.Seconds())
+	}
+	if len(results) == 2 {
+		fmt.Printf("\ndrain rate on/off: %.2f\n", results[1].rate()/results[0].rate())
+	}
+	return nil
+}
+
+func splitModes(s string) ([]string, error) {
+	modes := strings.Split(s, ",")
+	for _, m := range modes {
+		if m != "off" && m != "on" {
+			return nil, fmt.Errorf("-modes: %q is neither off nor on", m)
+		}
+	}
+	return modes, nil
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.0f ms", float64(d)/float64(time.Millisecond)) }
+
+type result struct {
+	label         string
+	n             int
+	elapsed       time.Duration
+	p50, p99, max time.Duration
+}
+
+func (r result) rate() float64 { return float64(r.n) / r.elapsed.Seconds() }
+
+func runOnce(o options, url, content, mode string, capv int) (result, error) {
+	ctx := context.Background()
+	res := result{label: "off (cap 0)", n: o.flood + o.quiet*o.quietJobs}
+	if capv > 0 {
+		res.label = fmt.Sprintf("on (cap %d)", capv)
+	}
+	opt, err := redis.ParseURL(url)
+	if err != nil {
+		return res, err
+	}
+	admin := redis.NewClient(opt)
+	defer admin.Close()
+	if err := admin.FlushAll(ctx).Err(); err != nil {
+		return res, err
+	}
+	storeRdb, err := jobs.NewRedisClient(url)
+	if err != nil {
+		return res, err
+	}
+	defer storeRdb.Close()
+	asynqOpt := *opt
+	asynqOpt.PoolSize = 4 * o.concurrency
+	asynqRdb := redis.NewClient(&asynqOpt)
+	defer asynqRdb.Close()
+	st, err := jobs.NewStore(jobs.Config{Redis: storeRdb, Shards: o.shards})
+	if err != nil {
+		return res, err
+	}
+
+	fmt.Printf("\n[%s] flood: submitting %d jobs of tenant flood...\n", mode, o.flood)
+	start := time.Now()
+	if err := parallel(o.flood, o.submitters, func(i int) error {
+		return submit(ctx, st, "flood", i, content)
+	}); err != nil {
+		return res, err
+	}
+	fmt.Printf("[%s] flood submitted in %.1fs\n", mode, time.Since(start).Seconds())
+
+	var applied atomic.Int64
+	w, err := worker.New(worker.Config{
+		Store: st, Redis: asynqRdb, Concurrency: o.concurrency, TenantMaxInFlight: capv,
+		Logger: slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		OnRelayEvent: func(ev jobs.Event, outcome string) {
+			if ev.Type == jobs.EventExtractionCommitted && outcome == "applied" {
+				applied.Add(1)
+			}
+		},
+	})
+	if err != nil {
+		return res, err
+	}
+	wctx, stop := context.WithCancel(ctx)
+	defer stop()
+	done := make(chan error, 1)
+	begin := time.Now()
+	go func() { done <- w.Run(wctx) }()
+
+	var quietKeys []jobs.Key
+	var qmu sync.Mutex
+	var qwg sync.WaitGroup
+	qerr := make(chan error, o.quiet)
+	time.AfterFunc(o.quietAfter, func() {
+		fmt.Printf("[%s] quiet tenants start submitting\n", mode)
+		for q := range o.quiet {
+			qwg.Go(func() {
+				tick := time.NewTicker(time.Duration(float64(time.Second) / o.quietRate))
+				defer tick.Stop()
+				for i := range o.quietJobs {
+					<-tick.C
+					tenant := fmt.Sprintf("quiet-%d", q)
+					if err := submit(ctx, st, tenant, i, content); err != nil {
+						qerr <- err
+						return
+					}
+					k, _ := jobs.BuildKey(tenant, fmt.Sprintf("doc-%d", i), 1)
+					qmu.Lock()
+					quietKeys = append(quietKeys, k)
+					qmu.Unlock()
+				}
+			})
+		}
+	})
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	for applied.Load() < int64(res.n) {
+		select {
+		case err := <-qerr:
+			stop()
+			<-done
+			return res, err
+		case err := <-done:
+			return res, fmt.Errorf("worker stopped: %v", err)
+		case <-tick.C:
+			fmt.Printf("[%s] %5.0fs: %d/%d reviews applied\n", mode, time.Since(begin).Seconds(), applied.Load(), res.n)
+			if time.Since(begin) > o.timeout {
+				stop()
+				<-done
+				return res, fmt.Errorf("timed out after %s", o.timeout)
+			}
+		}
+	}
+	res.elapsed = time.Since(begin)
+	qwg.Wait()
+	stop()
+	if err := <-done; err != nil {
+		return res, err
+	}
+	waits := make([]time.Duration, 0, len(quietKeys))
+	for _, k := range quietKeys {
+		j, err := st.Get(ctx, k)
+		if err != nil {
+			return res, err
+		}
+		waits = append(waits, j.StartedAt.Sub(j.CreatedAt))
+	}
+	slices.Sort(waits)
+	res.p50, res.p99, res.max = pct(waits, 0.50), pct(waits, 0.99), waits[len(waits)-1]
+	fmt.Printf("[%s] drained %d jobs in %.1fs; quiet wait p50 %s p99 %s max %s\n", mode, res.n, res.elapsed.Seconds(), ms(res.p50), ms(res.p99), ms(res.max))
+	return res, nil
+}
+
+func submit(ctx context.Context, st *jobs.Store, tenant string, i int, content string) error {
+	k, err := jobs.BuildKey(tenant, fmt.Sprintf("doc-%d", i), 1)
+	if err != nil {
+		return err
+	}
+	_, err = st.Submit(ctx, jobs.SubmitRequest{Key: k, Content: content, Limits: jobs.DefaultLimits})
+	return err
+}
+
+// pct is the p-quantile of sorted (nearest rank).
+func pct(sorted []time.Duration, p float64) time.Duration {
+	i := int(float64(len(sorted))*p+0.5) - 1
+	return sorted[min(max(i, 0), len(sorted)-1)]
+}
+
+// parallel runs fn(0..n-1) on workers goroutines; the first error stops it.
+func parallel(n, workers int, fn func(i int) error) error {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	errs := make(chan error, workers)
+	for range workers {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= n {
+					return
+				}
+				if err := fn(i); err != nil {
+					errs <- err
+					next.Store(int64(n))
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	return <-errs
+}
