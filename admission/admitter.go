@@ -25,8 +25,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -60,14 +60,22 @@ type Config struct {
 	MaxInFlight int
 	// Limits overrides MaxInFlight per tenant (0: no cap for that tenant).
 	Limits map[string]int
-	// Interval is the longest pause between admission steps; a Publish or a
-	// Release in this process wakes the admitter at once. Default 20ms.
+	// Interval is the pause between admission steps while any tenant has a
+	// job waiting or in flight. Default 20ms.
 	Interval time.Duration
+	// IdleInterval is the pause while no tenant has; a Publish in this
+	// process ends it at once. Default 250ms.
+	IdleInterval time.Duration
 	// Batch is the most jobs admitted for one tenant in one step. Default 64.
 	Batch int
 	// PruneInterval is how often each tenant's in-flight set is checked
 	// against the job records (the self-healing pass). Default 2s.
 	PruneInterval time.Duration
+	// SweepInterval is how often each tenant's waiting set is checked, a
+	// window of SweepBatch jobs at a time, for jobs past their deadline
+	// (cancelled) or ended. Defaults 2s and 1000.
+	SweepInterval time.Duration
+	SweepBatch    int
 	// RepublishAfter is how long an admitted job may stay queued before the
 	// prune publishes it again (its admitter may have died before
 	// publishing it; a republish of a task that exists is absorbed by its
@@ -89,7 +97,12 @@ func (c Config) withDefaults() Config {
 		}
 	}
 	def(&c.Interval, 20*time.Millisecond)
+	def(&c.IdleInterval, 250*time.Millisecond)
 	def(&c.PruneInterval, 2*time.Second)
+	def(&c.SweepInterval, 2*time.Second)
+	if c.SweepBatch == 0 {
+		c.SweepBatch = 1000
+	}
 	def(&c.RepublishAfter, 10*time.Second)
 	def(&c.ForgetAfter, time.Hour)
 	if c.Batch == 0 {
@@ -126,11 +139,14 @@ func (c Config) validate() error {
 			errs = append(errs, fmt.Errorf("admission: Config.Limits: tenant %s: cap must not be negative, got %d", t, n))
 		}
 	}
+	if c.SweepBatch < 1 {
+		errs = append(errs, fmt.Errorf("admission: Config.SweepBatch must be positive, got %d", c.SweepBatch))
+	}
 	if c.Batch < 1 {
 		errs = append(errs, fmt.Errorf("admission: Config.Batch must be positive, got %d", c.Batch))
 	}
-	if c.Interval < 0 || c.PruneInterval < 0 || c.RepublishAfter < 0 || c.ForgetAfter < 0 {
-		errs = append(errs, errors.New("admission: Config.Interval, PruneInterval, RepublishAfter and ForgetAfter must not be negative"))
+	if c.Interval < 0 || c.IdleInterval < 0 || c.PruneInterval < 0 || c.SweepInterval < 0 || c.RepublishAfter < 0 || c.ForgetAfter < 0 {
+		errs = append(errs, errors.New("admission: Config.Interval, PruneInterval, SweepInterval, RepublishAfter and ForgetAfter must not be negative"))
 	}
 	return errors.Join(errs...)
 }
@@ -166,8 +182,14 @@ type Admitter struct {
 	registered map[string]time.Time
 	// pruned is when this process last pruned a tenant's in-flight set.
 	pruned map[string]time.Time
+	// sweeps is where each tenant's deadline sweep stands in this process.
+	sweeps map[string]sweepState
 	// turn rotates the tenant that is served first in a step.
 	turn int
+	// releases are the jobs released since the last step.
+	releases []jobs.Key
+	// idle: Run waits for IdleInterval, and a Publish wakes it.
+	idle atomic.Bool
 }
 
 var _ outbox.Publisher = (*Admitter)(nil)
@@ -182,6 +204,7 @@ func New(cfg Config) (*Admitter, error) {
 		cfg: cfg, store: cfg.Store, rdb: cfg.Store.Redis(),
 		log:  cfg.Logger.With("component", "admission"),
 		wake: make(chan struct{}, 1), registered: map[string]time.Time{}, pruned: map[string]time.Time{},
+		sweeps: map[string]sweepState{},
 	}, nil
 }
 
@@ -193,25 +216,18 @@ func (a *Admitter) Cap(tenant string) int {
 	return a.cfg.MaxInFlight
 }
 
-// Publish puts the job of a job.submitted event in its tenant's waiting set
-// (scored by its deadline: within a tenant, the earliest deadline is
-// admitted first, which with the default deadline is submission order).
-// A job that has ended, or whose record is gone, needs nothing. Publishing
-// the same job again is harmless: it is one member of a set.
+// Publish puts the job of a job.submitted event in its tenant's waiting
+// set, scored by the event's time (within a tenant, jobs are admitted in
+// submission order): one pipelined round trip, no read, so the relay moves
+// a flood's rows into waiting about as fast as it enqueued them before.
+// Whether the job still needs a worker is checked when it is admitted.
+// Publishing the same job again is harmless: it is one member of a set.
 func (a *Admitter) Publish(ctx context.Context, ev jobs.Event) error {
 	if ev.Type != jobs.EventJobSubmitted {
 		return fmt.Errorf("admission: publish: unexpected event type %q", ev.Type)
 	}
-	peeks, err := a.store.PeekJobs(ctx, []jobs.Key{ev.Key})
-	if err != nil {
-		return fmt.Errorf("admission: publish %s: %w", ev.Key, err)
-	}
-	p := peeks[0]
-	if p.Done() {
-		return nil
-	}
 	now := a.cfg.Clock.Now()
-	score := p.DeadlineAt
+	score := ev.At
 	if score.IsZero() {
 		score = now
 	}
@@ -250,24 +266,50 @@ func (a *Admitter) unstamp(tenant string) {
 }
 
 // Release frees the slot of job k: a worker ended it (or found it ended).
-// Releasing a job that holds no slot does nothing.
-func (a *Admitter) Release(ctx context.Context, k jobs.Key) error {
-	if err := a.rdb.ZRem(ctx, inFlightKey(k.Tenant), k.String()).Err(); err != nil {
-		return fmt.Errorf("admission: release %s: %w", k, err)
-	}
-	a.poke()
+// The release is written by the next step, with every other release since
+// the last one, in one pipeline; a release lost with its process (or to a
+// Redis error) is the prune's to make. Releasing a job that holds no slot
+// does nothing.
+func (a *Admitter) Release(_ context.Context, k jobs.Key) error {
+	a.mu.Lock()
+	a.releases = append(a.releases, k)
+	a.mu.Unlock()
 	return nil
 }
 
+// flushReleases writes the releases collected since the last step.
+func (a *Admitter) flushReleases(ctx context.Context) error {
+	a.mu.Lock()
+	ks := a.releases
+	a.releases = nil
+	a.mu.Unlock()
+	if len(ks) == 0 {
+		return nil
+	}
+	pipe := a.rdb.Pipeline()
+	for _, k := range ks {
+		pipe.ZRem(ctx, inFlightKey(k.Tenant), k.String())
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
+		return fmt.Errorf("admission: release %d jobs: %w", len(ks), err)
+	}
+	return nil
+}
+
+// poke wakes an idle Run at once (a submission arrived).
 func (a *Admitter) poke() {
+	if !a.idle.Load() {
+		return
+	}
 	select {
 	case a.wake <- struct{}{}:
 	default:
 	}
 }
 
-// Run admits until ctx is done. A failed step is logged and retried after
-// Interval.
+// Run admits until ctx is done: a step every Interval while any tenant has
+// work waiting or in flight, else every IdleInterval or as soon as a job is
+// published in this process. A failed step is logged and retried.
 func (a *Admitter) Run(ctx context.Context) error {
 	failing := false
 	for ctx.Err() == nil {
@@ -282,44 +324,68 @@ func (a *Admitter) Run(ctx context.Context) error {
 			failing = false
 			a.log.Info("admission steps succeed again")
 		}
+		wait := a.cfg.Interval
+		if err == nil && rep.Idle {
+			wait = a.cfg.IdleInterval
+			a.idle.Store(true)
+		}
 		select {
 		case <-ctx.Done():
 		case <-a.wake:
-		case <-time.After(a.cfg.Interval):
+		case <-time.After(wait):
 		}
+		a.idle.Store(false)
 	}
 	return nil
 }
 
+// sweepState is one tenant's deadline sweep: when it last ran and the rank
+// its next window starts at.
+type sweepState struct {
+	at     time.Time
+	offset int64
+}
+
 // StepReport is what one step did.
 type StepReport struct {
-	Admitted    int // jobs admitted and published
-	Cancelled   int // waiting jobs whose deadline passed, cancelled
-	Released    int // in-flight members found ended (their release was lost) and removed
-	Republished int // in-flight members still queued long after admission, published again
+	Admitted    int  // jobs admitted and published
+	Cancelled   int  // waiting (or just admitted) jobs past their deadline, cancelled
+	Released    int  // in-flight members found ended (their release was lost) and removed
+	Republished int  // in-flight members still queued long after admission, published again
+	Idle        bool // no tenant had a job waiting or in flight
 }
 
 // tenantState is one tenant's counts in a step.
 type tenantState struct {
 	name              string
 	waiting, inFlight int64
-	expired           []string
 }
 
 // Step runs one admission step: read every registered tenant's counts,
-// cancel waiting jobs past their deadline, prune in-flight sets that are
-// due, then admit round-robin: each tenant with work waiting and room under
-// its cap is admitted (atomically, per tenant) and the admitted jobs are
-// published interleaved, one of each tenant in turn.
+// sweep waiting sets and prune in-flight sets where due, then admit
+// round-robin: each tenant with work waiting and room under its cap is
+// admitted (atomically, per tenant), the admitted jobs are checked against
+// their records in one pipeline (an ended job is dropped, one past its
+// deadline cancelled), and the rest are published interleaved, one of each
+// tenant in turn.
 func (a *Admitter) Step(ctx context.Context) (StepReport, error) {
 	var rep StepReport
+	var errs []error
+	if err := a.flushReleases(ctx); err != nil {
+		errs = append(errs, err)
+	}
 	states, err := a.read(ctx)
 	if err != nil {
-		return rep, err
+		return rep, errors.Join(append(errs, err)...)
 	}
-	var errs []error
+	rep.Idle = true
 	for _, st := range states {
-		if err := a.expire(ctx, st, &rep); err != nil {
+		if st.waiting > 0 || st.inFlight > 0 {
+			rep.Idle = false
+		}
+	}
+	for _, st := range states {
+		if err := a.maybeSweep(ctx, st, &rep); err != nil {
 			errs = append(errs, err)
 		}
 		if err := a.maybePrune(ctx, st, &rep); err != nil {
@@ -327,6 +393,10 @@ func (a *Admitter) Step(ctx context.Context) (StepReport, error) {
 		}
 	}
 	admitted, err := a.admit(ctx, states)
+	if err != nil {
+		errs = append(errs, err)
+	}
+	admitted, err = a.screen(ctx, admitted, &rep)
 	if err != nil {
 		errs = append(errs, err)
 	}
@@ -341,9 +411,8 @@ func (a *Admitter) Step(ctx context.Context) (StepReport, error) {
 	return rep, errors.Join(errs...)
 }
 
-// read returns every registered tenant's counts and its waiting jobs past
-// their deadline (by a second, so the claim that cancels them is sure to
-// see the deadline passed), in registry order rotated by one each step.
+// read returns every registered tenant's counts, in registry order rotated
+// by one each step (so no tenant is always served first).
 func (a *Admitter) read(ctx context.Context) ([]*tenantState, error) {
 	names, err := a.rdb.ZRange(ctx, registryKey, 0, -1).Result()
 	if err != nil {
@@ -357,80 +426,39 @@ func (a *Admitter) read(ctx context.Context) ([]*tenantState, error) {
 	off := a.turn % len(names)
 	a.mu.Unlock()
 	names = append(names[off:], names[:off]...)
-	cutoff := strconv.FormatInt(a.cfg.Clock.Now().Add(-time.Second).UnixMilli(), 10)
 	pipe := a.rdb.Pipeline()
-	type cmds struct {
-		waiting, inFlight *redis.IntCmd
-		expired           *redis.StringSliceCmd
-	}
-	cs := make([]cmds, len(names))
+	waiting := make([]*redis.IntCmd, len(names))
+	inFlight := make([]*redis.IntCmd, len(names))
 	for i, t := range names {
-		cs[i] = cmds{
-			waiting:  pipe.ZCard(ctx, waitingKey(t)),
-			inFlight: pipe.ZCard(ctx, inFlightKey(t)),
-			expired: pipe.ZRangeByScore(ctx, waitingKey(t), &redis.ZRangeBy{
-				Min: "-inf", Max: cutoff, Count: int64(a.cfg.Batch),
-			}),
-		}
+		waiting[i], inFlight[i] = pipe.ZCard(ctx, waitingKey(t)), pipe.ZCard(ctx, inFlightKey(t))
 	}
 	if _, err := pipe.Exec(ctx); err != nil {
 		return nil, fmt.Errorf("admission: read tenant counts: %w", err)
 	}
 	out := make([]*tenantState, len(names))
 	for i, t := range names {
-		out[i] = &tenantState{name: t, waiting: cs[i].waiting.Val(), inFlight: cs[i].inFlight.Val(), expired: cs[i].expired.Val()}
+		out[i] = &tenantState{name: t, waiting: waiting[i].Val(), inFlight: inFlight[i].Val()}
 	}
 	return out, nil
 }
 
-// expire ends the tenant's waiting jobs whose deadline passed, without a
-// worker: through the claim, the store's one path that cancels a job past
-// its deadline (deadline_exceeded). A claim that finds the job still
-// runnable (a clock set back) has started an attempt: the job is then
-// moved in flight and published like an admitted one, and its handler
-// takes the attempt over as a crash recovery.
-func (a *Admitter) expire(ctx context.Context, st *tenantState, rep *StepReport) error {
-	for _, id := range st.expired {
-		k, err := jobs.ParseKey(id)
-		if err != nil {
-			a.log.Error("dropping a malformed member of a waiting set", "tenant", st.name)
-			a.rdb.ZRem(ctx, waitingKey(st.name), id)
-			continue
-		}
-		c, err := a.store.Claim(ctx, k, "admission-"+uuid.NewString())
-		switch {
-		case errors.Is(err, jobs.ErrNotFound):
-		case err != nil:
-			return fmt.Errorf("admission: cancel %s past its deadline: %w", k, err)
-		case c.State == jobs.StateRunning:
-			if err := a.moveInFlight(ctx, k); err != nil {
-				return err
-			}
-			if err := a.cfg.Publisher.Publish(ctx, a.event(k)); err != nil {
-				return fmt.Errorf("admission: publish %s: %w", k, err)
-			}
-			st.waiting--
-			st.inFlight++
-			continue
-		case c.EndedNow:
-			rep.Cancelled++
-		}
-		if err := a.rdb.ZRem(ctx, waitingKey(st.name), id).Err(); err != nil {
-			return fmt.Errorf("admission: drop %s from waiting: %w", k, err)
-		}
-		st.waiting--
+// retire ends what a job found past its deadline needs, without a worker:
+// the claim, the store's one path that cancels a job past its deadline
+// (deadline_exceeded). It reports whether the job is done with; false when
+// the claim found it still runnable (a clock set back) and started an
+// attempt: the caller then publishes it like an admitted job, and its
+// handler takes the attempt over as a crash recovery.
+func (a *Admitter) retire(ctx context.Context, k jobs.Key, rep *StepReport) (bool, error) {
+	c, err := a.store.Claim(ctx, k, "admission-"+uuid.NewString())
+	switch {
+	case errors.Is(err, jobs.ErrNotFound):
+		return true, nil
+	case err != nil:
+		return false, fmt.Errorf("admission: cancel %s past its deadline: %w", k, err)
+	case c.State == jobs.StateRunning:
+		return false, nil
+	case c.EndedNow:
+		rep.Cancelled++
 	}
-	return nil
-}
-
-func (a *Admitter) moveInFlight(ctx context.Context, k jobs.Key) error {
-	_, err := a.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
-		p.ZRem(ctx, waitingKey(k.Tenant), k.String())
-		p.ZAdd(ctx, inFlightKey(k.Tenant), redis.Z{Score: float64(a.cfg.Clock.Now().UnixMilli()), Member: k.String()})
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("admission: move %s in flight: %w", k, err)
-	}
-	return nil
+	return true, nil
 }

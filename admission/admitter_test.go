@@ -80,7 +80,7 @@ func (x *bundle) submit(t *testing.T, tenant string, i int, lim jobs.Limits) job
 	require.NoError(t, err)
 	_, err = x.store.Submit(x.ctx, jobs.SubmitRequest{Key: k, Content: "c", Limits: lim})
 	require.NoError(t, err)
-	require.NoError(t, x.adm.Publish(x.ctx, jobs.Event{Type: jobs.EventJobSubmitted, Key: k}))
+	require.NoError(t, x.adm.Publish(x.ctx, jobs.Event{Type: jobs.EventJobSubmitted, Key: k, At: x.clock.Now()}))
 	return k
 }
 
@@ -152,6 +152,7 @@ func TestStep_FloodThenQuietTenant_QuietAdmittedInFirstTurnsAndFloodCapped(t *te
 	for k, turn := range globexTurn {
 		require.LessOrEqual(t, turn, 2, "%s admitted in turn %d", k, turn)
 	}
+	x.step(t) // writes the last releases
 	require.Zero(t, x.inFlight(t, "acme"))
 	require.Zero(t, x.inFlight(t, "globex"))
 }
@@ -230,50 +231,81 @@ func TestStep_PublishFails_JobGoesBackToWaiting(t *testing.T) {
 	require.Equal(t, []jobs.Key{k}, x.pub.take())
 }
 
-func TestStep_DeadlinePassesWhileWaiting_CancelledWithoutWorker(t *testing.T) {
+func TestStep_DeadlinePassesWhileWaiting_SweepCancelsWithoutWorker(t *testing.T) {
 	t.Parallel()
 	x := setup(t, func(c *Config) { c.MaxInFlight = 1 })
 	first := x.submit(t, "acme", 0, jobs.DefaultLimits)
-	late := x.submit(t, "acme", 1, jobs.Limits{MaxAttempts: 3, MaxRecoveries: 5, Deadline: time.Minute})
+	short := x.submit(t, "acme", 1, jobs.Limits{MaxAttempts: 3, MaxRecoveries: 5, Deadline: time.Minute})
 	x.submit(t, "acme", 2, jobs.DefaultLimits)
-	// Earliest deadline first: the one-minute job goes before the others.
 	x.step(t)
-	require.Equal(t, []jobs.Key{late}, x.pub.take())
-	x.finish(t, late)
-	require.NoError(t, x.adm.Release(x.ctx, late))
-
-	short := x.submit(t, "acme", 3, jobs.Limits{MaxAttempts: 3, MaxRecoveries: 5, Deadline: time.Minute})
-	x.step(t)
-	require.Equal(t, []jobs.Key{short}, x.pub.take())
-	_, err := x.store.Claim(x.ctx, short, "tok-short") // a worker runs it
+	require.Equal(t, []jobs.Key{first}, x.pub.take(), "submission order")
+	_, err := x.store.Claim(x.ctx, first, "tok-first") // a worker runs it, for long
 	require.NoError(t, err)
-	// short holds the only slot; another short job waits past its deadline.
-	waiting := x.submit(t, "acme", 4, jobs.Limits{MaxAttempts: 3, MaxRecoveries: 5, Deadline: time.Minute})
+
 	x.clock.Advance(2 * time.Minute)
 	rep := x.step(t)
 	require.Equal(t, 1, rep.Cancelled)
-	require.Empty(t, x.pub.take(), "nothing admitted: short still holds the slot")
-	var j *jobs.Job
-	j, err = x.store.Get(x.ctx, waiting)
+	require.Empty(t, x.pub.take(), "nothing admitted: first still holds the slot")
+	j, err := x.store.Get(x.ctx, short)
 	require.NoError(t, err)
 	require.Equal(t, jobs.StateCancelled, j.State)
 	require.Equal(t, jobs.CodeDeadlineExceeded, j.ErrorCode)
 	require.Zero(t, j.Attempt, "no worker ran it")
 	n, err := x.rdb.ZCard(x.ctx, waitingKey("acme")).Result()
 	require.NoError(t, err)
-	require.Equal(t, int64(2), n, "first and doc-002 still wait")
-	_ = first
+	require.Equal(t, int64(1), n, "doc-002 still waits")
 }
 
-func TestPublish_EndedJob_NotQueued(t *testing.T) {
+func TestStep_DeadlinePassedWhenAdmitted_CancelledNotPublished(t *testing.T) {
 	t.Parallel()
-	x := setup(t, nil)
+	x := setup(t, func(c *Config) { c.MaxInFlight = 1; c.SweepInterval = time.Hour })
+	first := x.submit(t, "acme", 0, jobs.DefaultLimits)
+	short := x.submit(t, "acme", 1, jobs.Limits{MaxAttempts: 3, MaxRecoveries: 5, Deadline: time.Minute})
+	x.step(t) // sweeps once (nothing past its deadline yet), admits first
+	require.Equal(t, []jobs.Key{first}, x.pub.take())
+	x.clock.Advance(2 * time.Minute)
+	x.finish(t, first)
+	require.NoError(t, x.adm.Release(x.ctx, first))
+	rep := x.step(t)
+	require.Equal(t, 1, rep.Cancelled)
+	require.Zero(t, rep.Admitted)
+	require.Empty(t, x.pub.take())
+	require.Zero(t, x.inFlight(t, "acme"))
+	j, err := x.store.Get(x.ctx, short)
+	require.NoError(t, err)
+	require.Equal(t, jobs.StateCancelled, j.State)
+	require.Zero(t, j.Attempt)
+}
+
+func TestStep_EndedJobPublishedAgain_DroppedUnpublished(t *testing.T) {
+	t.Parallel()
+	x := setup(t, func(c *Config) { c.SweepInterval = time.Hour })
 	k := x.submit(t, "acme", 0, jobs.DefaultLimits)
 	x.step(t)
 	x.pub.take()
 	x.finish(t, k)
+	require.NoError(t, x.adm.Release(x.ctx, k))
 	// A late republish (reconciler, relay redelivery) of an ended job.
-	require.NoError(t, x.adm.Publish(x.ctx, jobs.Event{Type: jobs.EventJobSubmitted, Key: k}))
+	require.NoError(t, x.adm.Publish(x.ctx, jobs.Event{Type: jobs.EventJobSubmitted, Key: k, At: x.clock.Now()}))
+	require.Zero(t, x.step(t).Admitted)
+	require.Empty(t, x.pub.take())
+	require.Zero(t, x.inFlight(t, "acme"))
+	n, err := x.rdb.ZCard(x.ctx, waitingKey("acme")).Result()
+	require.NoError(t, err)
+	require.Zero(t, n)
+}
+
+func TestSweep_EndedWaitingJob_LeavesWaiting(t *testing.T) {
+	t.Parallel()
+	x := setup(t, func(c *Config) { c.MaxInFlight = 1 })
+	first := x.submit(t, "acme", 0, jobs.DefaultLimits)
+	second := x.submit(t, "acme", 1, jobs.DefaultLimits)
+	x.step(t)
+	require.Equal(t, []jobs.Key{first}, x.pub.take())
+	// second ends while it waits (say, its first publication ran it).
+	x.finish(t, second)
+	x.clock.Advance(3 * time.Second)
+	x.step(t)
 	n, err := x.rdb.ZCard(x.ctx, waitingKey("acme")).Result()
 	require.NoError(t, err)
 	require.Zero(t, n)

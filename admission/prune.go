@@ -264,3 +264,167 @@ func Tenants(ctx context.Context, rdb redis.UniversalClient) ([]Tenant, error) {
 func sortTenants(ts []Tenant) {
 	slices.SortFunc(ts, func(a, b Tenant) int { return strings.Compare(a.Tenant, b.Tenant) })
 }
+
+// maybeSweep checks the next window of the tenant's waiting jobs against
+// their records when its SweepInterval is due in this process: ended jobs
+// leave the waiting set, jobs past their deadline are cancelled. The window
+// moves on each sweep and wraps around, so a waiting job past its deadline
+// is cancelled within about waiting/SweepBatch sweeps, and at the latest
+// when it is admitted (screen).
+func (a *Admitter) maybeSweep(ctx context.Context, st *tenantState, rep *StepReport) error {
+	if st.waiting <= 0 {
+		return nil
+	}
+	now := a.cfg.Clock.Now()
+	a.mu.Lock()
+	w := a.sweeps[st.name]
+	due := now.Sub(w.at) >= a.cfg.SweepInterval
+	if due {
+		w.at = now
+	}
+	off := w.offset
+	a.mu.Unlock()
+	if !due {
+		return nil
+	}
+	ids, err := a.rdb.ZRange(ctx, waitingKey(st.name), off, off+int64(a.cfg.SweepBatch)-1).Result()
+	if err != nil {
+		return fmt.Errorf("admission: sweep %s: %w", st.name, err)
+	}
+	next := off + int64(len(ids))
+	if len(ids) < a.cfg.SweepBatch {
+		next = 0
+	}
+	removed, err := a.sweep(ctx, st.name, ids, rep)
+	a.mu.Lock()
+	a.sweeps[st.name] = sweepState{at: now, offset: max(next-removed, 0)}
+	a.mu.Unlock()
+	st.waiting -= removed
+	return err
+}
+
+// sweep handles one window of waiting job keys and returns how many left
+// the waiting set.
+func (a *Admitter) sweep(ctx context.Context, tenant string, ids []string, rep *StepReport) (int64, error) {
+	keys := make([]jobs.Key, 0, len(ids))
+	var drop []any
+	for _, id := range ids {
+		k, err := jobs.ParseKey(id)
+		if err != nil {
+			drop = append(drop, id)
+			continue
+		}
+		keys = append(keys, k)
+	}
+	peeks, err := a.store.PeekJobs(ctx, keys)
+	if err != nil {
+		return 0, fmt.Errorf("admission: sweep %s: %w", tenant, err)
+	}
+	now := a.cfg.Clock.Now()
+	var errs []error
+	for i, p := range peeks {
+		k := keys[i]
+		switch {
+		case p.Done():
+			drop = append(drop, k.String())
+		case !p.DeadlineAt.IsZero() && !now.Before(p.DeadlineAt):
+			done, err := a.retire(ctx, k, rep)
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			if done {
+				drop = append(drop, k.String())
+				continue
+			}
+			if err := a.moveInFlight(ctx, k); err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			if err := a.cfg.Publisher.Publish(ctx, a.event(k)); err != nil {
+				errs = append(errs, fmt.Errorf("admission: publish %s: %w", k, err))
+			}
+		}
+	}
+	if len(drop) > 0 {
+		if err := a.rdb.ZRem(ctx, waitingKey(tenant), drop...).Err(); err != nil {
+			errs = append(errs, fmt.Errorf("admission: sweep %s: %w", tenant, err))
+			return 0, errors.Join(errs...)
+		}
+	}
+	return int64(len(drop)), errors.Join(errs...)
+}
+
+// screen checks the jobs just admitted against their records, in one
+// pipeline: an ended job (cancelled by an operator, a republish of a job
+// that finished) leaves the in-flight set unpublished, a job past its
+// deadline is cancelled there and then. It returns the jobs to publish.
+func (a *Admitter) screen(ctx context.Context, per [][]admitted, rep *StepReport) ([][]admitted, error) {
+	var keys []jobs.Key
+	for _, js := range per {
+		for _, j := range js {
+			keys = append(keys, j.key)
+		}
+	}
+	if len(keys) == 0 {
+		return per, nil
+	}
+	peeks, err := a.store.PeekJobs(ctx, keys)
+	if err != nil {
+		// Publish them all: the handler's claim judges each job anyway.
+		return per, fmt.Errorf("admission: screen: %w", err)
+	}
+	now := a.cfg.Clock.Now()
+	var errs []error
+	out := make([][]admitted, len(per))
+	n := 0
+	for i, js := range per {
+		for _, j := range js {
+			p := peeks[n]
+			n++
+			done := p.Done()
+			if !done && !p.DeadlineAt.IsZero() && !now.Before(p.DeadlineAt) {
+				var err error
+				if done, err = a.retire(ctx, j.key, rep); err != nil {
+					errs = append(errs, err)
+					continue // stays in flight; the prune retries it
+				}
+			}
+			if !done {
+				out[i] = append(out[i], j)
+				continue
+			}
+			if err := a.rdb.ZRem(ctx, inFlightKey(j.key.Tenant), j.key.String()).Err(); err != nil {
+				errs = append(errs, fmt.Errorf("admission: release %s: %w", j.key, err))
+			}
+		}
+	}
+	return out, errors.Join(errs...)
+}
+
+// moveInFlight moves k from waiting to in flight (one slot, one MULTI).
+func (a *Admitter) moveInFlight(ctx context.Context, k jobs.Key) error {
+	_, err := a.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		p.ZRem(ctx, waitingKey(k.Tenant), k.String())
+		p.ZAdd(ctx, inFlightKey(k.Tenant), redis.Z{Score: float64(a.cfg.Clock.Now().UnixMilli()), Member: k.String()})
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("admission: move %s in flight: %w", k, err)
+	}
+	return nil
+}
+
+// Waiting reports whether job k waits for admission: it has no Asynq task
+// by design, and the reconciler must not take it for one whose task was
+// lost.
+func (a *Admitter) Waiting(ctx context.Context, k jobs.Key) (bool, error) {
+	err := a.rdb.ZScore(ctx, waitingKey(k.Tenant), k.String()).Err()
+	switch {
+	case errors.Is(err, redis.Nil):
+		return false, nil
+	case err != nil:
+		return false, fmt.Errorf("admission: waiting %s: %w", k, err)
+	}
+	return true, nil
+}

@@ -272,7 +272,7 @@ func (w *Worker) build() error {
 	w.reconciler, err = NewReconciler(ReconcilerConfig{
 		Store: cfg.Store, Inspector: w.inspector, Redis: cfg.Redis, Clock: cfg.Clock,
 		Logger: cfg.Logger.With("component", "worker.reconciler"), Metrics: cfg.Metrics,
-		Interval: cfg.ReconcileInterval, Threshold: cfg.ReconcileThreshold,
+		Interval: cfg.ReconcileInterval, Threshold: cfg.ReconcileThreshold, Waiting: w.admissionWaiting(),
 	})
 	if err != nil {
 		return err
@@ -326,6 +326,15 @@ func (w *Worker) onRelayEvent(ev jobs.Event, outcome string) {
 	if w.cfg.OnRelayEvent != nil {
 		w.cfg.OnRelayEvent(ev, outcome)
 	}
+}
+
+// admissionWaiting is the reconciler's test for jobs waiting for
+// admission; nil without admission.
+func (w *Worker) admissionWaiting() func(context.Context, jobs.Key) (bool, error) {
+	if w.admitter == nil {
+		return nil
+	}
+	return w.admitter.Waiting
 }
 
 // release frees the admission slot of a job a handler found ended. A

@@ -4,8 +4,9 @@
 // (RELAYOPS_TENANT_MAX_INFLIGHT=0) and on (the cap given by -cap).
 //
 // Each run: a flood tenant submits -flood jobs at once; the worker starts;
-// after -quiet-after, -quiet tenants each submit -quiet-jobs jobs at
-// -quiet-rate jobs/s while the flood drains. It prints progress every
+// once the relay has handed every flood row on (to Asynq, or to the
+// waiting sets), or after -quiet-after, -quiet tenants each submit
+// -quiet-jobs jobs at -quiet-rate jobs/s while the flood drains. It prints progress every
 // second, then the quiet tenants' queue wait (submission → the handler's
 // first claim, read from each job record) p50/p99/max, and the overall drain
 // rate (every job, flood and quiet, from the worker's start to the last
@@ -48,7 +49,7 @@ func main() {
 	flag.IntVar(&o.quiet, "quiet", 5, "quiet tenants")
 	flag.IntVar(&o.quietJobs, "quiet-jobs", 20, "jobs each quiet tenant submits")
 	flag.Float64Var(&o.quietRate, "quiet-rate", 10, "jobs per second each quiet tenant submits")
-	flag.DurationVar(&o.quietAfter, "quiet-after", 2*time.Second, "wait after the worker starts before the quiet tenants submit")
+	flag.DurationVar(&o.quietAfter, "quiet-after", 0, "the quiet tenants start this long after the worker starts; 0: once the relay has handed on every flood row (so their rows are not behind the flood's in the outbox)")
 	flag.IntVar(&o.cap, "cap", 100, "RELAYOPS_TENANT_MAX_INFLIGHT of the admission-on run")
 	flag.IntVar(&o.concurrency, "concurrency", 20, "the worker's Asynq concurrency")
 	flag.IntVar(&o.shards, "shards", 16, "store shards")
@@ -167,13 +168,16 @@ func runOnce(o options, url, content, mode string, capv int) (result, error) {
 	}
 	fmt.Printf("[%s] flood submitted in %.1fs\n", mode, time.Since(start).Seconds())
 
-	var applied atomic.Int64
+	var applied, relayed atomic.Int64
 	w, err := worker.New(worker.Config{
 		Store: st, Redis: asynqRdb, Concurrency: o.concurrency, TenantMaxInFlight: capv,
 		Logger: slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 		OnRelayEvent: func(ev jobs.Event, outcome string) {
-			if ev.Type == jobs.EventExtractionCommitted && outcome == "applied" {
+			switch {
+			case ev.Type == jobs.EventExtractionCommitted && outcome == "applied":
 				applied.Add(1)
+			case ev.Type == jobs.EventJobSubmitted && outcome == "published" && ev.Key.Tenant == "flood":
+				relayed.Add(1)
 			}
 		},
 	})
@@ -190,8 +194,9 @@ func runOnce(o options, url, content, mode string, capv int) (result, error) {
 	var qmu sync.Mutex
 	var qwg sync.WaitGroup
 	qerr := make(chan error, o.quiet)
-	time.AfterFunc(o.quietAfter, func() {
-		fmt.Printf("[%s] quiet tenants start submitting\n", mode)
+	startQuiet := func() {
+		fmt.Printf("[%s] %5.1fs: quiet tenants start submitting (%d flood rows relayed, %d reviews applied)\n",
+			mode, time.Since(begin).Seconds(), relayed.Load(), applied.Load())
 		for q := range o.quiet {
 			qwg.Go(func() {
 				tick := time.NewTicker(time.Duration(float64(time.Second) / o.quietRate))
@@ -210,22 +215,33 @@ func runOnce(o options, url, content, mode string, capv int) (result, error) {
 				}
 			})
 		}
-	})
-	tick := time.NewTicker(time.Second)
-	defer tick.Stop()
+	}
+	go func() {
+		if o.quietAfter > 0 {
+			time.Sleep(o.quietAfter)
+		} else {
+			for relayed.Load() < int64(o.flood) {
+				time.Sleep(10 * time.Millisecond)
+			}
+		}
+		startQuiet()
+	}()
+	poll := time.NewTicker(5 * time.Millisecond)
+	defer poll.Stop()
+	lastPrint := begin
 	for applied.Load() < int64(res.n) {
 		select {
 		case err := <-qerr:
-			stop()
-			<-done
 			return res, err
 		case err := <-done:
 			return res, fmt.Errorf("worker stopped: %v", err)
-		case <-tick.C:
-			fmt.Printf("[%s] %5.0fs: %d/%d reviews applied\n", mode, time.Since(begin).Seconds(), applied.Load(), res.n)
-			if time.Since(begin) > o.timeout {
-				stop()
-				<-done
+		case now := <-poll.C:
+			if now.Sub(lastPrint) < time.Second {
+				continue
+			}
+			lastPrint = now
+			fmt.Printf("[%s] %5.0fs: %d/%d flood rows relayed, %d/%d reviews applied\n", mode, now.Sub(begin).Seconds(), relayed.Load(), o.flood, applied.Load(), res.n)
+			if now.Sub(begin) > o.timeout {
 				return res, fmt.Errorf("timed out after %s", o.timeout)
 			}
 		}
