@@ -68,6 +68,9 @@ type Config struct {
 	IdleInterval time.Duration
 	// Batch is the most jobs admitted for one tenant in one step. Default 64.
 	Batch int
+	// PublishConcurrency is how many admitted jobs are published at once.
+	// Default 8.
+	PublishConcurrency int
 	// PruneInterval is how often each tenant's in-flight set is checked
 	// against the job records (the self-healing pass). Default 2s.
 	PruneInterval time.Duration
@@ -108,6 +111,9 @@ func (c Config) withDefaults() Config {
 	if c.Batch == 0 {
 		c.Batch = 64
 	}
+	if c.PublishConcurrency == 0 {
+		c.PublishConcurrency = 8
+	}
 	if c.OnStep == nil {
 		c.OnStep = func(StepReport) {}
 	}
@@ -144,6 +150,9 @@ func (c Config) validate() error {
 	}
 	if c.Batch < 1 {
 		errs = append(errs, fmt.Errorf("admission: Config.Batch must be positive, got %d", c.Batch))
+	}
+	if c.PublishConcurrency < 1 {
+		errs = append(errs, fmt.Errorf("admission: Config.PublishConcurrency must be positive, got %d", c.PublishConcurrency))
 	}
 	if c.Interval < 0 || c.IdleInterval < 0 || c.PruneInterval < 0 || c.SweepInterval < 0 || c.RepublishAfter < 0 || c.ForgetAfter < 0 {
 		errs = append(errs, errors.New("admission: Config.Interval, PruneInterval, SweepInterval, RepublishAfter and ForgetAfter must not be negative"))
@@ -307,9 +316,10 @@ func (a *Admitter) poke() {
 	}
 }
 
-// Run admits until ctx is done: a step every Interval while any tenant has
-// work waiting or in flight, else every IdleInterval or as soon as a job is
-// published in this process. A failed step is logged and retried.
+// Run admits until ctx is done: at once after a step that admitted jobs,
+// every Interval while any tenant has work waiting or in flight, else every
+// IdleInterval or as soon as a job is published in this process. A failed
+// step is logged and retried.
 func (a *Admitter) Run(ctx context.Context) error {
 	failing := false
 	for ctx.Err() == nil {
@@ -325,14 +335,21 @@ func (a *Admitter) Run(ctx context.Context) error {
 			a.log.Info("admission steps succeed again")
 		}
 		wait := a.cfg.Interval
+		if rep.Admitted > 0 {
+			// More may be admissible at once (a tenant at its batch, slots
+			// freed meanwhile): step again without waiting.
+			wait = 0
+		}
 		if err == nil && rep.Idle {
 			wait = a.cfg.IdleInterval
 			a.idle.Store(true)
 		}
-		select {
-		case <-ctx.Done():
-		case <-a.wake:
-		case <-time.After(wait):
+		if wait > 0 {
+			select {
+			case <-ctx.Done():
+			case <-a.wake:
+			case <-time.After(wait):
+			}
 		}
 		a.idle.Store(false)
 	}

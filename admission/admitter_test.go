@@ -63,7 +63,8 @@ func setup(t *testing.T, mod func(*Config)) *bundle {
 	store, err := jobs.NewStore(jobs.Config{Redis: rdb, Clock: clk, Shards: 4})
 	require.NoError(t, err)
 	pub := &recorder{}
-	cfg := Config{Store: store, Publisher: pub, MaxInFlight: 2, Clock: clk}
+	// One publish at a time: the tests read the publish order.
+	cfg := Config{Store: store, Publisher: pub, MaxInFlight: 2, Clock: clk, PublishConcurrency: 1}
 	if mod != nil {
 		mod(&cfg)
 	}
@@ -340,7 +341,7 @@ func TestStep_PerTenantLimits_OverrideDefault(t *testing.T) {
 func TestTwoAdmitters_NeverExceedTheCapTogether(t *testing.T) {
 	t.Parallel()
 	x := setup(t, func(c *Config) { c.MaxInFlight = 3 })
-	other, err := New(Config{Store: x.store, Publisher: x.pub, MaxInFlight: 3, Clock: x.clock})
+	other, err := New(Config{Store: x.store, Publisher: x.pub, MaxInFlight: 3, Clock: x.clock}) // publishes 8 at once
 	require.NoError(t, err)
 	for i := range 20 {
 		x.submit(t, "acme", i, jobs.DefaultLimits)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/redis/go-redis/v9"
 
@@ -154,35 +155,67 @@ func (a *Admitter) admit(ctx context.Context, states []*tenantState) ([][]admitt
 	return out, errors.Join(errs...)
 }
 
-// publishRoundRobin publishes the admitted jobs one tenant at a time in
-// turn (the first of each tenant, then the second of each, ...), so that
-// Asynq's queue, which is first in first out, interleaves the tenants. A job
-// whose publish fails goes back to waiting.
+// publishRoundRobin publishes the admitted jobs in round-robin order (the
+// first of each tenant, then the second of each, ...), so that Asynq's
+// queue, which is first in first out, interleaves the tenants. Up to
+// PublishConcurrency publishes run at once (one enqueue is a round trip:
+// one at a time would cap admission far below what workers drain); they
+// start in that order. A job whose publish fails goes back to waiting.
 func (a *Admitter) publishRoundRobin(ctx context.Context, per [][]admitted) (int, error) {
-	n := 0
-	var errs []error
+	var order []admitted
 	for round := 0; ; round++ {
 		more := false
-		for _, jobsOf := range per {
-			if round >= len(jobsOf) {
-				continue
+		for _, js := range per {
+			if round < len(js) {
+				order = append(order, js[round])
+				more = true
 			}
-			more = true
-			j := jobsOf[round]
-			if err := a.cfg.Publisher.Publish(ctx, a.event(j.key)); err != nil {
-				errs = append(errs, fmt.Errorf("admission: publish %s: %w", j.key, err))
-				keys := []string{waitingKey(j.key.Tenant), inFlightKey(j.key.Tenant)}
-				if err := unadmitScript.Run(context.WithoutCancel(ctx), a.rdb, keys, j.key.String(), j.deadline).Err(); err != nil {
-					errs = append(errs, fmt.Errorf("admission: put %s back: %w", j.key, err))
-				}
-				continue
-			}
-			n++
 		}
 		if !more {
-			return n, errors.Join(errs...)
+			break
 		}
 	}
+	var (
+		mu   sync.Mutex
+		n    int
+		errs []error
+		wg   sync.WaitGroup
+	)
+	next := make(chan admitted)
+	for range min(a.cfg.PublishConcurrency, len(order)) {
+		wg.Go(func() {
+			for j := range next {
+				err := a.publishOne(ctx, j)
+				mu.Lock()
+				if err != nil {
+					errs = append(errs, err)
+				} else {
+					n++
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	for _, j := range order {
+		next <- j
+	}
+	close(next)
+	wg.Wait()
+	return n, errors.Join(errs...)
+}
+
+// publishOne publishes one admitted job, or puts it back to waiting.
+func (a *Admitter) publishOne(ctx context.Context, j admitted) error {
+	err := a.cfg.Publisher.Publish(ctx, a.event(j.key))
+	if err == nil {
+		return nil
+	}
+	errs := []error{fmt.Errorf("admission: publish %s: %w", j.key, err)}
+	keys := []string{waitingKey(j.key.Tenant), inFlightKey(j.key.Tenant)}
+	if err := unadmitScript.Run(context.WithoutCancel(ctx), a.rdb, keys, j.key.String(), j.deadline).Err(); err != nil {
+		errs = append(errs, fmt.Errorf("admission: put %s back: %w", j.key, err))
+	}
+	return errors.Join(errs...)
 }
 
 // forget drops from the registry tenants with nothing waiting or in flight

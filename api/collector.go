@@ -38,9 +38,9 @@ var (
 	outboxLagDesc = prometheus.NewDesc("relayops_outbox_lag_seconds",
 		"Age of the oldest outbox entry not yet acked (pending or undelivered) across shards, by Redis time; 0 when every entry is acked.", nil, nil)
 	collectSuccessDesc = prometheus.NewDesc("relayops_metrics_collect_success",
-		"1 when the part (jobs, dlq, outbox, asynq) of the cluster-wide gauges was read by the last collection, 0 when it failed or timed out.", []string{"part"}, nil)
+		"1 when the part (jobs, dlq, outbox, tenants, asynq) of the cluster-wide gauges was read by the last collection, 0 when it failed or timed out.", []string{"part"}, nil)
 	collectAgeDesc = prometheus.NewDesc("relayops_metrics_collect_age_seconds",
-		"Seconds since the part (jobs, dlq, outbox, asynq) of the cluster-wide gauges was last read; its series are served while younger than three collection intervals.", []string{"part"}, nil)
+		"Seconds since the part (jobs, dlq, outbox, tenants, asynq) of the cluster-wide gauges was last read; its series are served while younger than three collection intervals.", []string{"part"}, nil)
 )
 
 // The series of Asynq's x/metrics QueueMetricsCollector, with its names,

@@ -38,6 +38,7 @@ import (
 
 type options struct {
 	flood, quiet, quietJobs, cap, concurrency, shards, submitters int
+	rounds                                                        int
 	quietRate                                                     float64
 	quietAfter, timeout                                           time.Duration
 	redisURL, contentPath, modes                                  string
@@ -54,7 +55,8 @@ func main() {
 	flag.IntVar(&o.concurrency, "concurrency", 20, "the worker's Asynq concurrency")
 	flag.IntVar(&o.shards, "shards", 16, "store shards")
 	flag.IntVar(&o.submitters, "submitters", 16, "goroutines submitting the flood")
-	flag.StringVar(&o.modes, "modes", "off,on", "runs, in order: off, on, or both")
+	flag.StringVar(&o.modes, "modes", "off,on", "runs of a round: off, on, or both")
+	flag.IntVar(&o.rounds, "rounds", 2, "rounds; each runs every mode, rotating which goes first; the summary pools them")
 	flag.StringVar(&o.redisURL, "redis-url", "", "use this Redis (it is FLUSHALLed!) instead of starting redis-server")
 	flag.StringVar(&o.contentPath, "content", "testdata/invoices/valid-basic-eur.txt", "document every job carries")
 	flag.DurationVar(&o.timeout, "timeout", 15*time.Minute, "give up on a run after this long")
@@ -85,28 +87,54 @@ func run(o options) error {
 	if err != nil {
 		return err
 	}
-	var results []result
-	for _, mode := range modes {
-		capv := 0
-		if mode == "on" {
-			capv = o.cap
+	pooled := map[string]*pool{}
+	for r := range o.rounds {
+		for i := range modes {
+			mode := modes[(i+r)%len(modes)]
+			capv := 0
+			if mode == "on" {
+				capv = o.cap
+			}
+			res, err := runOnce(o, url, string(content), mode, capv)
+			if err != nil {
+				return fmt.Errorf("round %d, admission %s: %w", r+1, mode, err)
+			}
+			p := pooled[mode]
+			if p == nil {
+				p = &pool{label: res.label}
+				pooled[mode] = p
+			}
+			p.add(res)
 		}
-		r, err := runOnce(o, url, string(content), mode, capv)
-		if err != nil {
-			return fmt.Errorf("admission %s: %w", mode, err)
-		}
-		results = append(results, r)
 	}
 	fmt.Println()
+	fmt.Printf("pooled over %d round(s):\n\n", o.rounds)
 	fmt.Println("| admission | quiet wait p50 | quiet wait p99 | quiet wait max | drain (all jobs) |")
 	fmt.Println("|---|---|---|---|---|")
-	for _, r := range results {
-		fmt.Printf("| %s | %s | %s | %s | %.0f jobs/s (%d in %.1fs) |\n", r.label, ms(r.p50), ms(r.p99), ms(r.max), r.rate(), r.n, r.elapsed.Seconds())
+	for _, mode := range modes {
+		p := pooled[mode]
+		slices.Sort(p.waits)
+		fmt.Printf("| %s | %s | %s | %s | %.0f jobs/s (%d in %.1fs) |\n", p.label, ms(pct(p.waits, 0.5)), ms(pct(p.waits, 0.99)),
+			ms(p.waits[len(p.waits)-1]), float64(p.n)/p.elapsed.Seconds(), p.n, p.elapsed.Seconds())
 	}
-	if len(results) == 2 {
-		fmt.Printf("\ndrain rate on/off: %.2f\n", results[1].rate()/results[0].rate())
+	if on, off := pooled["on"], pooled["off"]; on != nil && off != nil {
+		fmt.Printf("\ndrain rate on/off: %.2f\n", (float64(on.n)/on.elapsed.Seconds())/(float64(off.n)/off.elapsed.Seconds()))
 	}
 	return nil
+}
+
+// pool sums the runs of one mode.
+type pool struct {
+	label   string
+	n       int
+	elapsed time.Duration
+	waits   []time.Duration
+}
+
+func (p *pool) add(r result) {
+	p.n += r.n
+	p.elapsed += r.elapsed
+	p.waits = append(p.waits, r.waits...)
 }
 
 func splitModes(s string) ([]string, error) {
@@ -122,13 +150,11 @@ func splitModes(s string) ([]string, error) {
 func ms(d time.Duration) string { return fmt.Sprintf("%.0f ms", float64(d)/float64(time.Millisecond)) }
 
 type result struct {
-	label         string
-	n             int
-	elapsed       time.Duration
-	p50, p99, max time.Duration
+	label   string
+	n       int
+	elapsed time.Duration
+	waits   []time.Duration // the quiet jobs' queue waits, sorted
 }
-
-func (r result) rate() float64 { return float64(r.n) / r.elapsed.Seconds() }
 
 func runOnce(o options, url, content, mode string, capv int) (result, error) {
 	ctx := context.Background()
@@ -261,8 +287,9 @@ func runOnce(o options, url, content, mode string, capv int) (result, error) {
 		waits = append(waits, j.StartedAt.Sub(j.CreatedAt))
 	}
 	slices.Sort(waits)
-	res.p50, res.p99, res.max = pct(waits, 0.50), pct(waits, 0.99), waits[len(waits)-1]
-	fmt.Printf("[%s] drained %d jobs in %.1fs; quiet wait p50 %s p99 %s max %s\n", mode, res.n, res.elapsed.Seconds(), ms(res.p50), ms(res.p99), ms(res.max))
+	res.waits = waits
+	fmt.Printf("[%s] drained %d jobs in %.1fs (%.0f jobs/s); quiet wait p50 %s p99 %s max %s\n", mode, res.n, res.elapsed.Seconds(),
+		float64(res.n)/res.elapsed.Seconds(), ms(pct(waits, 0.5)), ms(pct(waits, 0.99)), ms(waits[len(waits)-1]))
 	return res, nil
 }
 
