@@ -316,7 +316,8 @@ func (a *Admitter) poke() {
 	}
 }
 
-// Run admits until ctx is done: at once after a step that admitted jobs,
+// Run admits until ctx is done: at once after a step that admitted a
+// tenant a whole Batch,
 // every Interval while any tenant has work waiting or in flight, else every
 // IdleInterval or as soon as a job is published in this process. A failed
 // step is logged and retried.
@@ -335,9 +336,9 @@ func (a *Admitter) Run(ctx context.Context) error {
 			a.log.Info("admission steps succeed again")
 		}
 		wait := a.cfg.Interval
-		if rep.Admitted > 0 {
-			// More may be admissible at once (a tenant at its batch, slots
-			// freed meanwhile): step again without waiting.
+		if rep.Full {
+			// A tenant was admitted a whole Batch: it may have room for
+			// more now, so step again without waiting.
 			wait = 0
 		}
 		if err == nil && rep.Idle {
@@ -370,6 +371,7 @@ type StepReport struct {
 	Released    int  // in-flight members found ended (their release was lost) and removed
 	Republished int  // in-flight members still queued long after admission, published again
 	Idle        bool // no tenant had a job waiting or in flight
+	Full        bool // some tenant was admitted a whole Batch
 }
 
 // tenantState is one tenant's counts in a step.
@@ -412,6 +414,9 @@ func (a *Admitter) Step(ctx context.Context) (StepReport, error) {
 	admitted, err := a.admit(ctx, states)
 	if err != nil {
 		errs = append(errs, err)
+	}
+	for _, js := range admitted {
+		rep.Full = rep.Full || len(js) == a.cfg.Batch
 	}
 	admitted, err = a.screen(ctx, admitted, &rep)
 	if err != nil {

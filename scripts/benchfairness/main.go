@@ -195,6 +195,8 @@ func runOnce(o options, url, content, mode string, capv int) (result, error) {
 	fmt.Printf("[%s] flood submitted in %.1fs\n", mode, time.Since(start).Seconds())
 
 	var applied, relayed atomic.Int64
+	var rmu sync.Mutex
+	relayedAt := map[jobs.Key]time.Time{} // quiet jobs: when the relay handed their row on
 	w, err := worker.New(worker.Config{
 		Store: st, Redis: asynqRdb, Concurrency: o.concurrency, TenantMaxInFlight: capv,
 		Logger: slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
@@ -204,6 +206,12 @@ func runOnce(o options, url, content, mode string, capv int) (result, error) {
 				applied.Add(1)
 			case ev.Type == jobs.EventJobSubmitted && outcome == "published" && ev.Key.Tenant == "flood":
 				relayed.Add(1)
+			case ev.Type == jobs.EventJobSubmitted && outcome == "published":
+				rmu.Lock()
+				if _, ok := relayedAt[ev.Key]; !ok {
+					relayedAt[ev.Key] = time.Now()
+				}
+				rmu.Unlock()
 			}
 		},
 	})
@@ -279,12 +287,21 @@ func runOnce(o options, url, content, mode string, capv int) (result, error) {
 		return res, err
 	}
 	waits := make([]time.Duration, 0, len(quietKeys))
+	var relayWaits []time.Duration
 	for _, k := range quietKeys {
 		j, err := st.Get(ctx, k)
 		if err != nil {
 			return res, err
 		}
 		waits = append(waits, j.StartedAt.Sub(j.CreatedAt))
+		if at, ok := relayedAt[k]; ok {
+			relayWaits = append(relayWaits, at.Sub(j.CreatedAt))
+		}
+	}
+	if len(relayWaits) > 0 {
+		slices.Sort(relayWaits)
+		fmt.Printf("[%s] of which outbox → relay (the quiet rows behind other rows in the outbox): p50 %s p99 %s\n",
+			mode, ms(pct(relayWaits, 0.5)), ms(pct(relayWaits, 0.99)))
 	}
 	slices.Sort(waits)
 	res.waits = waits
