@@ -186,9 +186,6 @@ type Admitter struct {
 	wake  chan struct{}
 
 	mu sync.Mutex
-	// registered is when this process last stamped a tenant in the
-	// registry: a stamp a second is plenty (ForgetAfter is far longer).
-	registered map[string]time.Time
 	// pruned is when this process last pruned a tenant's in-flight set.
 	pruned map[string]time.Time
 	// sweeps is where each tenant's deadline sweep stands in this process.
@@ -212,7 +209,7 @@ func New(cfg Config) (*Admitter, error) {
 	return &Admitter{
 		cfg: cfg, store: cfg.Store, rdb: cfg.Store.Redis(),
 		log:  cfg.Logger.With("component", "admission"),
-		wake: make(chan struct{}, 1), registered: map[string]time.Time{}, pruned: map[string]time.Time{},
+		wake: make(chan struct{}, 1), pruned: map[string]time.Time{},
 		sweeps: map[string]sweepState{},
 	}, nil
 }
@@ -240,38 +237,18 @@ func (a *Admitter) Publish(ctx context.Context, ev jobs.Event) error {
 	if score.IsZero() {
 		score = now
 	}
+	// The registry is stamped on every publish (same round trip): a stamp
+	// skipped because an earlier one was recent would leave the tenant
+	// unregistered, its jobs never admitted, if Redis lost the registry
+	// in between.
 	pipe := a.rdb.Pipeline()
 	pipe.ZAddNX(ctx, waitingKey(ev.Key.Tenant), redis.Z{Score: float64(score.UnixMilli()), Member: ev.Key.String()})
-	stamp := a.needsStamp(ev.Key.Tenant, now)
-	if stamp {
-		pipe.ZAddGT(ctx, registryKey, redis.Z{Score: float64(now.UnixMilli()), Member: ev.Key.Tenant})
-	}
+	pipe.ZAddGT(ctx, registryKey, redis.Z{Score: float64(now.UnixMilli()), Member: ev.Key.Tenant})
 	if _, err := pipe.Exec(ctx); err != nil {
-		if stamp {
-			a.unstamp(ev.Key.Tenant)
-		}
 		return fmt.Errorf("admission: publish %s: %w", ev.Key, err)
 	}
 	a.poke()
 	return nil
-}
-
-// needsStamp says whether this process should stamp tenant in the registry
-// now (at most once a second), and records that it does.
-func (a *Admitter) needsStamp(tenant string, now time.Time) bool {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if last, ok := a.registered[tenant]; ok && now.Sub(last) < time.Second {
-		return false
-	}
-	a.registered[tenant] = now
-	return true
-}
-
-func (a *Admitter) unstamp(tenant string) {
-	a.mu.Lock()
-	delete(a.registered, tenant)
-	a.mu.Unlock()
 }
 
 // Release frees the slot of job k: a worker ended it (or found it ended).

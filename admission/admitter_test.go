@@ -409,3 +409,13 @@ func TestEnabled_OnlyWithSomeCap(t *testing.T) {
 	require.True(t, Enabled(0, map[string]int{"acme": 5}))
 	require.True(t, Enabled(100, nil))
 }
+
+func TestPublish_RedisLostTheRegistry_NextPublishRegistersAgain(t *testing.T) {
+	t.Parallel()
+	x := setup(t, nil)
+	x.submit(t, "acme", 0, jobs.DefaultLimits)
+	x.mr.FlushAll() // Redis restarted empty
+	k := x.submit(t, "acme", 1, jobs.DefaultLimits)
+	x.step(t)
+	require.Equal(t, []jobs.Key{k}, x.pub.take())
+}

@@ -219,10 +219,10 @@ func (a *Admitter) publishOne(ctx context.Context, j admitted) error {
 }
 
 // forget drops from the registry tenants with nothing waiting or in flight
-// whose last submission is older than ForgetAfter. A submission stamps the
-// registry after (in the same pipeline as) queueing its job, at most a
-// second late, so a tenant submitting within ForgetAfter is never dropped;
-// one that submits again is stamped again.
+// whose last submission is older than ForgetAfter. Every submission stamps
+// the registry in the round trip that queues its job, so a tenant
+// submitting within ForgetAfter is never dropped, and one that submits
+// again is registered again.
 func (a *Admitter) forget(ctx context.Context, states []*tenantState) error {
 	var idle []any
 	for _, st := range states {
