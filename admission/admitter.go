@@ -260,6 +260,11 @@ func (a *Admitter) Release(_ context.Context, k jobs.Key) error {
 	a.mu.Lock()
 	a.releases = append(a.releases, k)
 	a.mu.Unlock()
+	// A freed slot is refilled by the next step: wake a Run that waits.
+	select {
+	case a.wake <- struct{}{}:
+	default:
+	}
 	return nil
 }
 
