@@ -8,7 +8,7 @@
 //
 // State lives in Redis, per tenant, under the tenant's own hash tag (one
 // Redis Cluster slot per tenant): a sorted set of waiting job keys (scored
-// by deadline) and a sorted set of job keys in flight (scored by admission
+// by submission time) and a sorted set of job keys in flight (scored by admission
 // time). Every change to one tenant's sets is one command or one script, so
 // any number of admitters (one per worker process) may run at once. The
 // in-flight set is self-healing: a job leaves it when a worker ends it

@@ -119,8 +119,8 @@ func (a *Admitter) republish(ctx context.Context, tenant string, stale []jobs.Ke
 
 // admitted is one job admitted in a step.
 type admitted struct {
-	key      jobs.Key
-	deadline string // its score while waiting, to put it back
+	key   jobs.Key
+	score string // its score while waiting, to put it back
 }
 
 // admit runs admit.lua for each tenant with work waiting and room under its
@@ -147,7 +147,7 @@ func (a *Admitter) admit(ctx context.Context, states []*tenantState) ([][]admitt
 				a.rdb.ZRem(ctx, inFlightKey(st.name), v[j])
 				continue
 			}
-			out[i] = append(out[i], admitted{key: k, deadline: v[j+1]})
+			out[i] = append(out[i], admitted{key: k, score: v[j+1]})
 		}
 		st.waiting -= int64(len(out[i]))
 		st.inFlight += int64(len(out[i]))
@@ -212,7 +212,7 @@ func (a *Admitter) publishOne(ctx context.Context, j admitted) error {
 	}
 	errs := []error{fmt.Errorf("admission: publish %s: %w", j.key, err)}
 	keys := []string{waitingKey(j.key.Tenant), inFlightKey(j.key.Tenant)}
-	if err := unadmitScript.Run(context.WithoutCancel(ctx), a.rdb, keys, j.key.String(), j.deadline).Err(); err != nil {
+	if err := unadmitScript.Run(context.WithoutCancel(ctx), a.rdb, keys, j.key.String(), j.score).Err(); err != nil {
 		errs = append(errs, fmt.Errorf("admission: put %s back: %w", j.key, err))
 	}
 	return errors.Join(errs...)

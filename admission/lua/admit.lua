@@ -1,11 +1,12 @@
--- admit.lua: admit a tenant's waiting jobs, earliest deadline first, up to
+-- admit.lua: admit a tenant's waiting jobs, oldest submission first, up to
 -- its in-flight cap. Both keys carry the tenant's own hash tag, so the check
 -- and the move are one atomic step however many admitters run.
 --
--- KEYS[1] the tenant's waiting jobs (sorted set: job key -> deadline ms)
+-- KEYS[1] the tenant's waiting jobs (sorted set: job key -> submission ms)
 -- KEYS[2] the tenant's jobs in flight (sorted set: job key -> admission ms)
 -- ARGV[1] now ms   ARGV[2] cap (0: no cap)   ARGV[3] most jobs to admit now
--- Returns {jobKey, deadlineMs, jobKey, deadlineMs, ...}: the jobs admitted,
+-- Returns {jobKey, score, jobKey, score, ...}: the jobs admitted with their
+-- waiting scores,
 -- in admission order (empty when the tenant is at its cap or has none).
 -- A job already in flight (published again after its admission) is admitted
 -- again without taking a second slot.
