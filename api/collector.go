@@ -39,9 +39,9 @@ var (
 	outboxLagDesc = prometheus.NewDesc("relayops_outbox_lag_seconds",
 		"Age of the oldest outbox entry not yet acked (pending or undelivered) across shards, by Redis time; 0 when every entry is acked.", nil, nil)
 	collectSuccessDesc = prometheus.NewDesc("relayops_metrics_collect_success",
-		"1 when the part (jobs, dlq, outbox, asynq) of the cluster-wide gauges was read by the last collection, 0 when it failed or timed out.", []string{"part"}, nil)
+		"1 when the part (jobs, dlq, outbox, tenants, asynq) of the cluster-wide gauges was read by the last collection, 0 when it failed or timed out.", []string{"part"}, nil)
 	collectAgeDesc = prometheus.NewDesc("relayops_metrics_collect_age_seconds",
-		"Seconds since the part (jobs, dlq, outbox, asynq) of the cluster-wide gauges was last read; its series are served while younger than three collection intervals.", []string{"part"}, nil)
+		"Seconds since the part (jobs, dlq, outbox, tenants, asynq) of the cluster-wide gauges was last read; its series are served while younger than three collection intervals.", []string{"part"}, nil)
 )
 
 // The series of Asynq's x/metrics QueueMetricsCollector, with its names,
@@ -77,6 +77,7 @@ type clusterCollector struct {
 	timeout   time.Duration
 	interval  time.Duration
 	log       *slog.Logger
+	quotas    bool // tenant quotas are set: export their gauges
 	// asynqBusy holds a token while an Inspector read runs. The Inspector
 	// takes no context, so a read that outlives its collection is
 	// abandoned, not stopped: the token keeps collections from piling more
@@ -108,6 +109,7 @@ func newClusterCollector(store *jobs.Store, insp *asynq.Inspector, clk clock.Clo
 func (c *clusterCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{
 		oldestActiveDesc, dlqSizeDesc, outboxPendingDesc, outboxUndeliveredDesc, outboxLagDesc, collectSuccessDesc, collectAgeDesc,
+		tenantWaitingDesc, tenantInFlightDesc, tenantQuotaJobsDesc, tenantQuotaBytesDesc,
 	} {
 		ch <- d
 	}
@@ -180,7 +182,7 @@ func (c *clusterCollector) idle() bool {
 func (c *clusterCollector) collect(done chan struct{}) {
 	ctx, cancel := context.WithTimeout(context.Background(), c.timeout)
 	defer cancel()
-	parts := map[string]collectPart{"jobs": c.oldestActive, "dlq": c.dlqSize, "outbox": c.outbox}
+	parts := map[string]collectPart{"jobs": c.oldestActive, "dlq": c.dlqSize, "outbox": c.outbox, "tenants": c.tenants}
 	if c.inspector != nil {
 		parts["asynq"] = c.asynq
 	}

@@ -35,7 +35,16 @@ func (s *Server) submit(c echo.Context) error {
 	}
 	ctx, cancel := s.storeCtx(c)
 	defer cancel()
+	held, err := s.reserveQuota(ctx, req)
+	var e *Error
+	if errors.As(err, &e) && e.Status == http.StatusTooManyRequests {
+		s.metrics.submitted(tenant, outcomeOverQuota)
+	}
+	if err != nil {
+		return err
+	}
 	res, err := s.store.Submit(ctx, req)
+	s.settleQuota(ctx, held, res, err)
 	switch {
 	case errors.Is(err, jobs.ErrIdempotencyConflict):
 		s.metrics.submitted(tenant, outcomeConflict)

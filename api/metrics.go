@@ -14,10 +14,11 @@ import (
 
 // Submission outcomes, the values of relayops_submissions_total{outcome}.
 const (
-	outcomeCreated  = "created"
-	outcomeDeduped  = "deduped"
-	outcomeConflict = "conflict"
-	outcomeInvalid  = "invalid"
+	outcomeCreated   = "created"
+	outcomeDeduped   = "deduped"
+	outcomeConflict  = "conflict"
+	outcomeInvalid   = "invalid"
+	outcomeOverQuota = "over_quota" // refused by a tenant quota (429)
 )
 
 // Reprocess outcomes, the values of relayops_reprocesses_total{outcome}.
@@ -60,7 +61,7 @@ func newMetrics(reg *prometheus.Registry, tenantLabels bool) (*metrics, error) {
 		}, []string{"route", "method"}),
 		submissions: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: "relayops", Name: "submissions_total",
-			Help: "Job submissions by outcome: created, deduped (same key, same payload: the existing job is answered), conflict (same key, different payload: 409 idempotency_conflict), invalid.",
+			Help: "Job submissions by outcome: created, deduped (same key, same payload: the existing job is answered), conflict (same key, different payload: 409 idempotency_conflict), invalid, over_quota (refused by a tenant quota: 429).",
 		}, perJob),
 		reprocesses: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: "relayops", Name: "reprocesses_total",
@@ -78,7 +79,7 @@ func newMetrics(reg *prometheus.Registry, tenantLabels bool) (*metrics, error) {
 		}
 	}
 	if !tenantLabels { // export zeros, so rates exist from the start
-		for _, o := range []string{outcomeCreated, outcomeDeduped, outcomeConflict, outcomeInvalid} {
+		for _, o := range []string{outcomeCreated, outcomeDeduped, outcomeConflict, outcomeInvalid, outcomeOverQuota} {
 			m.submissions.WithLabelValues(o)
 		}
 		for _, o := range []string{reprocessCreated, reprocessRepeat, reprocessConflict} {

@@ -29,6 +29,7 @@ import (
 	"github.com/relayops/relayops/internal/clock"
 	"github.com/relayops/relayops/internal/credential"
 	"github.com/relayops/relayops/jobs"
+	"github.com/relayops/relayops/quota"
 	"github.com/relayops/relayops/webhook"
 )
 
@@ -99,6 +100,9 @@ type Config struct {
 	// WebhookResender re-sends dead webhook deliveries; nil answers that
 	// route 503.
 	WebhookResender *webhook.Resender
+	// Quota is the per-tenant submission quotas (its Store is this
+	// Config's). The zero Quota limits nothing and costs nothing.
+	Quota quota.Config
 }
 
 const (
@@ -197,6 +201,7 @@ type Server struct {
 	metrics      *metrics
 	collector    *clusterCollector
 	authThrottle *authThrottle
+	quota        *quota.Limiter // nil: no quota set
 	console      http.Handler
 	echo         *echo.Echo
 }
@@ -213,6 +218,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	col := newClusterCollector(cfg.Store, cfg.Inspector, cfg.Clock, cfg.StoreTimeout, cfg.ClusterMetricsInterval, cfg.Logger)
 	col.queues = extractQueues(cfg.Queues, cfg.Store)
+	col.quotas = cfg.Quota.Enabled()
 	if err := cfg.Registry.Register(col); err != nil {
 		return nil, fmt.Errorf("api: register cluster metrics: %w", err)
 	}
@@ -226,6 +232,16 @@ func New(cfg Config) (*Server, error) {
 		collector: col,
 
 		authThrottle: newAuthThrottle(cfg.AuthFailures, cfg.Clock),
+	}
+	if cfg.Quota.Enabled() {
+		q := cfg.Quota
+		q.Store = cfg.Store
+		if q.Clock == nil {
+			q.Clock = cfg.Clock
+		}
+		if s.quota, err = quota.New(q); err != nil {
+			return nil, fmt.Errorf("api: Config.Quota: %w", err)
+		}
 	}
 	if s.console, err = s.newConsole(); err != nil {
 		return nil, err
@@ -265,6 +281,7 @@ func (s *Server) routes() *echo.Echo {
 	e.POST("/v1/webhooks/:id/rotate", s.rotateWebhook, operator)
 	e.GET("/v1/webhooks/:id/deliveries", s.webhookDeliveries, anyone)
 	e.POST("/v1/webhooks/:id/deliveries/:webhookId/resend", s.resendWebhook, operator)
+	e.GET("/v1/tenants", s.listTenants, operator)
 
 	e.GET("/healthz", s.healthz)
 	e.GET("/readyz", s.readyz)

@@ -36,6 +36,10 @@ type HandlerConfig struct {
 	// AttemptTimeout bounds one attempt (and never reaches past the job's
 	// deadlineAt). Default 5m.
 	AttemptTimeout time.Duration
+	// OnEnd, if set, is called after an invocation that found the job
+	// ended (it ended it, found it ended, or found no job): tenant
+	// admission releases the job's slot there.
+	OnEnd func(ctx context.Context, k jobs.Key)
 }
 
 func (c HandlerConfig) withDefaults() HandlerConfig {
@@ -93,6 +97,7 @@ type Handler struct {
 	logger         *slog.Logger
 	metrics        *Metrics
 	attemptTimeout time.Duration
+	onEnd          func(ctx context.Context, k jobs.Key)
 	newToken       func() string
 	setupLog       *logLimiter // the ERROR line of a refused model setup, rate-limited
 }
@@ -105,7 +110,7 @@ func NewHandler(cfg HandlerConfig) (*Handler, error) {
 	}
 	return &Handler{
 		store: cfg.Store, extractor: cfg.Extractor, faults: cfg.Faults, clock: cfg.Clock,
-		logger: cfg.Logger, metrics: cfg.Metrics, attemptTimeout: cfg.AttemptTimeout,
+		logger: cfg.Logger, metrics: cfg.Metrics, attemptTimeout: cfg.AttemptTimeout, onEnd: cfg.OnEnd,
 		newToken: uuid.NewString, setupLog: newLogLimiter(cfg.Clock, setupLogEvery),
 	}, nil
 }
@@ -124,7 +129,21 @@ func (h *Handler) ProcessTask(ctx context.Context, t *asynq.Task) error {
 		return deadLetter(CodeInvalidTask)
 	}
 	a := &attempt{h: h, key: key, log: h.logger.With("tenant", key.Tenant, "job_key", key.String())}
-	return a.run(ctx)
+	err = a.run(ctx)
+	if h.onEnd != nil && endedOutcome(a.outcome) {
+		h.onEnd(context.WithoutCancel(ctx), key)
+	}
+	return err
+}
+
+// endedOutcome reports whether an invocation with this outcome leaves the
+// job ended (or found none): its tenant admission slot is free.
+func endedOutcome(outcome string) bool {
+	switch outcome {
+	case OutcomeSucceeded, OutcomeDeduped, OutcomeDeadLettered, OutcomeCancelled, OutcomeNotFound:
+		return true
+	}
+	return false
 }
 
 // attempt is one handler invocation for one job.

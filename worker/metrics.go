@@ -17,6 +17,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/relayops/relayops/admission"
 	"github.com/relayops/relayops/extract"
 	"github.com/relayops/relayops/internal/clock"
 	"github.com/relayops/relayops/outbox"
@@ -78,6 +79,7 @@ type Metrics struct {
 	outboxTrimmed   prometheus.Counter
 	publishes       *prometheus.CounterVec
 	reconciled      *prometheus.CounterVec
+	admission       *prometheus.CounterVec
 	stuckActive     prometheus.Gauge
 	faults          *prometheus.CounterVec
 	queueWait       *prometheus.HistogramVec
@@ -135,6 +137,10 @@ func NewMetrics(tenantLabels bool) *Metrics {
 			Name: "relayops_reconciler_jobs_total",
 			Help: "Stale jobs found by the reconciler, by action (republished, stuck_active, task_finished).",
 		}, []string{"action"}),
+		admission: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "relayops_admission_jobs_total",
+			Help: "Tenant admission by this worker, by action: admitted (published to Asynq), cancelled (deadline passed while waiting), released (an ended job's slot freed by the prune: its worker died before releasing it), republished (admitted, still queued long after: published again).",
+		}, []string{"action"}),
 		stuckActive: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "relayops_reconciler_stuck_active_tasks",
 			Help: "Tasks found active without an Asynq lease in the last reconciler pass (asynq#1144); they need an operator.",
@@ -188,7 +194,7 @@ func NewMetrics(tenantLabels bool) *Metrics {
 		collectors.NewGoCollector(),
 		m.jobs, m.stages, m.relayEvents, m.relayErrors, m.outboxTrimmed, m.publishes, m.reconciled, m.stuckActive, m.faults,
 		m.queueWait, m.inference, m.endToEnd, m.recoveries, m.commitConflicts,
-		m.rejections, m.modelCalls, m.modelTokens, m.modelRefused,
+		m.rejections, m.modelCalls, m.modelTokens, m.modelRefused, m.admission,
 	)
 	for _, r := range append(extract.Reasons(), ReasonOther) {
 		m.rejections.WithLabelValues(r)
@@ -204,6 +210,15 @@ func NewMetrics(tenantLabels bool) *Metrics {
 		m.commitConflicts.WithLabelValues()
 	}
 	return m
+}
+
+// admissionStep counts what one tenant admission step did.
+func (m *Metrics) admissionStep(r admission.StepReport) {
+	for action, n := range map[string]int{"admitted": r.Admitted, "cancelled": r.Cancelled, "released": r.Released, "republished": r.Republished} {
+		if n > 0 {
+			m.admission.WithLabelValues(action).Add(float64(n))
+		}
+	}
 }
 
 // labels are the label values of a per-job series: outcome (if any), then

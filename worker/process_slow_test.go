@@ -85,7 +85,10 @@ func TestProcess_SIGKILL_RedeliveryDedupesAndResumesFromCheckpoint(t *testing.T)
 		require.Equal(t, asynq.TaskStateActive, info.State, "Asynq still thinks %s is running", k)
 	}
 
-	a3 := e.startWorker("A3", procOpts{faults: "relay_after_enqueue_before_ack=kill#1"})
+	// A3 runs without tenant admission, so its relay itself enqueues (with
+	// admission the relay acks a row once the job waits, and the admitter
+	// enqueues: TestProcess_WorkerAndRelayKilledMidAdmission_... kills it there).
+	a3 := e.startWorker("A3", procOpts{faults: "relay_after_enqueue_before_ack=kill#1", env: []string{"RELAYOPS_TENANT_MAX_INFLIGHT=0"}})
 	e.submit(j3, readSample(t, "valid-jpy-no-decimals.txt"), jobs.DefaultLimits)
 	require.Equal(t, syscall.SIGKILL, proctest.KilledBy(a3.Wait(30*time.Second)))
 	require.Equal(t, 1, e.pendingRows(j3), "the row was enqueued but never acked")

@@ -271,7 +271,9 @@ func TestProcess_AlwaysTransient_ThreeAttemptsThenMaxAttemptsExceeded(t *testing
 // in the DLQ. The records tell the two paths apart: the late job is
 // cancelled by its claim and never gets an attempt; the slow one is
 // claimed (attempt 1), runs classify, stalls past its deadline, and is
-// cancelled by its own handler.
+// cancelled by its own handler. Tenant admission is off here, so the late
+// job reaches Asynq (with admission on, the admitter cancels it first:
+// TestProcess_DeadlinePassesWhileWaiting_CancelledByAdmission).
 func TestProcess_DeadlinePassed_CancelledNeitherArchivedNorInDLQ(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
@@ -282,7 +284,7 @@ func TestProcess_DeadlinePassed_CancelledNeitherArchivedNorInDLQ(t *testing.T) {
 	_, err := past.Submit(e.ctx, jobs.SubmitRequest{Key: late, Content: readSample(t, "valid-basic-eur.txt"),
 		Limits: jobs.Limits{MaxAttempts: 3, MaxRecoveries: 5, Deadline: time.Minute}})
 	require.NoError(t, err)
-	a := e.startWorker("A", procOpts{faults: "after_classify=pause:4s"})
+	a := e.startWorker("A", procOpts{faults: "after_classify=pause:4s", env: []string{"RELAYOPS_TENANT_MAX_INFLIGHT=0"}})
 	e.submit(slow, readSample(t, "valid-basic-eur.txt"), jobs.Limits{MaxAttempts: 3, MaxRecoveries: 5, Deadline: 3 * time.Second})
 
 	for _, k := range []jobs.Key{late, slow} {

@@ -44,6 +44,9 @@ type ReconcilerConfig struct {
 	Threshold time.Duration
 	// Limit bounds the jobs checked per pass. Default 1000.
 	Limit int
+	// Waiting, if set, reports whether a job waits for tenant admission
+	// (it has no Asynq task by design): such a job is skipped.
+	Waiting func(ctx context.Context, k jobs.Key) (bool, error)
 }
 
 func (c ReconcilerConfig) withDefaults() ReconcilerConfig {
@@ -106,6 +109,7 @@ type Reconciler struct {
 	interval  time.Duration
 	threshold time.Duration
 	limit     int
+	waiting   func(ctx context.Context, k jobs.Key) (bool, error)
 }
 
 // NewReconciler checks cfg and returns a Reconciler.
@@ -117,7 +121,7 @@ func NewReconciler(cfg ReconcilerConfig) (*Reconciler, error) {
 	return &Reconciler{
 		store: cfg.Store, inspector: cfg.Inspector, rdb: cfg.Redis, layout: cfg.Layout, clock: cfg.Clock,
 		logger: cfg.Logger, metrics: cfg.Metrics, interval: cfg.Interval,
-		threshold: cfg.Threshold, limit: cfg.Limit,
+		threshold: cfg.Threshold, limit: cfg.Limit, waiting: cfg.Waiting,
 	}, nil
 }
 
@@ -155,6 +159,15 @@ func (r *Reconciler) Reconcile(ctx context.Context) (ReconcileReport, error) {
 		return rep, err
 	}
 	for _, k := range keys {
+		if r.waiting != nil {
+			w, err := r.waiting(ctx, k)
+			if err != nil {
+				return rep, err
+			}
+			if w {
+				continue
+			}
+		}
 		if err := r.check(ctx, k, &rep); err != nil {
 			return rep, err
 		}

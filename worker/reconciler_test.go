@@ -9,6 +9,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 
+	"github.com/relayops/relayops/admission"
 	"github.com/relayops/relayops/internal/task"
 	"github.com/relayops/relayops/jobs"
 )
@@ -160,4 +161,29 @@ func TestReconciler_ManyQueues_LooksForEachTaskInItsShardsQueue(t *testing.T) {
 		require.NoError(t, p.Publish(b.ctx, jobs.Event{Type: jobs.EventJobSubmitted, Key: k, Shard: shard}))
 	}
 	require.Equal(t, float64(testShards), counterValue(b.metrics, "relayops_relay_publish_total", "result", "already_enqueued"))
+}
+
+func TestReconciler_JobWaitingForAdmission_IsNotRepublished(t *testing.T) {
+	t.Parallel()
+	b := setup(t, nil)
+	p, _ := newTestPublisher(t, b, "")
+	adm, err := admission.New(admission.Config{Store: b.store, Publisher: p, MaxInFlight: 1, Clock: b.clock})
+	require.NoError(t, err)
+	r, err := NewReconciler(ReconcilerConfig{
+		Store: b.store, Inspector: asynq.NewInspectorFromRedisClient(b.rdb), Redis: b.rdb,
+		Clock: b.clock, Metrics: b.metrics, Threshold: 10 * time.Minute, Waiting: adm.Waiting,
+	})
+	require.NoError(t, err)
+	waiting := mustKey(t, "acme", "waiting", 1)
+	lost := mustKey(t, "acme", "lost", 1)
+	b.submit(t, waiting, "x", 0)
+	b.submit(t, lost, "x", 0)
+	require.NoError(t, adm.Publish(b.ctx, jobs.Event{Type: jobs.EventJobSubmitted, Key: waiting, At: b.clock.Now()}))
+	b.clock.Advance(11 * time.Minute)
+
+	rep, err := r.Reconcile(b.ctx)
+	require.NoError(t, err)
+	require.Equal(t, ReconcileReport{Checked: 1, Republished: 1}, rep, "only the job that is not waiting is checked")
+	require.Equal(t, 1, b.submittedRows(t, waiting))
+	require.Equal(t, 2, b.submittedRows(t, lost))
 }

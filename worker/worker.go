@@ -20,6 +20,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/relayops/relayops/admission"
 	"github.com/relayops/relayops/extract"
 	"github.com/relayops/relayops/internal/clock"
 	"github.com/relayops/relayops/internal/task"
@@ -85,6 +86,12 @@ type Config struct {
 	// CompletedRetention keeps completed Asynq tasks so their TaskIDs absorb
 	// republishes. Default 24h.
 	CompletedRetention time.Duration
+	// TenantMaxInFlight caps each tenant's jobs enqueued or running (fair
+	// admission, package admission); TenantLimits overrides it per tenant.
+	// With every cap 0 (the zero Config) there is no admission: the relay
+	// publishes straight to Asynq.
+	TenantMaxInFlight int
+	TenantLimits      map[string]int
 
 	// Relays is the number of relay loops this process runs. They share the
 	// outbox consumer group, which hands each row to one of them, so they
@@ -212,6 +219,7 @@ type Worker struct {
 	client     *asynq.Client
 	inspector  *asynq.Inspector
 	relays     []*outbox.Relay
+	admitter   *admission.Admitter // nil: admission off
 	reconciler *Reconciler
 	metrics    *metricsServer
 	webhooks   *webhooks
@@ -243,7 +251,7 @@ func (w *Worker) build() error {
 	w.handler, err = NewHandler(HandlerConfig{
 		Store: cfg.Store, Extractor: cfg.Extractor, Faults: cfg.Faults, Clock: cfg.Clock,
 		Logger: cfg.Logger.With("component", "worker.handler"), Metrics: cfg.Metrics,
-		AttemptTimeout: cfg.AttemptTimeout,
+		AttemptTimeout: cfg.AttemptTimeout, OnEnd: w.release,
 	})
 	if err != nil {
 		return err
@@ -260,9 +268,20 @@ func (w *Worker) build() error {
 	if w.webhooks, err = w.buildWebhooks(); err != nil {
 		return err
 	}
+	var pub outbox.Publisher = publisher
+	if admission.Enabled(cfg.TenantMaxInFlight, cfg.TenantLimits) {
+		w.admitter, err = admission.New(admission.Config{
+			Store: cfg.Store, Publisher: publisher, MaxInFlight: cfg.TenantMaxInFlight, Limits: cfg.TenantLimits,
+			Clock: cfg.Clock, Logger: cfg.Logger, OnStep: cfg.Metrics.admissionStep,
+		})
+		if err != nil {
+			return err
+		}
+		pub = w.admitter
+	}
 	for i := range cfg.Relays {
 		r, err := outbox.NewRelay(outbox.RelayConfig{
-			Store: cfg.Store, Publisher: publisher, Notifier: w.webhooks.relayNotifier(),
+			Store: cfg.Store, Publisher: pub, Notifier: w.webhooks.relayNotifier(),
 			Consumer: fmt.Sprintf("%s-r%d", cfg.RelayConsumer, i),
 			Logger:   cfg.Logger, Clock: cfg.Clock, OnEvent: w.onRelayEvent, OnTrim: cfg.Metrics.outboxTrim,
 			OnError: cfg.Metrics.relayError,
@@ -276,7 +295,7 @@ func (w *Worker) build() error {
 	w.reconciler, err = NewReconciler(ReconcilerConfig{
 		Store: cfg.Store, Inspector: w.inspector, Redis: cfg.Redis, Layout: w.layout(), Clock: cfg.Clock,
 		Logger: cfg.Logger.With("component", "worker.reconciler"), Metrics: cfg.Metrics,
-		Interval: cfg.ReconcileInterval, Threshold: cfg.ReconcileThreshold,
+		Interval: cfg.ReconcileInterval, Threshold: cfg.ReconcileThreshold, Waiting: w.admissionWaiting(),
 	})
 	if err != nil {
 		return err
@@ -336,6 +355,26 @@ func (w *Worker) onRelayEvent(ev jobs.Event, outcome string) {
 	}
 }
 
+// admissionWaiting is the reconciler's test for jobs waiting for
+// admission; nil without admission.
+func (w *Worker) admissionWaiting() func(context.Context, jobs.Key) (bool, error) {
+	if w.admitter == nil {
+		return nil
+	}
+	return w.admitter.Waiting
+}
+
+// release frees the admission slot of a job a handler found ended. A
+// failure is left to the admitters' prune, which finds the job ended.
+func (w *Worker) release(ctx context.Context, k jobs.Key) {
+	if w.admitter == nil {
+		return
+	}
+	if err := w.admitter.Release(ctx, k); err != nil {
+		w.log.Debug("admission release failed; the prune frees the slot", "error", err.Error())
+	}
+}
+
 // Handler returns the extract handler (for tests and embedding).
 func (w *Worker) Handler() *Handler { return w.handler }
 
@@ -372,6 +411,9 @@ func (w *Worker) Run(ctx context.Context) error {
 		g.Go(func() error { return r.Run(gctx) })
 	}
 	g.Go(func() error { return w.reconciler.Run(gctx) })
+	if w.admitter != nil {
+		g.Go(func() error { return w.admitter.Run(gctx) })
+	}
 	if w.metrics != nil {
 		g.Go(func() error {
 			select {

@@ -17,6 +17,7 @@ import (
 	"github.com/relayops/relayops/extract"
 	"github.com/relayops/relayops/internal/config"
 	"github.com/relayops/relayops/jobs"
+	"github.com/relayops/relayops/quota"
 	"github.com/relayops/relayops/webhook"
 	"github.com/relayops/relayops/worker"
 )
@@ -50,6 +51,10 @@ func API(c *config.Config, store *jobs.Store, rdb redis.UniversalClient, dash ht
 		MetricsToken: c.MetricsToken, Queues: c.Queues,
 		Webhooks:        WebhookRegistry(c, store),
 		WebhookResender: webhookResender(c, store, rdb),
+		Quota: quota.Config{
+			Rate: c.Tenants.SubmitRate.Count, Per: c.Tenants.SubmitRate.Per,
+			MaxJobs: c.Tenants.MaxBacklog, MaxBytes: c.Tenants.MaxBacklogBytes,
+		},
 	}
 }
 
@@ -131,8 +136,9 @@ func Worker(c *config.Config, store *jobs.Store, asynqRedis redis.UniversalClien
 		RetryBase: c.RetryBase, RetryMax: c.RetryMax, TaskCheckInterval: c.TaskCheckInterval,
 		Limits:      Limits(c),
 		MetricsAddr: c.MetricsAddr, MetricsTenantLabels: c.MetricsTenantLabels, RelayStallTimeout: c.RelayStallTimeout,
-		MetricsToken: c.MetricsToken,
-		Webhooks:     Webhooks(c, store),
+		MetricsToken:      c.MetricsToken,
+		Webhooks:          Webhooks(c, store),
+		TenantMaxInFlight: c.Tenants.MaxInFlight, TenantLimits: c.Tenants.Limits,
 	}, nil
 }
 

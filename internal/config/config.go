@@ -65,6 +65,8 @@ type Config struct {
 	Extractor string
 	// LLM is the model endpoint of the llm extractors (RELAYOPS_LLM_*).
 	LLM LLM
+	// Tenants is per-tenant fairness and quotas (RELAYOPS_TENANT_*).
+	Tenants Tenants
 	// Webhook configures webhook endpoints and deliveries
 	// (RELAYOPS_WEBHOOK_*).
 	Webhook Webhook
@@ -211,6 +213,11 @@ var vars = []Var{
 	{"RELAYOPS_WEBHOOK_DISABLE_AFTER", "100", "failed attempts in a row that disable a webhook endpoint (0..1000000; 0 never)"},
 	{"RELAYOPS_WEBHOOK_ROTATION_GRACE", "24h", "how long a rotated-out webhook secret keeps signing beside the new one (>= 0)"},
 	{"RELAYOPS_WEBHOOK_CACHE_TTL", "5s", "how long a worker reuses a tenant's webhook endpoint list (> 0)"},
+	{"RELAYOPS_TENANT_MAX_INFLIGHT", "100", "jobs of one tenant enqueued or running at once (0..1000000); 0 turns fair admission off"},
+	{"RELAYOPS_TENANT_LIMITS", "", "per-tenant in-flight caps overriding RELAYOPS_TENANT_MAX_INFLIGHT, as tenant=n,tenant=n (0: no cap for that tenant)"},
+	{"RELAYOPS_TENANT_SUBMIT_RATE", "", "new jobs per tenant as count/duration, e.g. 1000/1s (none: no rate limit)"},
+	{"RELAYOPS_TENANT_MAX_BACKLOG", "0", "open jobs (queued, running, retrying) per tenant (0..100000000); 0: no cap"},
+	{"RELAYOPS_TENANT_MAX_BACKLOG_BYTES", "0", "input bytes of a tenant's open jobs, e.g. 268435456 or 256MiB; 0: no cap"},
 }
 
 // Vars returns every RELAYOPS_ variable that Load reads, with its default and
@@ -282,6 +289,7 @@ func FromEnv(getenv func(string) string) (*Config, error) {
 			CacheTTL:      l.duration("RELAYOPS_WEBHOOK_CACHE_TTL", atLeast(time.Millisecond), "a duration of at least 1ms"),
 		},
 	}
+	c.Tenants = l.tenants()
 	l.crossCheck(c)
 	if err := errors.Join(l.errs...); err != nil {
 		return nil, err

@@ -49,6 +49,7 @@ func TestFromEnv_NothingSet_UsesDefaults(t *testing.T) {
 		LLM:       LLM{Timeout: time.Minute, MaxTokens: 2048},
 		Webhook: Webhook{Timeout: 10 * time.Second, Window: day, RetryBase: 5 * time.Second, RetryMax: time.Hour,
 			DisableAfter: 100, RotationGrace: day, CacheTTL: 5 * time.Second},
+		Tenants: Tenants{MaxInFlight: 100},
 	}, c)
 }
 
@@ -178,6 +179,15 @@ func TestFromEnv_BadValue_MessageNamesVariable(t *testing.T) {
 		{"RELAYOPS_RETENTION_LEDGER", "1d", `RELAYOPS_RETENTION_LEDGER: must be 0 (forever) or at least RELAYOPS_RETENTION_INPUT`},
 		{"RELAYOPS_PROMETHEUS_URL", "prometheus:9090", "RELAYOPS_PROMETHEUS_URL: must be an absolute http:// or https:// URL"},
 		{"RELAYOPS_METRICS_TENANT_LABELS", "yes", `RELAYOPS_METRICS_TENANT_LABELS: must be true or false, got "yes"`},
+		{"RELAYOPS_TENANT_MAX_INFLIGHT", "-1", `RELAYOPS_TENANT_MAX_INFLIGHT: must be an integer from 0 to 1000000, got "-1"`},
+		{"RELAYOPS_TENANT_LIMITS", "acme=50,globex", `RELAYOPS_TENANT_LIMITS: entry 2 must be tenant=n with n from 0 to 1000000, got "globex"`},
+		{"RELAYOPS_TENANT_LIMITS", "acme=-5", `RELAYOPS_TENANT_LIMITS: entry 1 must be tenant=n`},
+		{"RELAYOPS_TENANT_LIMITS", "Acme=5", `RELAYOPS_TENANT_LIMITS: entry 1: tenant "Acme" must match`},
+		{"RELAYOPS_TENANT_LIMITS", "acme=5,acme=6", `RELAYOPS_TENANT_LIMITS: tenant acme is listed twice`},
+		{"RELAYOPS_TENANT_SUBMIT_RATE", "100", `RELAYOPS_TENANT_SUBMIT_RATE: must be count/duration`},
+		{"RELAYOPS_TENANT_MAX_BACKLOG", "lots", `RELAYOPS_TENANT_MAX_BACKLOG: must be an integer from 0 to 100000000, got "lots"`},
+		{"RELAYOPS_TENANT_MAX_BACKLOG_BYTES", "1GB", `RELAYOPS_TENANT_MAX_BACKLOG_BYTES: must be a number of bytes`},
+		{"RELAYOPS_TENANT_MAX_BACKLOG_BYTES", "2048TiB", `got "2048TiB"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name+"="+tt.value, func(t *testing.T) {
@@ -413,4 +423,20 @@ func TestFromEnv_Webhook_ReadsOverridesAndNamesBadValues(t *testing.T) {
 	}))
 	require.ErrorContains(t, err, "RELAYOPS_WEBHOOK_RETRY_MAX")
 	require.ErrorContains(t, err, "RELAYOPS_WEBHOOK_ALLOW_PRIVATE")
+}
+
+func TestFromEnv_TenantSettings_Parsed(t *testing.T) {
+	t.Parallel()
+	c, err := FromEnv(env(map[string]string{
+		"RELAYOPS_TENANT_MAX_INFLIGHT":      "0",
+		"RELAYOPS_TENANT_LIMITS":            " acme=50 , globex=5,initech=0",
+		"RELAYOPS_TENANT_SUBMIT_RATE":       "1000/1s",
+		"RELAYOPS_TENANT_MAX_BACKLOG":       "50000",
+		"RELAYOPS_TENANT_MAX_BACKLOG_BYTES": "256MiB",
+	}))
+	require.NoError(t, err)
+	require.Equal(t, Tenants{
+		MaxInFlight: 0, Limits: map[string]int{"acme": 50, "globex": 5, "initech": 0},
+		SubmitRate: Rate{1000, time.Second}, MaxBacklog: 50000, MaxBacklogBytes: 256 << 20,
+	}, c.Tenants)
 }

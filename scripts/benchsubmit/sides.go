@@ -64,6 +64,7 @@ func newSides(rdb *redis.Client) ([]*side, error) {
 		Store:   st,
 		Tenants: []credential.Credential{{Name: "bench", Token: benchToken}},
 		Logger:  slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Quota:   quotaConfig(),
 	})
 	if err != nil {
 		return nil, err

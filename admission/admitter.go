@@ -1,0 +1,468 @@
+// Package admission is relayops' per-tenant fair admission: it sits between
+// the outbox relay and the Asynq publisher, keeps each tenant's submitted
+// jobs waiting in Redis, and admits them round-robin across the tenants
+// with work waiting, so that no tenant has more than its cap of jobs
+// enqueued or running. One tenant's flood then fills its own waiting list,
+// not the shared Asynq queue, and another tenant's job waits behind at most
+// the caps of the busy tenants.
+//
+// State lives in Redis, per tenant, under the tenant's own hash tag (one
+// Redis Cluster slot per tenant): a sorted set of waiting job keys (scored
+// by submission time) and a sorted set of job keys in flight (scored by admission
+// time). Every change to one tenant's sets is one command or one script, so
+// any number of admitters (one per worker process) may run at once. The
+// in-flight set is self-healing: a job leaves it when a worker ends it
+// (Release), and an admitter that finds a member whose job has ended (its
+// worker died before releasing) removes it, and republishes a member still
+// queued long after its admission (its admitter died before publishing).
+// No crash can hold a slot forever.
+package admission
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/relayops/relayops/internal/clock"
+	"github.com/relayops/relayops/jobs"
+	"github.com/relayops/relayops/outbox"
+)
+
+var (
+	//go:embed lua/admit.lua
+	admitLua string
+	//go:embed lua/unadmit.lua
+	unadmitLua string
+
+	admitScript   = redis.NewScript(admitLua)
+	unadmitScript = redis.NewScript(unadmitLua)
+)
+
+// Config configures an Admitter.
+type Config struct {
+	// Store is the job store. Required.
+	Store *jobs.Store
+	// Publisher receives admitted jobs (the worker's Asynq publisher).
+	// Required.
+	Publisher outbox.Publisher
+	// MaxInFlight is each tenant's cap on jobs enqueued or running; 0 means
+	// no cap (the tenant still takes its round-robin turns). The worker
+	// builds no Admitter at all when every cap is 0.
+	MaxInFlight int
+	// Limits overrides MaxInFlight per tenant (0: no cap for that tenant).
+	Limits map[string]int
+	// Interval is the pause between admission steps while any tenant has a
+	// job waiting or in flight. Default 20ms.
+	Interval time.Duration
+	// IdleInterval is the pause while no tenant has; a Publish in this
+	// process ends it at once. Default 250ms.
+	IdleInterval time.Duration
+	// Batch is the most jobs admitted for one tenant in one step. Default 64.
+	Batch int
+	// PublishConcurrency is how many admitted jobs are published at once.
+	// Default 8.
+	PublishConcurrency int
+	// PruneInterval is how often each tenant's in-flight set is checked
+	// against the job records (the self-healing pass). Default 2s.
+	PruneInterval time.Duration
+	// SweepInterval is how often each tenant's waiting set is checked, a
+	// window of SweepBatch jobs at a time, for jobs past their deadline
+	// (cancelled) or ended. Defaults 2s and 1000.
+	SweepInterval time.Duration
+	SweepBatch    int
+	// RepublishAfter is how long an admitted job may stay queued before the
+	// prune publishes it again (its admitter may have died before
+	// publishing it; a republish of a task that exists is absorbed by its
+	// TaskID). Default 10s.
+	RepublishAfter time.Duration
+	// ForgetAfter is how long a tenant with nothing waiting or in flight
+	// stays in the tenant registry after its last submission. Default 1h.
+	ForgetAfter time.Duration
+	// OnStep, if set, is told what each step of Run did (for metrics).
+	OnStep func(StepReport)
+	Clock  clock.Clock  // default clock.Real{}
+	Logger *slog.Logger // default: discard
+}
+
+func (c Config) withDefaults() Config {
+	def := func(d *time.Duration, v time.Duration) {
+		if *d == 0 {
+			*d = v
+		}
+	}
+	def(&c.Interval, 20*time.Millisecond)
+	def(&c.IdleInterval, 250*time.Millisecond)
+	def(&c.PruneInterval, 2*time.Second)
+	def(&c.SweepInterval, 2*time.Second)
+	if c.SweepBatch == 0 {
+		c.SweepBatch = 1000
+	}
+	def(&c.RepublishAfter, 10*time.Second)
+	def(&c.ForgetAfter, time.Hour)
+	if c.Batch == 0 {
+		c.Batch = 64
+	}
+	if c.PublishConcurrency == 0 {
+		c.PublishConcurrency = 8
+	}
+	if c.OnStep == nil {
+		c.OnStep = func(StepReport) {}
+	}
+	if c.Clock == nil {
+		c.Clock = clock.Real{}
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	return c
+}
+
+func (c Config) validate() error {
+	var errs []error
+	if c.Store == nil {
+		errs = append(errs, errors.New("admission: Config.Store is required"))
+	}
+	if c.Publisher == nil {
+		errs = append(errs, errors.New("admission: Config.Publisher is required"))
+	}
+	if c.MaxInFlight < 0 {
+		errs = append(errs, fmt.Errorf("admission: Config.MaxInFlight must not be negative, got %d", c.MaxInFlight))
+	}
+	for t, n := range c.Limits {
+		if f := jobs.ValidateTenant(t); f != nil {
+			errs = append(errs, fmt.Errorf("admission: Config.Limits: tenant %q %s", t, f.Problem))
+		}
+		if n < 0 {
+			errs = append(errs, fmt.Errorf("admission: Config.Limits: tenant %s: cap must not be negative, got %d", t, n))
+		}
+	}
+	if c.SweepBatch < 1 {
+		errs = append(errs, fmt.Errorf("admission: Config.SweepBatch must be positive, got %d", c.SweepBatch))
+	}
+	if c.Batch < 1 {
+		errs = append(errs, fmt.Errorf("admission: Config.Batch must be positive, got %d", c.Batch))
+	}
+	if c.PublishConcurrency < 1 {
+		errs = append(errs, fmt.Errorf("admission: Config.PublishConcurrency must be positive, got %d", c.PublishConcurrency))
+	}
+	if c.Interval < 0 || c.IdleInterval < 0 || c.PruneInterval < 0 || c.SweepInterval < 0 || c.RepublishAfter < 0 || c.ForgetAfter < 0 {
+		errs = append(errs, errors.New("admission: Config.Interval, PruneInterval, SweepInterval, RepublishAfter and ForgetAfter must not be negative"))
+	}
+	return errors.Join(errs...)
+}
+
+// Enabled reports whether a deployment with these caps needs admission at
+// all: with every cap 0 the relay publishes straight to Asynq, as before.
+func Enabled(maxInFlight int, limits map[string]int) bool {
+	if maxInFlight > 0 {
+		return true
+	}
+	for _, n := range limits {
+		if n > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// Admitter is the fair admission of one process. As an outbox.Publisher it
+// takes the relay's job.submitted events and puts each job in its tenant's
+// waiting set; its Run loop admits waiting jobs and publishes them to the
+// wrapped Publisher; Release frees a job's slot when a worker ended it.
+type Admitter struct {
+	cfg   Config
+	store *jobs.Store
+	rdb   redis.UniversalClient
+	log   *slog.Logger
+	wake  chan struct{}
+
+	mu sync.Mutex
+	// pruned is when this process last pruned a tenant's in-flight set.
+	pruned map[string]time.Time
+	// sweeps is where each tenant's deadline sweep stands in this process.
+	sweeps map[string]sweepState
+	// turn rotates the tenant that is served first in a step.
+	turn int
+	// releases are the jobs released since the last step.
+	releases []jobs.Key
+	// idle: Run waits for IdleInterval, and a Publish wakes it.
+	idle atomic.Bool
+}
+
+var _ outbox.Publisher = (*Admitter)(nil)
+
+// New checks cfg and returns an Admitter.
+func New(cfg Config) (*Admitter, error) {
+	cfg = cfg.withDefaults()
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	return &Admitter{
+		cfg: cfg, store: cfg.Store, rdb: cfg.Store.Redis(),
+		log:  cfg.Logger.With("component", "admission"),
+		wake: make(chan struct{}, 1), pruned: map[string]time.Time{},
+		sweeps: map[string]sweepState{},
+	}, nil
+}
+
+// Cap returns tenant's in-flight cap (0: none).
+func (a *Admitter) Cap(tenant string) int {
+	if n, ok := a.cfg.Limits[tenant]; ok {
+		return n
+	}
+	return a.cfg.MaxInFlight
+}
+
+// Publish puts the job of a job.submitted event in its tenant's waiting
+// set, scored by the event's time (within a tenant, jobs are admitted in
+// submission order): one pipelined round trip, no read, so the relay moves
+// a flood's rows into waiting about as fast as it enqueued them before.
+// Whether the job still needs a worker is checked when it is admitted.
+// Publishing the same job again is harmless: it is one member of a set.
+func (a *Admitter) Publish(ctx context.Context, ev jobs.Event) error {
+	if ev.Type != jobs.EventJobSubmitted {
+		return fmt.Errorf("admission: publish: unexpected event type %q", ev.Type)
+	}
+	now := a.cfg.Clock.Now()
+	score := ev.At
+	if score.IsZero() {
+		score = now
+	}
+	// The registry is stamped on every publish (same round trip): a stamp
+	// skipped because an earlier one was recent would leave the tenant
+	// unregistered, its jobs never admitted, if Redis lost the registry
+	// in between.
+	pipe := a.rdb.Pipeline()
+	pipe.ZAddNX(ctx, waitingKey(ev.Key.Tenant), redis.Z{Score: float64(score.UnixMilli()), Member: ev.Key.String()})
+	pipe.ZAddGT(ctx, registryKey, redis.Z{Score: float64(now.UnixMilli()), Member: ev.Key.Tenant})
+	if _, err := pipe.Exec(ctx); err != nil {
+		return fmt.Errorf("admission: publish %s: %w", ev.Key, err)
+	}
+	a.poke()
+	return nil
+}
+
+// Release frees the slot of job k: a worker ended it (or found it ended).
+// The release is written by the next step, with every other release since
+// the last one, in one pipeline; a release lost with its process (or to a
+// Redis error) is the prune's to make. Releasing a job that holds no slot
+// does nothing.
+func (a *Admitter) Release(_ context.Context, k jobs.Key) error {
+	a.mu.Lock()
+	a.releases = append(a.releases, k)
+	a.mu.Unlock()
+	// A freed slot is refilled by the next step: wake a Run that waits.
+	select {
+	case a.wake <- struct{}{}:
+	default:
+	}
+	return nil
+}
+
+// flushReleases writes the releases collected since the last step.
+func (a *Admitter) flushReleases(ctx context.Context) error {
+	a.mu.Lock()
+	ks := a.releases
+	a.releases = nil
+	a.mu.Unlock()
+	if len(ks) == 0 {
+		return nil
+	}
+	pipe := a.rdb.Pipeline()
+	for _, k := range ks {
+		pipe.ZRem(ctx, inFlightKey(k.Tenant), k.String())
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
+		return fmt.Errorf("admission: release %d jobs: %w", len(ks), err)
+	}
+	return nil
+}
+
+// poke wakes an idle Run at once (a submission arrived).
+func (a *Admitter) poke() {
+	if !a.idle.Load() {
+		return
+	}
+	select {
+	case a.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Run admits until ctx is done: at once after a step that admitted a
+// tenant a whole Batch,
+// every Interval while any tenant has work waiting or in flight, else every
+// IdleInterval or as soon as a job is published in this process. A failed
+// step is logged and retried.
+func (a *Admitter) Run(ctx context.Context) error {
+	failing := false
+	for ctx.Err() == nil {
+		rep, err := a.Step(ctx)
+		a.cfg.OnStep(rep)
+		switch {
+		case err != nil && ctx.Err() == nil && !failing:
+			failing = true
+			a.log.Warn("admission step failed; retrying", "error_kind", "redis")
+			a.log.Debug("admission step failed", "error", err.Error())
+		case err == nil && failing:
+			failing = false
+			a.log.Info("admission steps succeed again")
+		}
+		wait := a.cfg.Interval
+		if rep.Full {
+			// A tenant was admitted a whole Batch: it may have room for
+			// more now, so step again without waiting.
+			wait = 0
+		}
+		if err == nil && rep.Idle {
+			wait = a.cfg.IdleInterval
+			a.idle.Store(true)
+		}
+		if wait > 0 {
+			select {
+			case <-ctx.Done():
+			case <-a.wake:
+			case <-time.After(wait):
+			}
+		}
+		a.idle.Store(false)
+	}
+	return nil
+}
+
+// sweepState is one tenant's deadline sweep: when it last ran and the rank
+// its next window starts at.
+type sweepState struct {
+	at     time.Time
+	offset int64
+}
+
+// StepReport is what one step did.
+type StepReport struct {
+	Admitted    int  // jobs admitted and published
+	Cancelled   int  // waiting (or just admitted) jobs past their deadline, cancelled
+	Released    int  // in-flight members found ended (their release was lost) and removed
+	Republished int  // in-flight members still queued long after admission, published again
+	Idle        bool // no tenant had a job waiting or in flight
+	Full        bool // some tenant was admitted a whole Batch
+}
+
+// tenantState is one tenant's counts in a step.
+type tenantState struct {
+	name              string
+	waiting, inFlight int64
+}
+
+// Step runs one admission step: read every registered tenant's counts,
+// sweep waiting sets and prune in-flight sets where due, then admit
+// round-robin: each tenant with work waiting and room under its cap is
+// admitted (atomically, per tenant), the admitted jobs are checked against
+// their records in one pipeline (an ended job is dropped, one past its
+// deadline cancelled), and the rest are published interleaved, one of each
+// tenant in turn.
+func (a *Admitter) Step(ctx context.Context) (StepReport, error) {
+	var rep StepReport
+	var errs []error
+	if err := a.flushReleases(ctx); err != nil {
+		errs = append(errs, err)
+	}
+	states, err := a.read(ctx)
+	if err != nil {
+		return rep, errors.Join(append(errs, err)...)
+	}
+	rep.Idle = true
+	for _, st := range states {
+		if st.waiting > 0 || st.inFlight > 0 {
+			rep.Idle = false
+		}
+	}
+	for _, st := range states {
+		if err := a.maybeSweep(ctx, st, &rep); err != nil {
+			errs = append(errs, err)
+		}
+		if err := a.maybePrune(ctx, st, &rep); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	admitted, err := a.admit(ctx, states)
+	if err != nil {
+		errs = append(errs, err)
+	}
+	for _, js := range admitted {
+		rep.Full = rep.Full || len(js) == a.cfg.Batch
+	}
+	admitted, err = a.screen(ctx, admitted, &rep)
+	if err != nil {
+		errs = append(errs, err)
+	}
+	n, err := a.publishRoundRobin(ctx, admitted)
+	rep.Admitted += n
+	if err != nil {
+		errs = append(errs, err)
+	}
+	if err := a.forget(ctx, states); err != nil {
+		errs = append(errs, err)
+	}
+	return rep, errors.Join(errs...)
+}
+
+// read returns every registered tenant's counts, in registry order rotated
+// by one each step (so no tenant is always served first).
+func (a *Admitter) read(ctx context.Context) ([]*tenantState, error) {
+	names, err := a.rdb.ZRange(ctx, registryKey, 0, -1).Result()
+	if err != nil {
+		return nil, fmt.Errorf("admission: read tenants: %w", err)
+	}
+	if len(names) == 0 {
+		return nil, nil
+	}
+	a.mu.Lock()
+	a.turn++
+	off := a.turn % len(names)
+	a.mu.Unlock()
+	names = append(names[off:], names[:off]...)
+	pipe := a.rdb.Pipeline()
+	waiting := make([]*redis.IntCmd, len(names))
+	inFlight := make([]*redis.IntCmd, len(names))
+	for i, t := range names {
+		waiting[i], inFlight[i] = pipe.ZCard(ctx, waitingKey(t)), pipe.ZCard(ctx, inFlightKey(t))
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
+		return nil, fmt.Errorf("admission: read tenant counts: %w", err)
+	}
+	out := make([]*tenantState, len(names))
+	for i, t := range names {
+		out[i] = &tenantState{name: t, waiting: waiting[i].Val(), inFlight: inFlight[i].Val()}
+	}
+	return out, nil
+}
+
+// retire ends what a job found past its deadline needs, without a worker:
+// the claim, the store's one path that cancels a job past its deadline
+// (deadline_exceeded). It reports whether the job is done with; false when
+// the claim found it still runnable (a clock set back) and started an
+// attempt: the caller then publishes it like an admitted job, and its
+// handler takes the attempt over as a crash recovery.
+func (a *Admitter) retire(ctx context.Context, k jobs.Key, rep *StepReport) (bool, error) {
+	c, err := a.store.Claim(ctx, k, "admission-"+uuid.NewString())
+	switch {
+	case errors.Is(err, jobs.ErrNotFound):
+		return true, nil
+	case err != nil:
+		return false, fmt.Errorf("admission: cancel %s past its deadline: %w", k, err)
+	case c.State == jobs.StateRunning:
+		return false, nil
+	case c.EndedNow:
+		rep.Cancelled++
+	}
+	return true, nil
+}

@@ -1,0 +1,46 @@
+package quota
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/relayops/relayops/internal/clock"
+	"github.com/relayops/relayops/internal/redistest"
+	"github.com/relayops/relayops/jobs"
+)
+
+// On a real 3-master Redis Cluster, through the store's cluster client,
+// the quota script (one tenant slot) and the prune (job records in other
+// slots) work for tenants spread over the masters.
+func TestLimiter_OnRedisCluster_ReservesRefusesAndHeals(t *testing.T) {
+	t.Parallel()
+	c := redistest.Cluster(t)
+	rdb, err := jobs.NewRedisClusterClient(c.Addrs)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = rdb.Close() })
+	clk := clock.NewStub(time.Now().UTC().Truncate(time.Millisecond))
+	store, err := jobs.NewStore(jobs.Config{Redis: rdb, Clock: clk})
+	require.NoError(t, err)
+	lim, err := New(Config{Store: store, Clock: clk, Rate: 100, Per: time.Second, MaxJobs: 2, MaxBytes: 1000})
+	require.NoError(t, err)
+	x := &bundle{ctx: context.Background(), store: store, clock: clk, lim: lim}
+
+	masters := map[string]bool{}
+	for _, tn := range []string{"acme", "globex", "initech", "umbrella", "hooli", "stark"} {
+		masters[c.MasterOf(t, keys(tn)[1])] = true
+		first := key(t, tn, 1)
+		require.NoError(t, x.submit(t, first, "abc"))
+		require.NoError(t, x.submit(t, key(t, tn, 2), "de"))
+		requireExceeded(t, x.submit(t, key(t, tn, 3), "f"), LimitJobs)
+		x.end(t, first)
+		clk.Advance(time.Second)
+		require.NoError(t, x.submit(t, key(t, tn, 3), "f"))
+		u, err := ReadUsage(x.ctx, rdb, tn)
+		require.NoError(t, err)
+		require.Equal(t, Usage{Jobs: 2, Bytes: 3}, u)
+	}
+	require.Greater(t, len(masters), 1, "the tenants' slots are on more than one master")
+}

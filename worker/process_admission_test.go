@@ -1,0 +1,106 @@
+//go:build linux
+
+package worker
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/hibiken/asynq"
+	"github.com/stretchr/testify/require"
+
+	"github.com/relayops/relayops/admission"
+	"github.com/relayops/relayops/internal/clock"
+	"github.com/relayops/relayops/internal/redistest"
+	"github.com/relayops/relayops/internal/task"
+	"github.com/relayops/relayops/jobs"
+)
+
+const metricAdmission = "relayops_admission_jobs_total"
+
+// admissionIdle waits until no tenant has a job waiting or in flight.
+func (e *env) admissionIdle(timeout time.Duration) {
+	e.t.Helper()
+	redistest.Eventually(e.t, timeout, func() bool {
+		ts, err := admission.Tenants(e.ctx, e.rdb)
+		if err != nil {
+			return false
+		}
+		for _, t := range ts {
+			if t.Waiting != 0 || t.InFlight != 0 {
+				return false
+			}
+		}
+		return true
+	}, "every tenant's waiting and in-flight counts to be zero")
+}
+
+// A job whose deadline passes while it waits for admission is cancelled by
+// the admitter through the claim (deadline_exceeded), without a worker: no
+// attempt, and Asynq never hears of it.
+func TestProcess_DeadlinePassesWhileWaiting_CancelledByAdmission(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	late := mustKey(t, "acme", "late", 1)
+	past := e.newStore(clock.NewStub(time.Now().Add(-time.Hour)))
+	_, err := past.Submit(e.ctx, jobs.SubmitRequest{Key: late, Content: readSample(t, "valid-basic-eur.txt"),
+		Limits: jobs.Limits{MaxAttempts: 3, MaxRecoveries: 5, Deadline: time.Minute}})
+	require.NoError(t, err)
+	a := e.startWorker("A", procOpts{})
+
+	e.waitState(late, jobs.StateCancelled, 20*time.Second)
+	j := e.job(late)
+	require.Equal(t, jobs.CodeDeadlineExceeded, j.ErrorCode)
+	require.Zero(t, j.Attempt)
+	_, err = e.insp.GetTaskInfo(task.QueueExtract, late.String())
+	require.True(t, errors.Is(err, asynq.ErrTaskNotFound) || errors.Is(err, asynq.ErrQueueNotFound), "Asynq has no task: %v", err)
+	// Counted when the admitter's step ends, just after the claim.
+	redistest.Eventually(t, 5*time.Second, func() bool {
+		return a.Metric(metricAdmission, map[string]string{"action": "cancelled"}) == 1
+	}, "the admitter to count the cancellation")
+	require.Zero(t, a.Metric(metricJobs, outcome(OutcomeCancelled)), "no handler ran")
+	e.admissionIdle(10 * time.Second)
+}
+
+// Two workers admit concurrently with a cap of 2: a flood of one tenant and
+// a few jobs of another all succeed exactly once, the flood never has more
+// than 2 in flight, and the counts return to zero.
+func TestProcess_TwoWorkersCapTwo_EveryJobOnceAndCountsBackToZero(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	capTwo := procOpts{env: []string{"RELAYOPS_TENANT_MAX_INFLIGHT=2"}, logLevel: "info"}
+	e.startWorker("A", capTwo)
+	e.startWorker("B", capTwo)
+	var all []jobs.Key
+	for i := range 30 {
+		all = append(all, mustKey(t, "acme", fmt.Sprintf("flood-%02d", i), 1))
+	}
+	for i := range 3 {
+		all = append(all, mustKey(t, "globex", fmt.Sprintf("quiet-%d", i), 1))
+	}
+	for _, k := range all {
+		e.submit(k, readSample(t, "valid-basic-eur.txt"), jobs.DefaultLimits)
+	}
+	maxSeen := int64(0)
+	redistest.Eventually(t, 60*time.Second, func() bool {
+		ts, err := admission.Tenants(e.ctx, e.rdb)
+		require.NoError(t, err)
+		for _, tn := range ts {
+			maxSeen = max(maxSeen, tn.InFlight)
+		}
+		for _, k := range all {
+			if j, err := e.store.Get(e.ctx, k); err != nil || j.State != jobs.StateSucceeded {
+				return false
+			}
+		}
+		return true
+	}, "every job to succeed")
+	require.LessOrEqual(t, maxSeen, int64(2), "a tenant had more than its cap in flight")
+	for _, k := range all {
+		e.waitReview(k, 30*time.Second)
+		e.requireExactlyOnce(k)
+	}
+	e.admissionIdle(10 * time.Second)
+}
