@@ -209,6 +209,11 @@ func TestClaim_OverRecoveryCap_DeadLettersCrashLoop(t *testing.T) {
 		page, err := x.store.ListDLQ(x.ctx, DLQOptions{})
 		require.NoError(t, err)
 		require.Len(t, page.Jobs, 1)
+		rows := x.outboxRows(t, k, EventJobDeadLettered)
+		require.Len(t, rows, 1, "the claim's end is an outbox event, for webhooks")
+		require.Equal(t, CodeCrashLoop, rows[0][evCode])
+		x.claim(t, k)
+		require.Len(t, x.outboxRows(t, k, EventJobDeadLettered), 1, "a claim of the ended job appends nothing")
 	})
 }
 
@@ -227,6 +232,9 @@ func TestClaim_PastDeadline_CancelsTerminally(t *testing.T) {
 		page, err := x.store.ListDLQ(x.ctx, DLQOptions{})
 		require.NoError(t, err)
 		require.Empty(t, page.Jobs, "cancelled jobs are not dead letters")
+		rows := x.outboxRows(t, k, EventJobCancelled)
+		require.Len(t, rows, 1, "the claim's end is an outbox event, once, for webhooks")
+		require.Equal(t, CodeDeadlineExceeded, rows[0][evCode])
 	})
 }
 

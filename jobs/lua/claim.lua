@@ -1,7 +1,8 @@
 -- claim.lua: start (or recover) an attempt and hand out its fencing token.
 -- The claim itself ends a job that must not run: past its deadline it is
 -- cancelled (deadline_exceeded); found running more often than its recovery
--- cap allows it is dead-lettered (crash_loop). A claim that finds the job
+-- cap allows it is dead-lettered (crash_loop); either end appends its outbox
+-- row (job.cancelled, job.dead_lettered) as fail.lua's ends do. A claim that finds the job
 -- running is a crash recovery: it does not count a business attempt. The
 -- running answer carries what the attempt needs (input, checkpoints), so a
 -- handler needs no other read.
@@ -40,12 +41,14 @@ if tok == token then
   if st ~= STATE.running then return { 'stale' } end
 elseif NOW >= dl then
   set_state(J, STATE.cancelled, { from = st, ca = ca, ph = ph, code = 'deadline_exceeded' })
+  redis.call('XADD', KEYS[KEY.outbox], '*', EV.type, 'job.cancelled', EV.key, J.key, EV.code, 'deadline_exceeded', EV.at, NOW)
   return { 'terminal', 'cancelled', 'deadline_exceeded', 1, ca }
 elseif st == STATE.running then
   recovered = 1
   rec = rec + 1
   if rec > mr then
     set_state(J, STATE.dead_lettered, { from = st, ca = ca, ph = ph, code = 'crash_loop', fields = { F.recoveries, rec } })
+    redis.call('XADD', KEYS[KEY.outbox], '*', EV.type, 'job.dead_lettered', EV.key, J.key, EV.code, 'crash_loop', EV.at, NOW)
     return { 'terminal', 'dead_lettered', 'crash_loop', 1, ca }
   end
   fen = fen + 1
