@@ -78,11 +78,17 @@ type Config struct {
 	// republishes. Default 24h.
 	CompletedRetention time.Duration
 
-	// Relays is the number of relay loops this process runs. They share the
-	// outbox consumer group, which hands each row to one of them, so they
-	// publish in parallel: one loop is sequential (one Redis round trip per
-	// row) and would cap the pipeline. Default 2.
+	// Relays is the number of relays this process runs. They share the
+	// outbox consumer group, which hands each row to one of them. Each relay
+	// reads every shard in its own loop (a blocking read), so one relay
+	// already publishes as many rows in parallel as there are shards.
+	// Default 1.
 	Relays int
+	// RelayReadRedis, if set, serves the relays' blocking reads (one
+	// connection per shard and relay, held while a shard is idle). Default:
+	// each relay makes its own client from the store client's options
+	// (outbox.RelayConfig.ReadRedis).
+	RelayReadRedis redis.UniversalClient
 	// RelayConsumer prefixes the relays' consumer names in the outbox
 	// consumer group ("<prefix>-r<i>"); it must be unique among live
 	// processes. Default hostname-pid.
@@ -132,7 +138,7 @@ func (c Config) withDefaults() Config {
 		c.Concurrency = 20
 	}
 	if c.Relays == 0 {
-		c.Relays = 2
+		c.Relays = 1
 	}
 	if c.RelayConsumer == "" {
 		host, _ := os.Hostname()
@@ -242,7 +248,7 @@ func (w *Worker) build() error {
 		r, err := outbox.NewRelay(outbox.RelayConfig{
 			Store: cfg.Store, Publisher: publisher, Consumer: fmt.Sprintf("%s-r%d", cfg.RelayConsumer, i),
 			Logger: cfg.Logger, Clock: cfg.Clock, OnEvent: w.onRelayEvent, OnTrim: cfg.Metrics.outboxTrim,
-			OnError: cfg.Metrics.relayError,
+			OnError: cfg.Metrics.relayError, ReadRedis: cfg.RelayReadRedis,
 		})
 		if err != nil {
 			return err

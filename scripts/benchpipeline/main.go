@@ -146,7 +146,10 @@ type bench struct {
 	admin   *redis.Client // FLUSHALL, INFO: not counted
 	store   *redis.Client // the store's client (no retries), counted
 	asynq   *redis.Client // Asynq's client, counted
-	counter *countHook
+	// relayRead serves the relays' blocking reads (one connection per shard
+	// and relay), counted.
+	relayRead *redis.Client
+	counter   *countHook
 }
 
 func newBench(o options, url, content string) (*bench, error) {
@@ -164,9 +167,13 @@ func newBench(o options, url, content string) (*bench, error) {
 	}
 	aopt := *opt
 	aopt.PoolSize = 4 * o.concurrency
-	b := &bench{o: o, content: content, admin: admin, store: store, asynq: redis.NewClient(&aopt), counter: &countHook{}}
+	ropt := *store.Options()
+	ropt.PoolSize = o.shards*max(o.relays, 1) + 1
+	b := &bench{o: o, content: content, admin: admin, store: store, asynq: redis.NewClient(&aopt),
+		relayRead: redis.NewClient(&ropt), counter: &countHook{}}
 	b.store.AddHook(b.counter)
 	b.asynq.AddHook(b.counter)
+	b.relayRead.AddHook(b.counter)
 	return b, nil
 }
 
@@ -174,6 +181,7 @@ func (b *bench) close() {
 	_ = b.admin.Close()
 	_ = b.store.Close()
 	_ = b.asynq.Close()
+	_ = b.relayRead.Close()
 }
 
 func (b *bench) redisVersion() string {
@@ -245,7 +253,8 @@ func (b *bench) pipeline(round int) (result, error) {
 	var applied, published atomic.Int64
 	w, err := worker.New(worker.Config{
 		Store: st, Redis: b.asynq, Concurrency: b.o.concurrency, TaskCheckInterval: b.o.taskCheck, Relays: b.o.relays,
-		Logger: slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		RelayReadRedis: b.relayRead,
+		Logger:         slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 		OnRelayEvent: func(ev jobs.Event, outcome string) {
 			switch {
 			case ev.Type == jobs.EventExtractionCommitted && outcome == "applied":

@@ -1,0 +1,180 @@
+package outbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// loopState is what Run's shard loops share, guarded by Relay.mu. Each
+// slice has one entry per shard and one more for the trim loop.
+type loopState struct {
+	// acked counts the entries each loop acked since its last step was
+	// recorded.
+	acked []int
+	// progress is when each loop last made progress; the relay's Progress is
+	// the oldest shard's, so one stuck shard is enough to report it.
+	progress []time.Time
+	// owing is until when a failed delivery of the loop's shard may still
+	// be waiting, pending, for its retry (see Relay.owing).
+	owing []time.Time
+	// failing says the loop's last step failed, or its shard still owes a
+	// failed delivery: the incident ends when no loop is failing any more.
+	failing []bool
+}
+
+// Run relays until ctx is done. Each shard has its own loop: a blocking read
+// of its stream (IdleBlock at most) that returns as soon as an entry is
+// appended, then delivery of what it read. An idle relay thus costs Redis
+// one read per shard per IdleBlock, a busy one delivers each shard's entries
+// in parallel with the others', and nothing waits for a poll. On Redis
+// Cluster each read names one stream, so each goes to its shard's master.
+//
+// Errors never stop the relay: the shard is tried again after PollInterval,
+// and an incident (steps failing, on any shard) is logged once when it
+// starts and once when the last failing shard recovers.
+func (r *Relay) Run(ctx context.Context) error {
+	rdb, closeReads := r.readClient()
+	block := r.cfg.IdleBlock
+	if rdb == nil {
+		rdb, block = r.store.Redis(), -1
+	}
+	n := r.store.Shards()
+	now := r.cfg.Clock.Now()
+	l := &loopState{acked: make([]int, n+1), progress: make([]time.Time, n+1), owing: make([]time.Time, n+1), failing: make([]bool, n+1)}
+	for i := range l.progress {
+		l.progress[i] = now
+	}
+	r.mu.Lock()
+	r.loops = l
+	r.mu.Unlock()
+	r.markProgress()
+
+	var wg sync.WaitGroup
+	for shard := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r.loop(ctx, rdb, shard, block)
+		}()
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		r.trimLoop(ctx, n)
+	}()
+	<-ctx.Done()
+	closeReads() // ends the blocking reads in flight
+	wg.Wait()
+	r.mu.Lock()
+	r.loops = nil
+	r.mu.Unlock()
+	return nil
+}
+
+// loop reads and delivers one shard until ctx is done.
+func (r *Relay) loop(ctx context.Context, rdb redis.UniversalClient, shard int, block time.Duration) {
+	for ctx.Err() == nil {
+		n, err := r.readShard(ctx, shard, rdb, block)
+		if ctx.Err() != nil {
+			return
+		}
+		r.recordLoop(shard, err)
+		r.warnRegrouped()
+		if err != nil || (n == 0 && block < 0) {
+			pause(ctx, r.cfg.PollInterval)
+		}
+	}
+}
+
+// trimLoop trims every shard each TrimInterval.
+func (r *Relay) trimLoop(ctx context.Context, slot int) {
+	for {
+		pause(ctx, r.cfg.TrimInterval)
+		if ctx.Err() != nil {
+			return
+		}
+		var errs []error
+		for shard := range r.store.Shards() {
+			if err := r.trim(ctx, shard); err != nil {
+				errs = append(errs, fmt.Errorf("trim shard %d: %w", shard, r.fail(ctx, RelayErrorTrim, err)))
+			}
+		}
+		if ctx.Err() != nil {
+			return
+		}
+		r.recordLoop(slot, errors.Join(errs...))
+	}
+}
+
+// recordLoop records the outcome of one step of loop i (a shard, or the
+// trim loop): its progress, the relay's (the oldest loop's), and the
+// incident log.
+func (r *Relay) recordLoop(i int, err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	l := r.loops
+	now := r.cfg.Clock.Now()
+	if failedDelivery(err) {
+		l.owing[i] = now.Add(r.cfg.ReclaimIdle * 3 / 2)
+	}
+	progressed := l.acked[i] > 0 || (onlyTrimFailed(err) && !now.Before(l.owing[i]))
+	if progressed {
+		l.progress[i] = now
+		oldest := now
+		for _, t := range l.progress[:len(l.progress)-1] { // the trim loop holds no entry back
+			if t.Before(oldest) {
+				oldest = t
+			}
+		}
+		r.progress.Store(oldest.UnixNano())
+	}
+	l.acked[i] = 0
+	// A shard that still owes a failed delivery keeps the incident open.
+	l.failing[i] = err != nil || !progressed && now.Before(l.owing[i])
+	if err == nil {
+		for _, f := range l.failing {
+			if f {
+				return // the incident goes on elsewhere
+			}
+		}
+	}
+	r.record(err, progressed)
+}
+
+// pause waits d, or until ctx is done.
+func pause(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}
+
+// readClient returns the client of Run's blocking reads and a function that
+// closes it (when Run made it), or nil when the store's client cannot be
+// copied.
+func (r *Relay) readClient() (redis.UniversalClient, func()) {
+	if r.cfg.ReadRedis != nil {
+		return r.cfg.ReadRedis, func() {}
+	}
+	size := r.store.Shards() + 1
+	switch c := r.store.Redis().(type) {
+	case *redis.Client:
+		opt := *c.Options()
+		opt.PoolSize, opt.MinIdleConns, opt.MaxIdleConns = size, 0, size
+		rc := redis.NewClient(&opt)
+		return rc, func() { _ = rc.Close() }
+	case *redis.ClusterClient:
+		opt := *c.Options()
+		opt.PoolSize, opt.MinIdleConns, opt.MaxIdleConns = size, 0, size
+		rc := redis.NewClusterClient(&opt)
+		return rc, func() { _ = rc.Close() }
+	}
+	return nil, func() {}
+}
