@@ -58,7 +58,10 @@ type Config struct {
 	AttemptGrace time.Duration
 	// RetryBase and RetryMax shape the retry backoff. Default 1s and 5m.
 	RetryBase, RetryMax time.Duration
-	// TaskCheckInterval is how often an idle worker polls. Default 50ms.
+	// TaskCheckInterval is how often an idle worker polls Asynq. Default 5ms:
+	// Asynq offers no wake-up, so this bounds how long a published task
+	// waits to be picked up; one idle poll costs Redis 3 commands
+	// (docs/architecture.md, Performance).
 	TaskCheckInterval time.Duration
 	// DelayedTaskCheckInterval is how often due retries are moved to
 	// pending. Default 1s.
@@ -148,7 +151,7 @@ func (c Config) withDefaults() Config {
 	def(&c.AttemptGrace, defaultGrace)
 	def(&c.RetryBase, time.Second)
 	def(&c.RetryMax, 5*time.Minute)
-	def(&c.TaskCheckInterval, 50*time.Millisecond)
+	def(&c.TaskCheckInterval, 5*time.Millisecond)
 	def(&c.DelayedTaskCheckInterval, time.Second)
 	def(&c.ShutdownTimeout, 25*time.Second)
 	def(&c.DrainTimeout, 10*time.Second)

@@ -67,7 +67,7 @@ func main() {
 	flag.IntVar(&o.submitters, "submitters", 16, "goroutines submitting jobs / enqueueing bare tasks")
 	flag.StringVar(&o.redisURL, "redis-url", "", "use this Redis (it is FLUSHALLed!) instead of starting redis-server")
 	flag.StringVar(&o.contentPath, "content", "testdata/invoices/valid-basic-eur.txt", "document every job carries")
-	flag.DurationVar(&o.taskCheck, "task-check-interval", 50*time.Millisecond, "Asynq TaskCheckInterval of both sides")
+	flag.DurationVar(&o.taskCheck, "task-check-interval", shippedTaskCheckInterval, "Asynq TaskCheckInterval of both sides")
 	flag.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the pipeline rounds to this file")
 	flag.DurationVar(&o.timeout, "timeout", 10*time.Minute, "give up on a round after this long")
 	flag.StringVar(&o.mode, "mode", "drain", "drain: drain rate against bare Asynq; latency: open-loop submit → review latency and idle Redis cost")
@@ -216,7 +216,7 @@ func (r result) print() {
 		r.prepRate, per(r.prepCmds, r.n))
 	fmt.Printf("         %-8s CPU: redis-server %3.0f%% of a core, benchmark process %3.0f%%\n", "",
 		100*r.redisCPU.Seconds()/r.elapsed.Seconds(), 100*r.selfCPU.Seconds()/r.elapsed.Seconds())
-	fmt.Printf("         %-8s top commands per job: %s\n", "", topCommands(r.byCommand, r.n, 10))
+	fmt.Printf("         %-8s top commands per job: %s\n", "", topCommands(r.byCommand, r.n, 30))
 	fmt.Printf("         %-8s top Redis time per job (µs): %s\n", "", topCommands(r.usecByCommand, r.n, 8))
 }
 
