@@ -408,44 +408,93 @@ func (r *Relay) read(ctx context.Context, shard int, rdb redis.UniversalClient, 
 	return msgs, nil
 }
 
-// deliverAll consumes a shard's entries and acks those delivered.
+// deliverAll consumes a shard's entries and acks those delivered. Each
+// entry goes to its consumer through consume, one by one, except the
+// extraction.committed ones: the review consumer applies those together, in
+// one script call that also acks every entry delivered (applyAndAck), so a
+// batch costs one round trip beyond its publishes.
 func (r *Relay) deliverAll(ctx context.Context, shard int, msgs []redis.XMessage) (int, error) {
 	if len(msgs) == 0 {
 		return 0, nil
 	}
-	stream, rdb := r.store.OutboxStream(shard), r.store.Redis()
 	acks := make([]string, 0, len(msgs))
+	var committed []jobs.Event
 	var errs []error
 	for _, m := range msgs {
-		if err := r.consume(ctx, shard, m); err != nil {
-			errs = append(errs, err)
+		ev, err := jobs.ParseEvent(shard, m)
+		switch {
+		case err != nil:
+			// It can never succeed: logged, and acked.
+			r.log.Error("dropping malformed outbox entry", "shard", shard, "stream_id", m.ID, "error", err)
+		case ev.Type == jobs.EventExtractionCommitted:
+			committed = append(committed, ev)
 			continue
+		default:
+			if err := r.consume(ctx, ev); err != nil {
+				errs = append(errs, err)
+				continue
+			}
 		}
 		acks = append(acks, m.ID)
 	}
-	if len(acks) > 0 {
-		if err := rdb.XAck(ctx, stream, jobs.RelayGroup, acks...).Err(); err != nil {
-			errs = append(errs, r.failHeld(ctx, RelayErrorRedis, err))
-		} else {
-			r.mu.Lock()
-			r.acked += len(acks)
-			if r.loops != nil {
-				r.loops.acked[shard] += len(acks)
-			}
-			r.mu.Unlock()
-		}
+	if err := r.applyAndAck(ctx, shard, committed, acks); err != nil {
+		errs = append(errs, err)
 	}
 	return len(msgs), errors.Join(errs...)
 }
 
-// consume hands one entry to its consumer. A malformed entry is logged and
-// acked (it can never succeed); a failing consumer leaves it pending.
-func (r *Relay) consume(ctx context.Context, shard int, m redis.XMessage) error {
-	ev, err := jobs.ParseEvent(shard, m)
-	if err != nil {
-		r.log.Error("dropping malformed outbox entry", "shard", shard, "stream_id", m.ID, "error", err)
+// applyAndAck applies the shard's extraction.committed events and acks them
+// with the entries in acks, all in one script call (a plain XACK when there
+// is nothing to apply). On failure nothing is acked: the entries stay
+// pending and are delivered again after ReclaimIdle, which the review
+// consumer's eventId dedupe and the publisher's TaskID absorb.
+func (r *Relay) applyAndAck(ctx context.Context, shard int, committed []jobs.Event, acks []string) error {
+	if len(committed) == 0 {
+		if len(acks) == 0 {
+			return nil
+		}
+		if err := r.store.Redis().XAck(ctx, r.store.OutboxStream(shard), jobs.RelayGroup, acks...).Err(); err != nil {
+			return r.failHeld(ctx, RelayErrorRedis, err)
+		}
+		r.countAcked(shard, len(acks))
 		return nil
 	}
+	for _, ev := range committed {
+		acks = append(acks, ev.StreamID)
+	}
+	res, err := r.store.ApplyCommittedBatch(ctx, shard, committed, acks)
+	if err != nil {
+		for _, ev := range committed {
+			r.cfg.OnEvent(ev, "error")
+		}
+		// The pass reports the failure (once per incident).
+		r.log.Debug("extraction.committed entries not applied; they stay pending", "shard", shard, "entries", len(committed), "error", err)
+		return r.failHeld(ctx, RelayErrorConsume, err)
+	}
+	r.countAcked(shard, len(acks))
+	for i, ev := range committed {
+		outcome := "applied"
+		if !res[i].Applied {
+			outcome = res[i].Reason
+		}
+		r.cfg.OnEvent(ev, outcome)
+	}
+	return nil
+}
+
+// countAcked counts n entries of shard acked.
+func (r *Relay) countAcked(shard, n int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.acked += n
+	if r.loops != nil {
+		r.loops.acked[shard] += n
+	}
+}
+
+// consume hands one entry to its consumer; a failing consumer leaves it
+// pending.
+func (r *Relay) consume(ctx context.Context, ev jobs.Event) error {
 	outcome, err := r.deliver(ctx, ev)
 	if err != nil {
 		r.cfg.OnEvent(ev, "error")
@@ -457,6 +506,9 @@ func (r *Relay) consume(ctx context.Context, shard int, m redis.XMessage) error 
 	return nil
 }
 
+// deliver hands one event to its consumer and names the outcome.
+// extraction.committed events do not come here: deliverAll applies them
+// in batches (applyAndAck).
 func (r *Relay) deliver(ctx context.Context, ev jobs.Event) (string, error) {
 	switch ev.Type {
 	case jobs.EventJobSubmitted:
@@ -464,15 +516,6 @@ func (r *Relay) deliver(ctx context.Context, ev jobs.Event) (string, error) {
 			return "", r.failHeld(ctx, RelayErrorPublish, err)
 		}
 		return "published", nil
-	case jobs.EventExtractionCommitted:
-		res, err := r.store.ApplyCommitted(ctx, ev.Key, ev.EventID)
-		if err != nil {
-			return "", r.failHeld(ctx, RelayErrorConsume, err)
-		}
-		if !res.Applied {
-			return res.Reason, nil
-		}
-		return "applied", nil
 	}
 	return "", fmt.Errorf("unknown event type %q", ev.Type)
 }
