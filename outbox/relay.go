@@ -360,12 +360,12 @@ func (r *Relay) readShard(ctx context.Context, shard int, rdb redis.UniversalCli
 	if err := r.ensureGroup(ctx, shard); err != nil {
 		return 0, err
 	}
-	msgs, err := r.read(ctx, shard, rdb, block)
+	msgs, _, err := r.read(ctx, shard, rdb, block, nil)
 	if noGroup(err) {
 		if err := r.regroup(ctx, shard); err != nil {
 			return 0, err
 		}
-		msgs, err = r.read(ctx, shard, rdb, block)
+		msgs, _, err = r.read(ctx, shard, rdb, block, nil)
 	}
 	if err != nil {
 		return 0, r.fail(ctx, RelayErrorRedis, err)
@@ -374,48 +374,87 @@ func (r *Relay) readShard(ctx context.Context, shard int, rdb redis.UniversalCli
 }
 
 // read claims the shard's idle entries (when due) and reads its new ones
-// through rdb, waiting up to block for one when it claimed none.
-func (r *Relay) read(ctx context.Context, shard int, rdb redis.UniversalClient, block time.Duration) ([]redis.XMessage, error) {
+// through rdb, waiting up to block for one when it claimed none. The
+// entries in acks (delivered by the previous batch) are acked in the same
+// round trip, with a read that does not wait; ackErr is that XACK's error.
+func (r *Relay) read(ctx context.Context, shard int, rdb redis.UniversalClient, block time.Duration, acks []string) (msgs []redis.XMessage, ackErr, err error) {
 	stream := r.store.OutboxStream(shard)
 	// Entries idle too long, whoever holds them (this relay after a failed
 	// consume, or a dead one), come first.
-	var claimed []redis.XMessage
 	if now := r.cfg.Clock.Now(); now.Sub(r.lastReclaim[shard]) >= r.cfg.ReclaimIdle/2 {
 		r.lastReclaim[shard] = now
-		var err error
-		claimed, _, err = r.store.Redis().XAutoClaim(ctx, &redis.XAutoClaimArgs{
+		msgs, _, err = r.store.Redis().XAutoClaim(ctx, &redis.XAutoClaimArgs{
 			Stream: stream, Group: jobs.RelayGroup, Consumer: r.cfg.Consumer,
 			MinIdle: r.cfg.ReclaimIdle, Start: "0-0", Count: int64(r.cfg.BatchSize),
 		}).Result()
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	if len(claimed) > 0 {
+	if len(msgs) > 0 {
 		block = -1
 	}
-	streams, err := rdb.XReadGroup(ctx, &redis.XReadGroupArgs{
+	args := &redis.XReadGroupArgs{
 		Group: jobs.RelayGroup, Consumer: r.cfg.Consumer, Streams: []string{stream, ">"},
 		Count: int64(r.cfg.BatchSize), Block: block,
-	}).Result()
-	if err != nil && !errors.Is(err, redis.Nil) {
-		return nil, err
 	}
-	msgs := claimed
+	var read *redis.XStreamSliceCmd
+	if len(acks) == 0 {
+		read = rdb.XReadGroup(ctx, args)
+	} else {
+		// A pipeline's replies are read within the client's ReadTimeout,
+		// whatever a command would wait: a read that waits longer than that
+		// allows is made not to wait.
+		if rt := readTimeout(rdb); rt >= 0 && block > rt-minReadMargin {
+			args.Block = -1
+		}
+		pipe := rdb.Pipeline()
+		ack := pipe.XAck(ctx, stream, jobs.RelayGroup, acks...)
+		read = pipe.XReadGroup(ctx, args)
+		_, _ = pipe.Exec(ctx)
+		ackErr = ack.Err()
+	}
+	streams, err := read.Result()
+	if err != nil && !errors.Is(err, redis.Nil) {
+		return nil, ackErr, err
+	}
 	for _, s := range streams {
 		msgs = append(msgs, s.Messages...)
 	}
-	return msgs, nil
+	return msgs, ackErr, nil
 }
 
-// deliverAll consumes a shard's entries and acks those delivered. Each
+// minReadMargin is how much longer than a blocking read in a pipeline the
+// client's ReadTimeout must be.
+const minReadMargin = 500 * time.Millisecond
+
+// readTimeout is rdb's ReadTimeout (negative: none), 0 when unknown.
+func readTimeout(rdb redis.UniversalClient) time.Duration {
+	switch c := rdb.(type) {
+	case *redis.Client:
+		return c.Options().ReadTimeout
+	case *redis.ClusterClient:
+		return c.Options().ReadTimeout
+	}
+	return 0
+}
+
+// deliverAll consumes a shard's entries and acks those delivered.
+func (r *Relay) deliverAll(ctx context.Context, shard int, msgs []redis.XMessage) (int, error) {
+	_, err := r.deliverBatch(ctx, shard, msgs, false)
+	return len(msgs), err
+}
+
+// deliverBatch consumes a shard's entries and acks those delivered. Each
 // entry goes to its consumer through consume, one by one, except the
 // extraction.committed ones: the review consumer applies those together, in
 // one script call that also acks every entry delivered (applyAndAck), so a
-// batch costs one round trip beyond its publishes.
-func (r *Relay) deliverAll(ctx context.Context, shard int, msgs []redis.XMessage) (int, error) {
+// batch costs one round trip beyond its publishes. Without committed
+// entries and with deferAck, the delivered entries are not acked but
+// returned (owed), for the next read to ack in its round trip.
+func (r *Relay) deliverBatch(ctx context.Context, shard int, msgs []redis.XMessage, deferAck bool) (owed []string, err error) {
 	if len(msgs) == 0 {
-		return 0, nil
+		return nil, nil
 	}
 	acks := make([]string, 0, len(msgs))
 	var committed []jobs.Event
@@ -437,10 +476,13 @@ func (r *Relay) deliverAll(ctx context.Context, shard int, msgs []redis.XMessage
 		}
 		acks = append(acks, m.ID)
 	}
+	if deferAck && len(committed) == 0 {
+		return acks, errors.Join(errs...)
+	}
 	if err := r.applyAndAck(ctx, shard, committed, acks); err != nil {
 		errs = append(errs, err)
 	}
-	return len(msgs), errors.Join(errs...)
+	return nil, errors.Join(errs...)
 }
 
 // applyAndAck applies the shard's extraction.committed events and acks them

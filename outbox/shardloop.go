@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/relayops/relayops/jobs"
 )
 
 // loopState is what Run's shard loops share, guarded by Relay.mu. Each
@@ -76,19 +78,74 @@ func (r *Relay) Run(ctx context.Context) error {
 	return nil
 }
 
-// loop reads and delivers one shard until ctx is done.
+// loop reads and delivers one shard until ctx is done. The entries a batch
+// published are acked with the next read, in its round trip (owed); the
+// loop acks what it still owes when it stops.
 func (r *Relay) loop(ctx context.Context, rdb redis.UniversalClient, shard int, block time.Duration) {
+	var owed []string
+	defer func() { r.settle(ctx, shard, owed) }()
 	for ctx.Err() == nil {
-		n, err := r.readShard(ctx, shard, rdb, block)
+		var n int
+		var err error
+		n, owed, err = r.loopStep(ctx, rdb, shard, block, owed)
 		if ctx.Err() != nil {
 			return
 		}
 		r.recordLoop(shard, err)
 		r.warnRegrouped()
-		if err != nil || (n == 0 && block < 0) {
+		if err != nil || (n == 0 && block < 0 && len(owed) == 0) {
 			pause(ctx, r.cfg.PollInterval)
 		}
 	}
+}
+
+// loopStep is one read of a shard (acking owed, the entries the previous
+// step delivered, in the same round trip: a pipeline of XACK and the
+// blocking XREADGROUP when the client's ReadTimeout allows the wait) and the delivery of what it read.
+// It returns what it owes next.
+func (r *Relay) loopStep(ctx context.Context, rdb redis.UniversalClient, shard int, block time.Duration, owed []string) (int, []string, error) {
+	if err := r.ensureGroup(ctx, shard); err != nil {
+		return 0, owed, err
+	}
+	msgs, ackErr, err := r.read(ctx, shard, rdb, block, owed)
+	if noGroup(err) {
+		// The group is new: what was owed to the old one is moot.
+		owed = nil
+		if err := r.regroup(ctx, shard); err != nil {
+			return 0, nil, err
+		}
+		msgs, _, err = r.read(ctx, shard, rdb, block, nil)
+	}
+	if err != nil {
+		return 0, owed, r.fail(ctx, RelayErrorRedis, err)
+	}
+	var errs []error
+	switch {
+	case ackErr != nil:
+		errs = append(errs, r.failHeld(ctx, RelayErrorRedis, ackErr))
+	case len(owed) > 0:
+		r.countAcked(shard, len(owed))
+		owed = nil
+	}
+	next, err := r.deliverBatch(ctx, shard, msgs, true)
+	return len(msgs), append(owed, next...), errors.Join(append(errs, err)...)
+}
+
+// settle acks what a stopping loop still owes, on a context that is not
+// cancelled (bounded by a second): otherwise the entries would wait,
+// pending, for this relay's Drain or another relay's reclaim, and be
+// published twice.
+func (r *Relay) settle(ctx context.Context, shard int, owed []string) {
+	if len(owed) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
+	defer cancel()
+	if err := r.store.Redis().XAck(ctx, r.store.OutboxStream(shard), jobs.RelayGroup, owed...).Err(); err != nil {
+		r.log.Debug("acking delivered outbox entries failed; they will be delivered again", "shard", shard, "entries", len(owed), "error", err)
+		return
+	}
+	r.countAcked(shard, len(owed))
 }
 
 // trimLoop trims every shard each TrimInterval.
@@ -168,11 +225,17 @@ func (r *Relay) readClient() (redis.UniversalClient, func()) {
 	case *redis.Client:
 		opt := *c.Options()
 		opt.PoolSize, opt.MinIdleConns, opt.MaxIdleConns = size, 0, size
+		if opt.ReadTimeout >= 0 {
+			opt.ReadTimeout += r.cfg.IdleBlock + minReadMargin // a blocking read may be pipelined
+		}
 		rc := redis.NewClient(&opt)
 		return rc, func() { _ = rc.Close() }
 	case *redis.ClusterClient:
 		opt := *c.Options()
 		opt.PoolSize, opt.MinIdleConns, opt.MaxIdleConns = size, 0, size
+		if opt.ReadTimeout >= 0 {
+			opt.ReadTimeout += r.cfg.IdleBlock + minReadMargin // a blocking read may be pipelined
+		}
 		rc := redis.NewClusterClient(&opt)
 		return rc, func() { _ = rc.Close() }
 	}
