@@ -3,6 +3,9 @@ package jobs
 import (
 	"context"
 	"fmt"
+	"strings"
+
+	"github.com/redis/go-redis/v9"
 )
 
 // ApplyCommitted is the review consumer: it creates the review of the job
@@ -22,8 +25,47 @@ func (s *Store) ApplyCommitted(ctx context.Context, k Key, eventID string) (*App
 // the relay passes the IDs of evs and of every other entry it delivered.
 // It answers one result per event, in order.
 func (s *Store) ApplyCommittedBatch(ctx context.Context, shard int, evs []Event, ack []string) ([]ApplyResult, error) {
+	keys, args, err := s.applyArgs(shard, evs, ack)
+	if err != nil {
+		return nil, err
+	}
+	r, err := s.call(ctx, applyScript, keys, args...)
+	if err != nil {
+		return nil, fmt.Errorf("jobs: apply %d events of shard %d: %w", len(evs), shard, err)
+	}
+	return decodeApply(r, len(evs))
+}
+
+// QueueApplyCommitted is ApplyCommittedBatch queued on pipe, so that it
+// shares a round trip with other commands (the relay's next read). Call
+// result after pipe.Exec. Should Redis not have the script loaded, result
+// runs it (the queued call did nothing).
+func (s *Store) QueueApplyCommitted(ctx context.Context, pipe redis.Pipeliner, shard int, evs []Event, ack []string) (result func() ([]ApplyResult, error), err error) {
+	keys, args, err := s.applyArgs(shard, evs, ack)
+	if err != nil {
+		return nil, err
+	}
+	cmd := applyScript.EvalSha(ctx, pipe, keys, args...)
+	return func() ([]ApplyResult, error) {
+		v, err := cmd.Result()
+		if err != nil && strings.HasPrefix(err.Error(), "NOSCRIPT") {
+			return s.ApplyCommittedBatch(ctx, shard, evs, ack)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("jobs: apply %d events of shard %d: %w", len(evs), shard, applyScript.locate(err))
+		}
+		r, err := applyScript.check(v)
+		if err != nil {
+			return nil, fmt.Errorf("jobs: apply %d events of shard %d: %w", len(evs), shard, err)
+		}
+		return decodeApply(r, len(evs))
+	}, nil
+}
+
+// applyArgs checks a batch for apply.lua and lays out its KEYS and ARGV.
+func (s *Store) applyArgs(shard int, evs []Event, ack []string) ([]string, []any, error) {
 	if shard < 0 || shard >= s.shards {
-		return nil, fmt.Errorf("jobs: apply: shard %d out of range [0, %d)", shard, s.shards)
+		return nil, nil, fmt.Errorf("jobs: apply: shard %d out of range [0, %d)", shard, s.shards)
 	}
 	keys := make([]string, 1, 1+len(evs))
 	keys[0] = s.keys.outbox(shard)
@@ -34,26 +76,27 @@ func (s *Store) ApplyCommittedBatch(ctx context.Context, shard int, evs []Event,
 	}
 	for _, ev := range evs {
 		if err := checkKey(ev.Key); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if ev.EventID == "" {
-			return nil, fmt.Errorf("jobs: apply %s: empty eventId", ev.Key)
+			return nil, nil, fmt.Errorf("jobs: apply %s: empty eventId", ev.Key)
 		}
 		if got := s.keys.shardOf(ev.Key); got != shard {
-			return nil, fmt.Errorf("jobs: apply %s: the job is on shard %d, not %d", ev.Key, got, shard)
+			return nil, nil, fmt.Errorf("jobs: apply %s: the job is on shard %d, not %d", ev.Key, got, shard)
 		}
 		keys = append(keys, s.keys.job(ev.Key))
 		args = append(args, ev.EventID)
 	}
-	r, err := s.call(ctx, applyScript, keys, args...)
-	if err != nil {
-		return nil, fmt.Errorf("jobs: apply %d events of shard %d: %w", len(evs), shard, err)
+	return keys, args, nil
+}
+
+// decodeApply reads apply.lua's answer for n events.
+func decodeApply(r reply, n int) ([]ApplyResult, error) {
+	if len(r) != 1+n {
+		return nil, fmt.Errorf("%w: apply answered %d statuses for %d events", errUnexpected, len(r)-1, n)
 	}
-	if len(r) != 1+len(evs) {
-		return nil, fmt.Errorf("%w: apply answered %d statuses for %d events", errUnexpected, len(r)-1, len(evs))
-	}
-	out := make([]ApplyResult, len(evs))
-	for i := range evs {
+	out := make([]ApplyResult, n)
+	for i := range n {
 		switch st := r.str(1 + i); st {
 		case "applied":
 			out[i] = ApplyResult{Applied: true}

@@ -153,3 +153,31 @@ func TestApplyCommittedBatch_EventOfAnotherShard_IsRefusedAndChangesNothing(t *t
 		require.ErrorContains(t, err, "shard 16 out of range")
 	})
 }
+
+// The batch queued on a pipeline behaves as the direct call, also when Redis
+// lost its scripts (SCRIPT FLUSH, a restart): then the queued call did
+// nothing and the result runs it.
+func TestQueueApplyCommitted_InAPipeline_EvenWithoutTheScriptLoaded(t *testing.T) {
+	redistest.Backends(t, func(t *testing.T, b *redistest.Backend) {
+		x := setup(t, b, func(c *Config) { c.Shards = 1 })
+		k1, k2 := mustKey(t, "acme", "one", 1), mustKey(t, "acme", "two", 1)
+		ev1, ev2 := x.succeed(t, k1), x.succeed(t, k2)
+		for i, k := range []Key{k1, k2} {
+			ev := []string{ev1, ev2}[i]
+			if i == 0 { // the second call finds the script the first one loaded
+				require.NoError(t, x.rdb.ScriptFlush(x.ctx).Err())
+			}
+			pipe := x.rdb.Pipeline()
+			result, err := x.store.QueueApplyCommitted(x.ctx, pipe, 0, []Event{{Key: k, EventID: ev}, {Key: k, EventID: ev}}, nil)
+			require.NoError(t, err)
+			ping := pipe.Ping(x.ctx)
+			_, _ = pipe.Exec(x.ctx)
+			require.NoError(t, ping.Err(), "the rest of the pipeline ran")
+			res, err := result()
+			require.NoError(t, err)
+			require.Equal(t, []ApplyResult{{Applied: true}, {Reason: "duplicate_event"}}, res)
+		}
+		_, err := x.store.QueueApplyCommitted(x.ctx, x.rdb.Pipeline(), 0, []Event{{Key: k1}}, nil)
+		require.ErrorContains(t, err, "empty eventId")
+	})
+}

@@ -360,12 +360,12 @@ func (r *Relay) readShard(ctx context.Context, shard int, rdb redis.UniversalCli
 	if err := r.ensureGroup(ctx, shard); err != nil {
 		return 0, err
 	}
-	msgs, _, err := r.read(ctx, shard, rdb, block, nil)
+	msgs, _, err := r.read(ctx, shard, rdb, block, owed{})
 	if noGroup(err) {
 		if err := r.regroup(ctx, shard); err != nil {
 			return 0, err
 		}
-		msgs, _, err = r.read(ctx, shard, rdb, block, nil)
+		msgs, _, err = r.read(ctx, shard, rdb, block, owed{})
 	}
 	if err != nil {
 		return 0, r.fail(ctx, RelayErrorRedis, err)
@@ -374,10 +374,11 @@ func (r *Relay) readShard(ctx context.Context, shard int, rdb redis.UniversalCli
 }
 
 // read claims the shard's idle entries (when due) and reads its new ones
-// through rdb, waiting up to block for one when it claimed none. The
-// entries in acks (delivered by the previous batch) are acked in the same
-// round trip, with a read that does not wait; ackErr is that XACK's error.
-func (r *Relay) read(ctx context.Context, shard int, rdb redis.UniversalClient, block time.Duration, acks []string) (msgs []redis.XMessage, ackErr, err error) {
+// through rdb, waiting up to block for one when it claimed none. What o
+// owes (acks, and reviews to apply) is settled in the same round trip,
+// pipelined before the read; settled is the outcome of that part, already
+// counted and reported.
+func (r *Relay) read(ctx context.Context, shard int, rdb redis.UniversalClient, block time.Duration, o owed) (msgs []redis.XMessage, settled, err error) {
 	stream := r.store.OutboxStream(shard)
 	// Entries idle too long, whoever holds them (this relay after a failed
 	// consume, or a dead one), come first.
@@ -388,6 +389,7 @@ func (r *Relay) read(ctx context.Context, shard int, rdb redis.UniversalClient, 
 			MinIdle: r.cfg.ReclaimIdle, Start: "0-0", Count: int64(r.cfg.BatchSize),
 		}).Result()
 		if err != nil {
+			r.settle(ctx, shard, o)
 			return nil, nil, err
 		}
 	}
@@ -399,30 +401,40 @@ func (r *Relay) read(ctx context.Context, shard int, rdb redis.UniversalClient, 
 		Count: int64(r.cfg.BatchSize), Block: block,
 	}
 	var read *redis.XStreamSliceCmd
-	if len(acks) == 0 {
+	if o.empty() {
 		read = rdb.XReadGroup(ctx, args)
 	} else {
 		// A pipeline's replies are read within the client's ReadTimeout,
 		// whatever a command would wait: a read that waits longer than that
-		// allows is made not to wait.
-		if rt := readTimeout(rdb); rt >= 0 && block > rt-minReadMargin {
+		// allows is made not to wait. Behind reviews the read waits
+		// applyWait at most, since their outcomes are reported after it.
+		if len(o.committed) > 0 {
+			args.Block = min(args.Block, applyWait)
+		}
+		if rt := readTimeout(rdb); rt >= 0 && args.Block > rt-minReadMargin {
 			args.Block = -1
 		}
 		pipe := rdb.Pipeline()
-		ack := pipe.XAck(ctx, stream, jobs.RelayGroup, acks...)
+		finish := r.queueSettle(ctx, pipe, shard, o)
 		read = pipe.XReadGroup(ctx, args)
 		_, _ = pipe.Exec(ctx)
-		ackErr = ack.Err()
+		settled = finish()
 	}
 	streams, err := read.Result()
 	if err != nil && !errors.Is(err, redis.Nil) {
-		return nil, ackErr, err
+		return nil, settled, err
 	}
 	for _, s := range streams {
 		msgs = append(msgs, s.Messages...)
 	}
-	return msgs, ackErr, nil
+	return msgs, settled, nil
 }
+
+// applyWait is how long a read pipelined behind a batch of reviews waits
+// for a new entry: the batch's outcomes (OnEvent) are reported when the
+// pipeline returns, so at most this late. The reviews themselves exist as
+// soon as the script ran, before the read.
+const applyWait = 20 * time.Millisecond
 
 // minReadMargin is how much longer than a blocking read in a pipeline the
 // client's ReadTimeout must be.
@@ -441,20 +453,19 @@ func readTimeout(rdb redis.UniversalClient) time.Duration {
 
 // deliverAll consumes a shard's entries and acks those delivered.
 func (r *Relay) deliverAll(ctx context.Context, shard int, msgs []redis.XMessage) (int, error) {
-	_, err := r.deliverBatch(ctx, shard, msgs, false)
-	return len(msgs), err
+	o, err := r.deliverBatch(ctx, shard, msgs)
+	return len(msgs), errors.Join(err, r.applyAndAck(ctx, shard, o.committed, o.acks))
 }
 
-// deliverBatch consumes a shard's entries and acks those delivered. Each
-// entry goes to its consumer through consume, one by one, except the
+// deliverBatch hands a shard's entries to their consumers. Each entry goes
+// to its consumer through consume, one by one, except the
 // extraction.committed ones: the review consumer applies those together, in
-// one script call that also acks every entry delivered (applyAndAck), so a
-// batch costs one round trip beyond its publishes. Without committed
-// entries and with deferAck, the delivered entries are not acked but
-// returned (owed), for the next read to ack in its round trip.
-func (r *Relay) deliverBatch(ctx context.Context, shard int, msgs []redis.XMessage, deferAck bool) (owed []string, err error) {
+// one script call that also acks every entry delivered. What it returns is
+// owed: the acks of the entries delivered and the reviews to apply, for the
+// caller to settle (applyAndAck, or the next read's round trip).
+func (r *Relay) deliverBatch(ctx context.Context, shard int, msgs []redis.XMessage) (owed, error) {
 	if len(msgs) == 0 {
-		return nil, nil
+		return owed{}, nil
 	}
 	acks := make([]string, 0, len(msgs))
 	var committed []jobs.Event
@@ -476,13 +487,7 @@ func (r *Relay) deliverBatch(ctx context.Context, shard int, msgs []redis.XMessa
 		}
 		acks = append(acks, m.ID)
 	}
-	if deferAck && len(committed) == 0 {
-		return acks, errors.Join(errs...)
-	}
-	if err := r.applyAndAck(ctx, shard, committed, acks); err != nil {
-		errs = append(errs, err)
-	}
-	return nil, errors.Join(errs...)
+	return owed{acks: acks, committed: committed}, errors.Join(errs...)
 }
 
 // applyAndAck applies the shard's extraction.committed events and acks them
@@ -501,10 +506,24 @@ func (r *Relay) applyAndAck(ctx context.Context, shard int, committed []jobs.Eve
 		r.countAcked(shard, len(acks))
 		return nil
 	}
-	for _, ev := range committed {
-		acks = append(acks, ev.StreamID)
-	}
+	acks = withCommitted(acks, committed)
 	res, err := r.store.ApplyCommittedBatch(ctx, shard, committed, acks)
+	return r.applied(ctx, shard, committed, len(acks), res, err)
+}
+
+// withCommitted returns acks followed by the stream IDs of committed.
+func withCommitted(acks []string, committed []jobs.Event) []string {
+	out := make([]string, 0, len(acks)+len(committed))
+	out = append(out, acks...)
+	for _, ev := range committed {
+		out = append(out, ev.StreamID)
+	}
+	return out
+}
+
+// applied reports the outcome of the review script for committed, which
+// acked acked entries when it succeeded.
+func (r *Relay) applied(ctx context.Context, shard int, committed []jobs.Event, acked int, res []jobs.ApplyResult, err error) error {
 	if err != nil {
 		for _, ev := range committed {
 			r.cfg.OnEvent(ev, "error")
@@ -513,7 +532,7 @@ func (r *Relay) applyAndAck(ctx context.Context, shard int, committed []jobs.Eve
 		r.log.Debug("extraction.committed entries not applied; they stay pending", "shard", shard, "entries", len(committed), "error", err)
 		return r.failHeld(ctx, RelayErrorConsume, err)
 	}
-	r.countAcked(shard, len(acks))
+	r.countAcked(shard, acked)
 	for i, ev := range committed {
 		outcome := "applied"
 		if !res[i].Applied {

@@ -78,74 +78,105 @@ func (r *Relay) Run(ctx context.Context) error {
 	return nil
 }
 
-// loop reads and delivers one shard until ctx is done. The entries a batch
-// published are acked with the next read, in its round trip (owed); the
-// loop acks what it still owes when it stops.
+// owed is what a loop delivered but has not settled yet: the acks of
+// entries consumed one by one, and the extraction.committed events whose
+// reviews the review script applies (acking them and the others in the same
+// step). The loop's next read settles it in its own round trip.
+type owed struct {
+	acks      []string
+	committed []jobs.Event
+}
+
+func (o owed) empty() bool { return len(o.acks) == 0 && len(o.committed) == 0 }
+
+// loop reads and delivers one shard until ctx is done. What a batch owes is
+// settled with the next read, in its round trip; the loop settles what it
+// still owes when it stops.
 func (r *Relay) loop(ctx context.Context, rdb redis.UniversalClient, shard int, block time.Duration) {
-	var owed []string
-	defer func() { r.settle(ctx, shard, owed) }()
+	var o owed
+	defer func() { r.settleNow(ctx, shard, o) }()
 	for ctx.Err() == nil {
 		var n int
 		var err error
-		n, owed, err = r.loopStep(ctx, rdb, shard, block, owed)
+		n, o, err = r.loopStep(ctx, rdb, shard, block, o)
 		if ctx.Err() != nil {
 			return
 		}
 		r.recordLoop(shard, err)
 		r.warnRegrouped()
-		if err != nil || (n == 0 && block < 0 && len(owed) == 0) {
+		if err != nil || (n == 0 && block < 0 && o.empty()) {
 			pause(ctx, r.cfg.PollInterval)
 		}
 	}
 }
 
-// loopStep is one read of a shard (acking owed, the entries the previous
-// step delivered, in the same round trip: a pipeline of XACK and the
-// blocking XREADGROUP when the client's ReadTimeout allows the wait) and the delivery of what it read.
-// It returns what it owes next.
-func (r *Relay) loopStep(ctx context.Context, rdb redis.UniversalClient, shard int, block time.Duration, owed []string) (int, []string, error) {
+// loopStep is one read of a shard, settling o (what the previous step
+// delivered) in the same round trip: a pipeline of the XACK or the review
+// script and the blocking XREADGROUP, when the client's ReadTimeout allows
+// the wait. It delivers what it read and returns what that owes.
+func (r *Relay) loopStep(ctx context.Context, rdb redis.UniversalClient, shard int, block time.Duration, o owed) (int, owed, error) {
 	if err := r.ensureGroup(ctx, shard); err != nil {
-		return 0, owed, err
+		r.settleNow(ctx, shard, o)
+		return 0, owed{}, err
 	}
-	msgs, ackErr, err := r.read(ctx, shard, rdb, block, owed)
+	msgs, settled, err := r.read(ctx, shard, rdb, block, o)
 	if noGroup(err) {
-		// The group is new: what was owed to the old one is moot.
-		owed = nil
 		if err := r.regroup(ctx, shard); err != nil {
-			return 0, nil, err
+			return 0, owed{}, errors.Join(settled, err)
 		}
-		msgs, _, err = r.read(ctx, shard, rdb, block, nil)
+		msgs, _, err = r.read(ctx, shard, rdb, block, owed{})
 	}
 	if err != nil {
-		return 0, owed, r.fail(ctx, RelayErrorRedis, err)
+		return 0, owed{}, errors.Join(settled, r.fail(ctx, RelayErrorRedis, err))
 	}
-	var errs []error
-	switch {
-	case ackErr != nil:
-		errs = append(errs, r.failHeld(ctx, RelayErrorRedis, ackErr))
-	case len(owed) > 0:
-		r.countAcked(shard, len(owed))
-		owed = nil
-	}
-	next, err := r.deliverBatch(ctx, shard, msgs, true)
-	return len(msgs), append(owed, next...), errors.Join(append(errs, err)...)
+	next, err := r.deliverBatch(ctx, shard, msgs)
+	return len(msgs), next, errors.Join(settled, err)
 }
 
-// settle acks what a stopping loop still owes, on a context that is not
-// cancelled (bounded by a second): otherwise the entries would wait,
+// queueSettle queues on pipe what o owes (the review script, or an XACK)
+// and returns the function that reports its outcome once pipe ran. A
+// failure leaves the entries pending: they are delivered again after
+// ReclaimIdle, which the eventId dedupe and the TaskID absorb.
+func (r *Relay) queueSettle(ctx context.Context, pipe redis.Pipeliner, shard int, o owed) func() error {
+	if len(o.committed) > 0 {
+		acks := withCommitted(o.acks, o.committed)
+		result, err := r.store.QueueApplyCommitted(ctx, pipe, shard, o.committed, acks)
+		if err != nil {
+			return func() error { return r.applied(ctx, shard, o.committed, 0, nil, err) }
+		}
+		return func() error {
+			res, err := result()
+			return r.applied(ctx, shard, o.committed, len(acks), res, err)
+		}
+	}
+	ack := pipe.XAck(ctx, r.store.OutboxStream(shard), jobs.RelayGroup, o.acks...)
+	return func() error {
+		if err := ack.Err(); err != nil {
+			return r.failHeld(ctx, RelayErrorRedis, err)
+		}
+		r.countAcked(shard, len(o.acks))
+		return nil
+	}
+}
+
+// settle settles o on its own (when no read follows).
+func (r *Relay) settle(ctx context.Context, shard int, o owed) {
+	if !o.empty() {
+		_ = r.applyAndAck(ctx, shard, o.committed, o.acks)
+	}
+}
+
+// settleNow settles what a stopping loop still owes, on a context that is
+// not cancelled (bounded by a second): otherwise the entries would wait,
 // pending, for this relay's Drain or another relay's reclaim, and be
-// published twice.
-func (r *Relay) settle(ctx context.Context, shard int, owed []string) {
-	if len(owed) == 0 {
+// delivered twice.
+func (r *Relay) settleNow(ctx context.Context, shard int, o owed) {
+	if o.empty() {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
 	defer cancel()
-	if err := r.store.Redis().XAck(ctx, r.store.OutboxStream(shard), jobs.RelayGroup, owed...).Err(); err != nil {
-		r.log.Debug("acking delivered outbox entries failed; they will be delivered again", "shard", shard, "entries", len(owed), "error", err)
-		return
-	}
-	r.countAcked(shard, len(owed))
+	r.settle(ctx, shard, o)
 }
 
 // trimLoop trims every shard each TrimInterval.
