@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/redis/go-redis/v9/maintnotifications"
 
 	"github.com/relayops/relayops/jobs"
 )
@@ -89,6 +90,11 @@ type owed struct {
 
 func (o owed) empty() bool { return len(o.acks) == 0 && len(o.committed) == 0 }
 
+// with returns o followed by more.
+func (o owed) with(more owed) owed {
+	return owed{acks: append(o.acks, more.acks...), committed: append(o.committed, more.committed...)}
+}
+
 // loop reads and delivers one shard until ctx is done. What a batch owes is
 // settled with the next read, in its round trip; the loop settles what it
 // still owes when it stops.
@@ -116,27 +122,36 @@ func (r *Relay) loop(ctx context.Context, rdb redis.UniversalClient, shard int, 
 // the wait. It delivers what it read and returns what that owes.
 func (r *Relay) loopStep(ctx context.Context, rdb redis.UniversalClient, shard int, block time.Duration, o owed) (int, owed, error) {
 	if err := r.ensureGroup(ctx, shard); err != nil {
-		r.settleNow(ctx, shard, o)
-		return 0, owed{}, err
+		return 0, o, err
 	}
 	msgs, settled, err := r.read(ctx, shard, rdb, block, o)
+	if settled == nil {
+		o = owed{}
+	} else if errors.Is(settled, errNotSettled) {
+		settled = nil
+	}
+	// A failed settle may still have run (a reply lost with its
+	// connection): o is settled again, by the next read or when the loop
+	// stops. XACK and the review script are idempotent.
 	if noGroup(err) {
+		// The group is new: what was owed to the old one is moot.
+		o = owed{}
 		if err := r.regroup(ctx, shard); err != nil {
-			return 0, owed{}, errors.Join(settled, err)
+			return 0, o, errors.Join(settled, err)
 		}
 		msgs, _, err = r.read(ctx, shard, rdb, block, owed{})
 	}
 	if err != nil {
-		return 0, owed{}, errors.Join(settled, r.fail(ctx, RelayErrorRedis, err))
+		return 0, o, errors.Join(settled, r.fail(ctx, RelayErrorRedis, err))
 	}
 	next, err := r.deliverBatch(ctx, shard, msgs)
-	return len(msgs), next, errors.Join(settled, err)
+	return len(msgs), o.with(next), errors.Join(settled, err)
 }
 
 // queueSettle queues on pipe what o owes (the review script, or an XACK)
-// and returns the function that reports its outcome once pipe ran. A
-// failure leaves the entries pending: they are delivered again after
-// ReclaimIdle, which the eventId dedupe and the TaskID absorb.
+// and returns the function that reports its outcome once pipe ran. Until
+// it succeeds the entries stay pending (another relay reclaims them after
+// ReclaimIdle; the eventId dedupe and the TaskID absorb a second delivery).
 func (r *Relay) queueSettle(ctx context.Context, pipe redis.Pipeliner, shard int, o owed) func() error {
 	if len(o.committed) > 0 {
 		acks := withCommitted(o.acks, o.committed)
@@ -159,13 +174,6 @@ func (r *Relay) queueSettle(ctx context.Context, pipe redis.Pipeliner, shard int
 	}
 }
 
-// settle settles o on its own (when no read follows).
-func (r *Relay) settle(ctx context.Context, shard int, o owed) {
-	if !o.empty() {
-		_ = r.applyAndAck(ctx, shard, o.committed, o.acks)
-	}
-}
-
 // settleNow settles what a stopping loop still owes, on a context that is
 // not cancelled (bounded by a second): otherwise the entries would wait,
 // pending, for this relay's Drain or another relay's reclaim, and be
@@ -176,7 +184,7 @@ func (r *Relay) settleNow(ctx context.Context, shard int, o owed) {
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
 	defer cancel()
-	r.settle(ctx, shard, o)
+	_ = r.applyAndAck(ctx, shard, o.committed, o.acks) // a failure is counted and logged there
 }
 
 // trimLoop trims every shard each TrimInterval.
@@ -244,6 +252,15 @@ func pause(ctx context.Context, d time.Duration) {
 	}
 }
 
+// ownMaintConfig is the read client's own maintenance-notifications
+// settings: the options' pointer is shared with the store's client, which
+// updates it while connecting (a data race, and a handler registered twice).
+// The reads need none of it: a failover shows as an error, and the loop
+// reads again.
+func ownMaintConfig() *maintnotifications.Config {
+	return &maintnotifications.Config{Mode: maintnotifications.ModeDisabled}
+}
+
 // readClient returns the client of Run's blocking reads and a function that
 // closes it (when Run made it), or nil when the store's client cannot be
 // copied.
@@ -259,6 +276,7 @@ func (r *Relay) readClient() (redis.UniversalClient, func()) {
 		if opt.ReadTimeout >= 0 {
 			opt.ReadTimeout += r.cfg.IdleBlock + minReadMargin // a blocking read may be pipelined
 		}
+		opt.MaintNotificationsConfig = ownMaintConfig()
 		rc := redis.NewClient(&opt)
 		return rc, func() { _ = rc.Close() }
 	case *redis.ClusterClient:
@@ -267,6 +285,7 @@ func (r *Relay) readClient() (redis.UniversalClient, func()) {
 		if opt.ReadTimeout >= 0 {
 			opt.ReadTimeout += r.cfg.IdleBlock + minReadMargin // a blocking read may be pipelined
 		}
+		opt.MaintNotificationsConfig = ownMaintConfig()
 		rc := redis.NewClusterClient(&opt)
 		return rc, func() { _ = rc.Close() }
 	}

@@ -37,6 +37,7 @@ import (
 
 	"github.com/hibiken/asynq"
 	"github.com/redis/go-redis/v9"
+	"github.com/redis/go-redis/v9/maintnotifications"
 
 	"github.com/relayops/relayops/jobs"
 	"github.com/relayops/relayops/scripts/benchredis"
@@ -169,6 +170,9 @@ func newBench(o options, url, content string) (*bench, error) {
 	aopt.PoolSize = 4 * o.concurrency
 	ropt := *store.Options()
 	ropt.PoolSize = o.shards*max(o.relays, 1) + 1
+	// Its own maintenance-notification settings: the pointer in the copied
+	// options is the store client's.
+	ropt.MaintNotificationsConfig = &maintnotifications.Config{Mode: maintnotifications.ModeDisabled}
 	b := &bench{o: o, content: content, admin: admin, store: store, asynq: redis.NewClient(&aopt),
 		relayRead: redis.NewClient(&ropt), counter: &countHook{}}
 	b.store.AddHook(b.counter)
