@@ -12,14 +12,19 @@ import (
 // loudly (errUnexpected) instead of reading a missing field as "".
 
 // shape is the length of one kind of answer: exactly n entries, or, with
-// pairs, n entries followed by field/value pairs.
+// pairs, n entries followed by field/value pairs, or, with rest, n entries
+// followed by any number more.
 type shape struct {
 	n     int
 	pairs bool
+	rest  bool
 }
 
 func (sh shape) fits(n int) bool {
-	if sh.pairs {
+	switch {
+	case sh.rest:
+		return n >= sh.n
+	case sh.pairs:
 		return n >= sh.n && (n-sh.n)%2 == 0
 	}
 	return n == sh.n
@@ -27,6 +32,7 @@ func (sh shape) fits(n int) bool {
 
 func one(n int) []shape       { return []shape{{n: n}} }
 func withPairs(n int) []shape { return []shape{{n: n, pairs: true}} }
+func atLeast(n int) []shape   { return []shape{{n: n, rest: true}} }
 
 var replyShapes = map[*script]map[string][]shape{
 	submitScript: {
@@ -52,7 +58,7 @@ var replyShapes = map[*script]map[string][]shape{
 		"created": one(2), "repeat": one(2), "moved": one(2), "race": one(1), "conflict": one(1),
 		"not_found": one(1), "cancelled": one(1), "not_dead": one(2), "input_expired": one(1),
 	},
-	applyScript: {"applied": one(1), "duplicate_event": one(1), "not_committed": one(1)},
+	applyScript: {"statuses": atLeast(1)}, // then one status per event
 	decideScript: {
 		"decided": one(1 + len(reviewFields)), "same": one(1 + len(reviewFields)),
 		"other": one(1 + len(reviewFields)), "not_found": one(1),

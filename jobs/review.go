@@ -3,31 +3,110 @@ package jobs
 import (
 	"context"
 	"fmt"
+	"strings"
+
+	"github.com/redis/go-redis/v9"
 )
 
 // ApplyCommitted is the review consumer: it creates the review of the job
 // version of an extraction.committed event, once per eventId. A repeat is
 // answered {Applied: false, Reason: "duplicate_event"}.
 func (s *Store) ApplyCommitted(ctx context.Context, k Key, eventID string) (*ApplyResult, error) {
-	if err := checkKey(k); err != nil {
+	res, err := s.ApplyCommittedBatch(ctx, s.keys.shardOf(k), []Event{{Key: k, EventID: eventID, Type: EventExtractionCommitted}}, nil)
+	if err != nil {
 		return nil, err
 	}
-	if eventID == "" {
-		return nil, fmt.Errorf("jobs: apply %s: empty eventId", k)
-	}
-	r, err := s.call(ctx, applyScript, []string{s.keys.job(k)}, s.nowMs(), eventID)
+	return &res[0], nil
+}
+
+// ApplyCommittedBatch applies the extraction.committed events evs, all of
+// shard (ApplyCommitted for each, in one script call), and acks the outbox
+// entries ack of that shard for the relay's group in the same atomic step:
+// the relay passes the IDs of evs and of every other entry it delivered.
+// It answers one result per event, in order.
+func (s *Store) ApplyCommittedBatch(ctx context.Context, shard int, evs []Event, ack []string) ([]ApplyResult, error) {
+	keys, args, err := s.applyArgs(shard, evs, ack)
 	if err != nil {
-		return nil, fmt.Errorf("jobs: apply %s: %w", k, err)
+		return nil, err
 	}
-	switch r.status() {
-	case "applied":
-		return &ApplyResult{Applied: true}, nil
-	case "duplicate_event":
-		return &ApplyResult{Reason: "duplicate_event"}, nil
-	case "not_committed":
-		return &ApplyResult{Reason: "not_committed"}, nil
+	r, err := s.call(ctx, applyScript, keys, args...)
+	if err != nil {
+		return nil, fmt.Errorf("jobs: apply %d events of shard %d: %w", len(evs), shard, err)
 	}
-	return nil, unexpected("apply", r.status())
+	return decodeApply(r, len(evs))
+}
+
+// QueueApplyCommitted is ApplyCommittedBatch queued on pipe, so that it
+// shares a round trip with other commands (the relay's next read). Call
+// result after pipe.Exec. Should Redis not have the script loaded, result
+// runs it (the queued call did nothing).
+func (s *Store) QueueApplyCommitted(ctx context.Context, pipe redis.Pipeliner, shard int, evs []Event, ack []string) (result func() ([]ApplyResult, error), err error) {
+	keys, args, err := s.applyArgs(shard, evs, ack)
+	if err != nil {
+		return nil, err
+	}
+	cmd := applyScript.EvalSha(ctx, pipe, keys, args...)
+	return func() ([]ApplyResult, error) {
+		v, err := cmd.Result()
+		if err != nil && strings.HasPrefix(err.Error(), "NOSCRIPT") {
+			return s.ApplyCommittedBatch(ctx, shard, evs, ack)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("jobs: apply %d events of shard %d: %w", len(evs), shard, applyScript.locate(err))
+		}
+		r, err := applyScript.check(v)
+		if err != nil {
+			return nil, fmt.Errorf("jobs: apply %d events of shard %d: %w", len(evs), shard, err)
+		}
+		return decodeApply(r, len(evs))
+	}, nil
+}
+
+// applyArgs checks a batch for apply.lua and lays out its KEYS and ARGV.
+func (s *Store) applyArgs(shard int, evs []Event, ack []string) ([]string, []any, error) {
+	if shard < 0 || shard >= s.shards {
+		return nil, nil, fmt.Errorf("jobs: apply: shard %d out of range [0, %d)", shard, s.shards)
+	}
+	keys := make([]string, 1, 1+len(evs))
+	keys[0] = s.keys.outbox(shard)
+	args := make([]any, 0, 3+len(ack)+len(evs))
+	args = append(args, s.nowMs(), RelayGroup, len(ack))
+	for _, id := range ack {
+		args = append(args, id)
+	}
+	for _, ev := range evs {
+		if err := checkKey(ev.Key); err != nil {
+			return nil, nil, err
+		}
+		if ev.EventID == "" {
+			return nil, nil, fmt.Errorf("jobs: apply %s: empty eventId", ev.Key)
+		}
+		if got := s.keys.shardOf(ev.Key); got != shard {
+			return nil, nil, fmt.Errorf("jobs: apply %s: the job is on shard %d, not %d", ev.Key, got, shard)
+		}
+		keys = append(keys, s.keys.job(ev.Key))
+		args = append(args, ev.EventID)
+	}
+	return keys, args, nil
+}
+
+// decodeApply reads apply.lua's answer for n events.
+func decodeApply(r reply, n int) ([]ApplyResult, error) {
+	if len(r) != 1+n {
+		return nil, fmt.Errorf("%w: apply answered %d statuses for %d events", errUnexpected, len(r)-1, n)
+	}
+	out := make([]ApplyResult, n)
+	for i := range n {
+		switch st := r.str(1 + i); st {
+		case "applied":
+			out[i] = ApplyResult{Applied: true}
+		case "duplicate_event", "not_committed":
+			out[i] = ApplyResult{Reason: st}
+		default:
+			return nil, unexpected("apply", st)
+		}
+	}
+	return out, nil
 }
 
 // GetReview returns the review of job version k.

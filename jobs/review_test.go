@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 
 	"github.com/relayops/relayops/internal/redistest"
@@ -99,5 +100,84 @@ func TestAudit_DecisionAndReason_AreDistinctFields(t *testing.T) {
 		reprocessed := auditFromValues("1-0", map[string]any{auAction: AuditReprocessed, auReason: "fixed the total"})
 		require.Equal(t, "fixed the total", reprocessed.Reason)
 		require.Empty(t, reprocessed.Decision)
+	})
+}
+
+// One call applies several events of a shard, each judged on its own, and
+// acks the relay's outbox entries in the same step.
+func TestApplyCommittedBatch_AppliesEachEventOnce_AndAcksTheEntries(t *testing.T) {
+	redistest.Backends(t, func(t *testing.T, b *redistest.Backend) {
+		x := setup(t, b, func(c *Config) { c.Shards = 1 })
+		stream := x.store.OutboxStream(0)
+		require.NoError(t, x.rdb.XGroupCreateMkStream(x.ctx, stream, RelayGroup, "0").Err())
+		a, dup, never := mustKey(t, "acme", "a", 1), mustKey(t, "acme", "dup", 1), mustKey(t, "acme", "never", 1)
+		evA, evDup := x.succeed(t, a), x.succeed(t, dup)
+		x.submit(t, never, "c")
+		_, err := x.store.ApplyCommitted(x.ctx, dup, evDup)
+		require.NoError(t, err)
+		read, err := x.rdb.XReadGroup(x.ctx, &redis.XReadGroupArgs{Group: RelayGroup, Consumer: "r1", Streams: []string{stream, ">"}}).Result()
+		require.NoError(t, err)
+		var ids []string
+		for _, m := range read[0].Messages {
+			ids = append(ids, m.ID)
+		}
+		require.Len(t, ids, 5, "three submissions and two commits")
+
+		res, err := x.store.ApplyCommittedBatch(x.ctx, 0, []Event{
+			{Key: a, EventID: evA}, {Key: dup, EventID: evDup}, {Key: never, EventID: evA}, {Key: a, EventID: evA},
+		}, ids)
+		require.NoError(t, err)
+		require.Equal(t, []ApplyResult{
+			{Applied: true}, {Reason: "duplicate_event"}, {Reason: "not_committed"}, {Reason: "duplicate_event"},
+		}, res)
+		p, err := x.rdb.XPending(x.ctx, stream, RelayGroup).Result()
+		require.NoError(t, err)
+		require.Zero(t, p.Count, "every entry is acked")
+		rv, err := x.store.GetReview(x.ctx, a)
+		require.NoError(t, err)
+		require.Equal(t, ReviewPending, rv.Status)
+	})
+}
+
+func TestApplyCommittedBatch_EventOfAnotherShard_IsRefusedAndChangesNothing(t *testing.T) {
+	redistest.Backends(t, func(t *testing.T, b *redistest.Backend) {
+		x := setup(t, b, func(c *Config) { c.Shards = 16 })
+		k := mustKey(t, "acme", "inv-1", 1)
+		ev := x.succeed(t, k)
+		other := (Shard(k.Tenant, k.DocumentID, 16) + 1) % 16
+		_, err := x.store.ApplyCommittedBatch(x.ctx, other, []Event{{Key: k, EventID: ev}}, nil)
+		require.ErrorContains(t, err, "shard")
+		_, err = x.store.GetReview(x.ctx, k)
+		require.ErrorIs(t, err, ErrReviewNotFound)
+		_, err = x.store.ApplyCommittedBatch(x.ctx, 16, nil, nil)
+		require.ErrorContains(t, err, "shard 16 out of range")
+	})
+}
+
+// The batch queued on a pipeline behaves as the direct call, also when Redis
+// lost its scripts (SCRIPT FLUSH, a restart): then the queued call did
+// nothing and the result runs it.
+func TestQueueApplyCommitted_InAPipeline_EvenWithoutTheScriptLoaded(t *testing.T) {
+	redistest.Backends(t, func(t *testing.T, b *redistest.Backend) {
+		x := setup(t, b, func(c *Config) { c.Shards = 1 })
+		k1, k2 := mustKey(t, "acme", "one", 1), mustKey(t, "acme", "two", 1)
+		ev1, ev2 := x.succeed(t, k1), x.succeed(t, k2)
+		for i, k := range []Key{k1, k2} {
+			ev := []string{ev1, ev2}[i]
+			if i == 0 { // the second call finds the script the first one loaded
+				require.NoError(t, x.rdb.ScriptFlush(x.ctx).Err())
+			}
+			pipe := x.rdb.Pipeline()
+			result, err := x.store.QueueApplyCommitted(x.ctx, pipe, 0, []Event{{Key: k, EventID: ev}, {Key: k, EventID: ev}}, nil)
+			require.NoError(t, err)
+			ping := pipe.Ping(x.ctx)
+			_, _ = pipe.Exec(x.ctx)
+			require.NoError(t, ping.Err(), "the rest of the pipeline ran")
+			res, err := result()
+			require.NoError(t, err)
+			require.Equal(t, []ApplyResult{{Applied: true}, {Reason: "duplicate_event"}}, res)
+		}
+		_, err := x.store.QueueApplyCommitted(x.ctx, x.rdb.Pipeline(), 0, []Event{{Key: k1}}, nil)
+		require.ErrorContains(t, err, "empty eventId")
 	})
 }

@@ -58,11 +58,15 @@ type incident struct {
 // step runs one pass and records its outcome: progress (see Progress) and
 // the incident log.
 func (r *Relay) step(ctx context.Context) (int, error) {
+	r.mu.Lock()
 	acked := r.acked
+	r.mu.Unlock()
 	n, err := r.pass(ctx)
 	if ctx.Err() != nil {
 		return n, err
 	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	now := r.cfg.Clock.Now()
 	if failedDelivery(err) {
 		r.owing = now.Add(r.cfg.ReclaimIdle * 3 / 2)
@@ -130,6 +134,7 @@ func flatten(err error) []error {
 
 // record logs the start of an incident (a failed pass), a change of its
 // kind, and its end (the first pass that made progress without failing).
+// The caller holds r.mu.
 func (r *Relay) record(err error, progressed bool) {
 	inc := &r.incident
 	now := r.cfg.Clock.Now()

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -42,9 +43,22 @@ type RelayConfig struct {
 	Consumer string
 	Logger   *slog.Logger // default slog.Default()
 	Clock    clock.Clock  // default clock.Real{}
-	// PollInterval is the wait after a pass that found every shard empty.
-	// Default 20ms.
+	// PollInterval is the pause after a failed read or delivery before the
+	// shard is tried again, and the wait between empty reads when no
+	// blocking read is possible (see ReadRedis). Default 20ms.
 	PollInterval time.Duration
+	// IdleBlock is how long Run's read of one shard waits for a new entry
+	// (a blocking XREADGROUP) before it reads again: an idle relay costs one
+	// command per shard per IdleBlock, and an entry is delivered the moment
+	// it is appended. Default 1s.
+	IdleBlock time.Duration
+	// ReadRedis serves Run's blocking reads, which each hold a connection
+	// while their shard is idle. Default: a client with the store client's
+	// options and a pool of one connection per shard (plus one), closed when
+	// Run returns, which also ends the reads in flight. A client that is
+	// neither a *redis.Client nor a *redis.ClusterClient cannot be copied:
+	// Run then polls every PollInterval instead.
+	ReadRedis redis.UniversalClient
 	// BatchSize is the most entries read from one shard at once. Default 128.
 	BatchSize int
 	// ReclaimIdle is how long an entry may stay delivered but unacked (its
@@ -100,6 +114,9 @@ func (c RelayConfig) withDefaults() RelayConfig {
 	if c.PollInterval == 0 {
 		c.PollInterval = 20 * time.Millisecond
 	}
+	if c.IdleBlock == 0 {
+		c.IdleBlock = time.Second
+	}
 	if c.BatchSize == 0 {
 		c.BatchSize = 128
 	}
@@ -132,6 +149,9 @@ func (c RelayConfig) validate() error {
 	if c.BatchSize < 1 || c.PollInterval < 0 || c.ReclaimIdle < time.Millisecond || c.TrimInterval < time.Millisecond {
 		errs = append(errs, errors.New("outbox: RelayConfig.BatchSize, PollInterval, ReclaimIdle and TrimInterval must be positive"))
 	}
+	if c.IdleBlock < time.Millisecond {
+		errs = append(errs, fmt.Errorf("outbox: RelayConfig.IdleBlock must be at least 1ms, got %s", c.IdleBlock))
+	}
 	return errors.Join(errs...)
 }
 
@@ -157,14 +177,20 @@ type Relay struct {
 	// grouped says the consumer group of a shard was seen to exist. It is
 	// only a hint that saves a command per pass: Redis may lose the group
 	// (and the stream) at any time, and a NOGROUP answer clears it.
+	// grouped and lastReclaim are per shard: in Run each shard's loop is the
+	// only one to touch its entry.
 	grouped []bool
 	// lastReclaim is when each shard was last checked for idle entries: a
 	// check every ReclaimIdle/2 finds every entry soon after it turns idle.
 	lastReclaim []time.Time
-	incident    incident
 	// progress is the clock's UnixNano when the relay last made progress
 	// (see Progress).
 	progress atomic.Int64
+
+	// mu guards what the shard loops of Run share: the counters, the
+	// incident and the per-shard progress below.
+	mu       sync.Mutex
+	incident incident
 	// acked counts the entries acked so far, to tell a failing pass that
 	// still moved entries from one that moved none.
 	acked int
@@ -174,6 +200,8 @@ type Relay struct {
 	owing time.Time
 	// regrouped lists the shards whose group this pass re-created.
 	regrouped []int
+	// loops is the state of Run's shard loops (nil outside Run).
+	loops *loopState
 }
 
 // NewRelay checks cfg and returns a Relay.
@@ -190,23 +218,6 @@ func NewRelay(cfg RelayConfig) (*Relay, error) {
 	return r, nil
 }
 
-// Run relays until ctx is done. Errors never stop the relay: the pass is
-// retried after a pause, and an incident (passes failing in a row) is
-// logged once when it starts and once when it ends.
-func (r *Relay) Run(ctx context.Context) error {
-	r.markProgress()
-	for ctx.Err() == nil {
-		n, err := r.step(ctx)
-		if n == 0 || err != nil {
-			select {
-			case <-ctx.Done():
-			case <-time.After(r.cfg.PollInterval):
-			}
-		}
-	}
-	return nil
-}
-
 // Drain relays until a pass over every shard finds nothing to do, and
 // returns how many entries it handled. The worker calls it on shutdown, after
 // its handlers stopped, to publish what they committed.
@@ -218,7 +229,7 @@ func (r *Relay) Drain(ctx context.Context) (int, error) {
 		return total, err
 	}
 	for {
-		n, err := r.pass(ctx)
+		n, err := r.step(ctx)
 		total += n
 		if err != nil {
 			return total, err
@@ -282,11 +293,7 @@ func (r *Relay) pass(ctx context.Context) (int, error) {
 			errs = append(errs, fmt.Errorf("shard %d: %w", shard, err))
 		}
 	}
-	if len(r.regrouped) > 0 {
-		r.log.Warn("outbox streams or their consumer group vanished (Redis lost its data?); re-created them",
-			"shards", r.regrouped, "group", jobs.RelayGroup)
-		r.regrouped = nil
-	}
+	r.warnRegrouped()
 	if now := r.cfg.Clock.Now(); now.Sub(r.lastTrim) >= r.cfg.TrimInterval {
 		r.lastTrim = now
 		for shard := range r.store.Shards() {
@@ -296,6 +303,19 @@ func (r *Relay) pass(ctx context.Context) (int, error) {
 		}
 	}
 	return total, errors.Join(errs...)
+}
+
+// warnRegrouped logs, in one warning, the shards whose stream and group
+// this relay re-created since it last did.
+func (r *Relay) warnRegrouped() {
+	r.mu.Lock()
+	shards := r.regrouped
+	r.regrouped = nil
+	r.mu.Unlock()
+	if len(shards) > 0 {
+		r.log.Warn("outbox streams or their consumer group vanished (Redis lost its data?); re-created them",
+			"shards", shards, "group", jobs.RelayGroup)
+	}
 }
 
 // ensureGroup creates the shard's stream and consumer group unless they
@@ -331,7 +351,9 @@ func (r *Relay) regroup(ctx context.Context, shard int) error {
 	err := r.store.Redis().XGroupCreateMkStream(ctx, r.store.OutboxStream(shard), jobs.RelayGroup, "0").Err()
 	switch {
 	case err == nil:
+		r.mu.Lock()
 		r.regrouped = append(r.regrouped, shard)
+		r.mu.Unlock()
 	case !strings.Contains(err.Error(), "BUSYGROUP"):
 		return r.fail(ctx, RelayErrorRedis, err)
 	}
@@ -339,18 +361,24 @@ func (r *Relay) regroup(ctx context.Context, shard int) error {
 	return nil
 }
 
-// shard reads one shard once. A NOGROUP answer re-creates the stream and
-// group and reads again, once.
+// shard reads one shard once, without waiting. A NOGROUP answer re-creates
+// the stream and group and reads again, once.
 func (r *Relay) shard(ctx context.Context, shard int) (int, error) {
+	return r.readShard(ctx, shard, r.store.Redis(), -1)
+}
+
+// readShard reads one shard once, its new entries through rdb, waiting up
+// to block for one (-1: not at all), and delivers what it read.
+func (r *Relay) readShard(ctx context.Context, shard int, rdb redis.UniversalClient, block time.Duration) (int, error) {
 	if err := r.ensureGroup(ctx, shard); err != nil {
 		return 0, err
 	}
-	msgs, err := r.read(ctx, shard)
+	msgs, _, err := r.read(ctx, shard, rdb, block, owed{})
 	if noGroup(err) {
 		if err := r.regroup(ctx, shard); err != nil {
 			return 0, err
 		}
-		msgs, err = r.read(ctx, shard)
+		msgs, _, err = r.read(ctx, shard, rdb, block, owed{})
 	}
 	if err != nil {
 		return 0, r.fail(ctx, RelayErrorRedis, err)
@@ -358,71 +386,90 @@ func (r *Relay) shard(ctx context.Context, shard int) (int, error) {
 	return r.deliverAll(ctx, shard, msgs)
 }
 
-// read claims the shard's idle entries (when due) and reads its new ones.
-func (r *Relay) read(ctx context.Context, shard int) ([]redis.XMessage, error) {
+// read claims the shard's idle entries (when due) and reads its new ones
+// through rdb, waiting up to block for one when it claimed none. What o
+// owes (acks, and reviews to apply) is settled in the same round trip,
+// pipelined before the read; settled is the outcome of that part, already
+// counted and reported (errNotSettled: not tried).
+func (r *Relay) read(ctx context.Context, shard int, rdb redis.UniversalClient, block time.Duration, o owed) (msgs []redis.XMessage, settled, err error) {
 	stream := r.store.OutboxStream(shard)
-	rdb := r.store.Redis()
 	// Entries idle too long, whoever holds them (this relay after a failed
 	// consume, or a dead one), come first.
-	var claimed []redis.XMessage
 	if now := r.cfg.Clock.Now(); now.Sub(r.lastReclaim[shard]) >= r.cfg.ReclaimIdle/2 {
 		r.lastReclaim[shard] = now
-		var err error
-		claimed, _, err = rdb.XAutoClaim(ctx, &redis.XAutoClaimArgs{
+		msgs, _, err = r.store.Redis().XAutoClaim(ctx, &redis.XAutoClaimArgs{
 			Stream: stream, Group: jobs.RelayGroup, Consumer: r.cfg.Consumer,
 			MinIdle: r.cfg.ReclaimIdle, Start: "0-0", Count: int64(r.cfg.BatchSize),
 		}).Result()
 		if err != nil {
-			return nil, err
+			return nil, errNotSettled, err
 		}
 	}
-	streams, err := rdb.XReadGroup(ctx, &redis.XReadGroupArgs{
-		Group: jobs.RelayGroup, Consumer: r.cfg.Consumer, Streams: []string{stream, ">"},
-		Count: int64(r.cfg.BatchSize), Block: -1,
-	}).Result()
-	if err != nil && !errors.Is(err, redis.Nil) {
-		return nil, err
+	if len(msgs) > 0 {
+		block = -1
 	}
-	msgs := claimed
+	args := &redis.XReadGroupArgs{
+		Group: jobs.RelayGroup, Consumer: r.cfg.Consumer, Streams: []string{stream, ">"},
+		Count: int64(r.cfg.BatchSize), Block: block,
+	}
+	var read *redis.XStreamSliceCmd
+	if o.empty() {
+		read = rdb.XReadGroup(ctx, args)
+	} else {
+		// A pipeline's replies are read within the client's ReadTimeout,
+		// whatever a command would wait: a read that waits longer than that
+		// allows is made not to wait. Behind reviews the read waits
+		// applyWait at most, since their outcomes are reported after it.
+		if len(o.committed) > 0 {
+			args.Block = min(args.Block, applyWait)
+		}
+		if rt := readTimeout(rdb); rt >= 0 && args.Block > rt-minReadMargin {
+			args.Block = -1
+		}
+		pipe := rdb.Pipeline()
+		finish := r.queueSettle(ctx, pipe, shard, o)
+		read = pipe.XReadGroup(ctx, args)
+		_, _ = pipe.Exec(ctx)
+		settled = finish()
+	}
+	streams, err := read.Result()
+	if err != nil && !errors.Is(err, redis.Nil) {
+		return nil, settled, err
+	}
 	for _, s := range streams {
 		msgs = append(msgs, s.Messages...)
 	}
-	return msgs, nil
+	return msgs, settled, nil
 }
 
-// deliverAll consumes a shard's entries and acks those delivered.
-func (r *Relay) deliverAll(ctx context.Context, shard int, msgs []redis.XMessage) (int, error) {
-	if len(msgs) == 0 {
-		return 0, nil
+// errNotSettled is read's answer when it did not try to settle what was
+// owed.
+var errNotSettled = errors.New("outbox: not settled")
+
+// applyWait is how long a read pipelined behind a batch of reviews waits
+// for a new entry: the batch's outcomes (OnEvent) are reported when the
+// pipeline returns, so at most this late. The reviews themselves exist as
+// soon as the script ran, before the read.
+const applyWait = 20 * time.Millisecond
+
+// minReadMargin is how much longer than a blocking read in a pipeline the
+// client's ReadTimeout must be.
+const minReadMargin = 500 * time.Millisecond
+
+// readTimeout is rdb's ReadTimeout (negative: none), 0 when unknown.
+func readTimeout(rdb redis.UniversalClient) time.Duration {
+	switch c := rdb.(type) {
+	case *redis.Client:
+		return c.Options().ReadTimeout
+	case *redis.ClusterClient:
+		return c.Options().ReadTimeout
 	}
-	stream, rdb := r.store.OutboxStream(shard), r.store.Redis()
-	acks := make([]string, 0, len(msgs))
-	var errs []error
-	for _, m := range msgs {
-		if err := r.consume(ctx, shard, m); err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		acks = append(acks, m.ID)
-	}
-	if len(acks) > 0 {
-		if err := rdb.XAck(ctx, stream, jobs.RelayGroup, acks...).Err(); err != nil {
-			errs = append(errs, r.failHeld(ctx, RelayErrorRedis, err))
-		} else {
-			r.acked += len(acks)
-		}
-	}
-	return len(msgs), errors.Join(errs...)
+	return 0
 }
 
-// consume hands one entry to its consumer. A malformed entry is logged and
-// acked (it can never succeed); a failing consumer leaves it pending.
-func (r *Relay) consume(ctx context.Context, shard int, m redis.XMessage) error {
-	ev, err := jobs.ParseEvent(shard, m)
-	if err != nil {
-		r.log.Error("dropping malformed outbox entry", "shard", shard, "stream_id", m.ID, "error", err)
-		return nil
-	}
+// consume hands one entry to its consumer; a failing consumer leaves it
+// pending.
+func (r *Relay) consume(ctx context.Context, ev jobs.Event) error {
 	outcome, err := r.deliver(ctx, ev)
 	if err != nil {
 		r.cfg.OnEvent(ev, "error")
@@ -434,6 +481,9 @@ func (r *Relay) consume(ctx context.Context, shard int, m redis.XMessage) error 
 	return nil
 }
 
+// deliver hands one event to its consumer and names the outcome.
+// extraction.committed events do not come here: deliverAll applies them
+// in batches (applyAndAck).
 func (r *Relay) deliver(ctx context.Context, ev jobs.Event) (string, error) {
 	switch ev.Type {
 	case jobs.EventJobSubmitted:
@@ -441,18 +491,6 @@ func (r *Relay) deliver(ctx context.Context, ev jobs.Event) (string, error) {
 			return "", r.failHeld(ctx, RelayErrorPublish, err)
 		}
 		return "published", nil
-	case jobs.EventExtractionCommitted:
-		res, err := r.store.ApplyCommitted(ctx, ev.Key, ev.EventID)
-		if err != nil {
-			return "", r.failHeld(ctx, RelayErrorConsume, err)
-		}
-		if err := r.notify(ctx, ev); err != nil {
-			return "", err
-		}
-		if !res.Applied {
-			return res.Reason, nil
-		}
-		return "applied", nil
 	case jobs.EventJobDeadLettered, jobs.EventJobCancelled, jobs.EventReviewDecided:
 		if err := r.notify(ctx, ev); err != nil {
 			return "", err

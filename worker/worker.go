@@ -67,7 +67,10 @@ type Config struct {
 	AttemptGrace time.Duration
 	// RetryBase and RetryMax shape the retry backoff. Default 1s and 5m.
 	RetryBase, RetryMax time.Duration
-	// TaskCheckInterval is how often an idle worker polls. Default 50ms.
+	// TaskCheckInterval is how often an idle worker polls Asynq. Default 5ms:
+	// Asynq offers no wake-up, so this bounds how long a published task
+	// waits to be picked up; one idle poll costs Redis 3 commands
+	// (docs/architecture.md, Performance).
 	TaskCheckInterval time.Duration
 	// DelayedTaskCheckInterval is how often due retries are moved to
 	// pending. Default 1s.
@@ -93,11 +96,17 @@ type Config struct {
 	TenantMaxInFlight int
 	TenantLimits      map[string]int
 
-	// Relays is the number of relay loops this process runs. They share the
-	// outbox consumer group, which hands each row to one of them, so they
-	// publish in parallel: one loop is sequential (one Redis round trip per
-	// row) and would cap the pipeline. Default 2.
+	// Relays is the number of relays this process runs. They share the
+	// outbox consumer group, which hands each row to one of them. Each relay
+	// reads every shard in its own loop (a blocking read), so one relay
+	// already publishes as many rows in parallel as there are shards.
+	// Default 1.
 	Relays int
+	// RelayReadRedis, if set, serves the relays' blocking reads (one
+	// connection per shard and relay, held while a shard is idle). Default:
+	// each relay makes its own client from the store client's options
+	// (outbox.RelayConfig.ReadRedis).
+	RelayReadRedis redis.UniversalClient
 	// RelayConsumer prefixes the relays' consumer names in the outbox
 	// consumer group ("<prefix>-r<i>"); it must be unique among live
 	// processes. Default hostname-pid.
@@ -150,7 +159,7 @@ func (c Config) withDefaults() Config {
 		c.Concurrency = 20
 	}
 	if c.Relays == 0 {
-		c.Relays = 2
+		c.Relays = 1
 	}
 	if c.Queues == 0 && c.Store != nil {
 		_, cluster := c.Redis.(*redis.ClusterClient)
@@ -164,7 +173,7 @@ func (c Config) withDefaults() Config {
 	def(&c.AttemptGrace, defaultGrace)
 	def(&c.RetryBase, time.Second)
 	def(&c.RetryMax, 5*time.Minute)
-	def(&c.TaskCheckInterval, 50*time.Millisecond)
+	def(&c.TaskCheckInterval, 5*time.Millisecond)
 	def(&c.DelayedTaskCheckInterval, time.Second)
 	def(&c.ShutdownTimeout, 25*time.Second)
 	def(&c.DrainTimeout, 10*time.Second)
@@ -284,7 +293,7 @@ func (w *Worker) build() error {
 			Store: cfg.Store, Publisher: pub, Notifier: w.webhooks.relayNotifier(),
 			Consumer: fmt.Sprintf("%s-r%d", cfg.RelayConsumer, i),
 			Logger:   cfg.Logger, Clock: cfg.Clock, OnEvent: w.onRelayEvent, OnTrim: cfg.Metrics.outboxTrim,
-			OnError: cfg.Metrics.relayError,
+			OnError: cfg.Metrics.relayError, ReadRedis: cfg.RelayReadRedis,
 		})
 		if err != nil {
 			return err

@@ -47,7 +47,7 @@ type Config struct {
 	AttemptTimeout    time.Duration // RELAYOPS_ATTEMPT_TIMEOUT, default 5m (>= 1s)
 	RetryBase         time.Duration // RELAYOPS_RETRY_BASE, default 1s (> 0)
 	RetryMax          time.Duration // RELAYOPS_RETRY_MAX, default 5m (>= RetryBase)
-	TaskCheckInterval time.Duration // RELAYOPS_TASK_CHECK_INTERVAL, default 50ms (> 0)
+	TaskCheckInterval time.Duration // RELAYOPS_TASK_CHECK_INTERVAL, default 5ms (> 0)
 	ReprocessRate     Rate          // RELAYOPS_REPROCESS_RATE, default 10/1m (per tenant)
 	DataKey           []byte        // RELAYOPS_DATA_KEY, default none (32 bytes when set)
 	Faults            string        // RELAYOPS_FAULTS, default none; parsed by the worker
@@ -186,7 +186,7 @@ var vars = []Var{
 	{"RELAYOPS_ATTEMPT_TIMEOUT", "5m", "time limit of one handler attempt (>= 1s)"},
 	{"RELAYOPS_RETRY_BASE", "1s", "first retry backoff (> 0)"},
 	{"RELAYOPS_RETRY_MAX", "5m", "largest retry backoff (>= RELAYOPS_RETRY_BASE)"},
-	{"RELAYOPS_TASK_CHECK_INTERVAL", "50ms", "how often an idle worker polls for tasks (> 0)"},
+	{"RELAYOPS_TASK_CHECK_INTERVAL", "5ms", "how often an idle worker polls for tasks (> 0)"},
 	{"RELAYOPS_REPROCESS_RATE", "10/1m", "reprocess rate limit per tenant as count/duration"},
 	{"RELAYOPS_DATA_KEY", "", "standard base64 of a 32-byte key; enables AES-256-GCM for stored inputs"},
 	{"RELAYOPS_FAULTS", "", "fault injection points for tests and chaos (point=action,...)"},

@@ -39,7 +39,7 @@ func TestFromEnv_NothingSet_UsesDefaults(t *testing.T) {
 		AttemptTimeout:    5 * time.Minute,
 		RetryBase:         time.Second,
 		RetryMax:          5 * time.Minute,
-		TaskCheckInterval: 50 * time.Millisecond,
+		TaskCheckInterval: 5 * time.Millisecond,
 		ReprocessRate:     Rate{Count: 10, Per: time.Minute},
 		LogLevel:          slog.LevelInfo,
 		Retention: Retention{

@@ -23,7 +23,7 @@ import (
 
 // shippedTaskCheckInterval is worker.Config's default TaskCheckInterval; the
 // bare Asynq server of the idle comparison polls as often.
-const shippedTaskCheckInterval = 50 * time.Millisecond
+const shippedTaskCheckInterval = 5 * time.Millisecond
 
 // latencyResult is one open-loop run at one rate.
 type latencyResult struct {

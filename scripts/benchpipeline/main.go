@@ -37,6 +37,7 @@ import (
 
 	"github.com/hibiken/asynq"
 	"github.com/redis/go-redis/v9"
+	"github.com/redis/go-redis/v9/maintnotifications"
 
 	"github.com/relayops/relayops/jobs"
 	"github.com/relayops/relayops/scripts/benchredis"
@@ -67,7 +68,7 @@ func main() {
 	flag.IntVar(&o.submitters, "submitters", 16, "goroutines submitting jobs / enqueueing bare tasks")
 	flag.StringVar(&o.redisURL, "redis-url", "", "use this Redis (it is FLUSHALLed!) instead of starting redis-server")
 	flag.StringVar(&o.contentPath, "content", "testdata/invoices/valid-basic-eur.txt", "document every job carries")
-	flag.DurationVar(&o.taskCheck, "task-check-interval", 50*time.Millisecond, "Asynq TaskCheckInterval of both sides")
+	flag.DurationVar(&o.taskCheck, "task-check-interval", shippedTaskCheckInterval, "Asynq TaskCheckInterval of both sides")
 	flag.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the pipeline rounds to this file")
 	flag.DurationVar(&o.timeout, "timeout", 10*time.Minute, "give up on a round after this long")
 	flag.StringVar(&o.mode, "mode", "drain", "drain: drain rate against bare Asynq; latency: open-loop submit → review latency and idle Redis cost")
@@ -146,7 +147,10 @@ type bench struct {
 	admin   *redis.Client // FLUSHALL, INFO: not counted
 	store   *redis.Client // the store's client (no retries), counted
 	asynq   *redis.Client // Asynq's client, counted
-	counter *countHook
+	// relayRead serves the relays' blocking reads (one connection per shard
+	// and relay), counted.
+	relayRead *redis.Client
+	counter   *countHook
 }
 
 func newBench(o options, url, content string) (*bench, error) {
@@ -164,9 +168,16 @@ func newBench(o options, url, content string) (*bench, error) {
 	}
 	aopt := *opt
 	aopt.PoolSize = 4 * o.concurrency
-	b := &bench{o: o, content: content, admin: admin, store: store, asynq: redis.NewClient(&aopt), counter: &countHook{}}
+	ropt := *store.Options()
+	ropt.PoolSize = o.shards*max(o.relays, 1) + 1
+	// Its own maintenance-notification settings: the pointer in the copied
+	// options is the store client's.
+	ropt.MaintNotificationsConfig = &maintnotifications.Config{Mode: maintnotifications.ModeDisabled}
+	b := &bench{o: o, content: content, admin: admin, store: store, asynq: redis.NewClient(&aopt),
+		relayRead: redis.NewClient(&ropt), counter: &countHook{}}
 	b.store.AddHook(b.counter)
 	b.asynq.AddHook(b.counter)
+	b.relayRead.AddHook(b.counter)
 	return b, nil
 }
 
@@ -174,6 +185,7 @@ func (b *bench) close() {
 	_ = b.admin.Close()
 	_ = b.store.Close()
 	_ = b.asynq.Close()
+	_ = b.relayRead.Close()
 }
 
 func (b *bench) redisVersion() string {
@@ -208,7 +220,7 @@ func (r result) print() {
 		r.prepRate, per(r.prepCmds, r.n))
 	fmt.Printf("         %-8s CPU: redis-server %3.0f%% of a core, benchmark process %3.0f%%\n", "",
 		100*r.redisCPU.Seconds()/r.elapsed.Seconds(), 100*r.selfCPU.Seconds()/r.elapsed.Seconds())
-	fmt.Printf("         %-8s top commands per job: %s\n", "", topCommands(r.byCommand, r.n, 10))
+	fmt.Printf("         %-8s top commands per job: %s\n", "", topCommands(r.byCommand, r.n, 30))
 	fmt.Printf("         %-8s top Redis time per job (µs): %s\n", "", topCommands(r.usecByCommand, r.n, 8))
 }
 
@@ -245,7 +257,8 @@ func (b *bench) pipeline(round int) (result, error) {
 	var applied, published atomic.Int64
 	w, err := worker.New(worker.Config{
 		Store: st, Redis: b.asynq, Concurrency: b.o.concurrency, TaskCheckInterval: b.o.taskCheck, Relays: b.o.relays,
-		Logger: slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		RelayReadRedis: b.relayRead,
+		Logger:         slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 		OnRelayEvent: func(ev jobs.Event, outcome string) {
 			switch {
 			case ev.Type == jobs.EventExtractionCommitted && outcome == "applied":

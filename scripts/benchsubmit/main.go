@@ -29,6 +29,7 @@ import (
 	"net/http"
 	"os"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"time"
 
@@ -41,6 +42,7 @@ import (
 type options struct {
 	n, connections, rounds, warmup int
 	redisURL, contentPath          string
+	cpuProfile                     string
 }
 
 func main() {
@@ -51,6 +53,7 @@ func main() {
 	flag.IntVar(&o.warmup, "warmup", 500, "unmeasured requests before each side")
 	flag.StringVar(&o.redisURL, "redis-url", "", "use this Redis (it is FLUSHALLed!) instead of starting redis-server")
 	flag.StringVar(&o.contentPath, "content", "testdata/invoices/valid-basic-eur.txt", "document every request carries")
+	flag.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run (servers and load generator) to this file")
 	flag.Parse()
 	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "benchsubmit:", err)
@@ -82,6 +85,17 @@ func run(o options) error {
 	content, err := os.ReadFile(o.contentPath)
 	if err != nil {
 		return fmt.Errorf("read -content: %w (run from the repository root)", err)
+	}
+	if o.cpuProfile != "" {
+		f, err := os.Create(o.cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
 	}
 	url := o.redisURL
 	if url == "" {
