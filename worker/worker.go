@@ -67,10 +67,13 @@ type Config struct {
 	AttemptGrace time.Duration
 	// RetryBase and RetryMax shape the retry backoff. Default 1s and 5m.
 	RetryBase, RetryMax time.Duration
-	// TaskCheckInterval is how often an idle worker polls Asynq. Default 5ms:
-	// Asynq offers no wake-up, so this bounds how long a published task
-	// waits to be picked up; one idle poll costs Redis 3 commands
-	// (docs/architecture.md, Performance).
+	// TaskCheckInterval is how often an idle worker polls Asynq. Asynq
+	// offers no wake-up, so this bounds how long a published task waits to
+	// be picked up; an idle poll costs Redis 3 commands per queue served
+	// (docs/architecture.md, Performance). Default: PollPerQueue times the
+	// queues served (the layout's, plus webhooks), at least 5ms — 5ms on
+	// one Redis, ~42ms with a cluster's 16 queues — so the idle cost stays
+	// about 1,200 commands/s however many queues there are.
 	TaskCheckInterval time.Duration
 	// DelayedTaskCheckInterval is how often due retries are moved to
 	// pending. Default 1s.
@@ -137,6 +140,19 @@ type Config struct {
 	Webhooks *WebhookConfig
 }
 
+// PollPerQueue is the default TaskCheckInterval per queue a worker serves
+// (see DefaultTaskCheckInterval).
+const PollPerQueue = 2500 * time.Microsecond
+
+// DefaultTaskCheckInterval is the default TaskCheckInterval of a worker
+// serving queues Asynq queues: Asynq's idle poll runs its dequeue script
+// once per queue, so the interval grows with the queues (PollPerQueue each,
+// at least 5ms) and an idle worker costs Redis about the same however many
+// queues the layout has.
+func DefaultTaskCheckInterval(queues int) time.Duration {
+	return max(5*time.Millisecond, time.Duration(queues)*PollPerQueue)
+}
+
 func (c Config) withDefaults() Config {
 	def := func(d *time.Duration, v time.Duration) {
 		if *d == 0 {
@@ -173,7 +189,13 @@ func (c Config) withDefaults() Config {
 	def(&c.AttemptGrace, defaultGrace)
 	def(&c.RetryBase, time.Second)
 	def(&c.RetryMax, 5*time.Minute)
-	def(&c.TaskCheckInterval, 5*time.Millisecond)
+	if c.TaskCheckInterval == 0 {
+		served := c.Queues
+		if c.Webhooks != nil {
+			served++
+		}
+		c.TaskCheckInterval = DefaultTaskCheckInterval(served)
+	}
 	def(&c.DelayedTaskCheckInterval, time.Second)
 	def(&c.ShutdownTimeout, 25*time.Second)
 	def(&c.DrainTimeout, 10*time.Second)

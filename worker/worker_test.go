@@ -18,6 +18,7 @@ import (
 	"github.com/relayops/relayops/internal/redistest"
 	"github.com/relayops/relayops/internal/task"
 	"github.com/relayops/relayops/jobs"
+	"github.com/relayops/relayops/webhook"
 )
 
 // TestWorker_Run_DrainsJobsToReviewsAndStopsGracefully wires the whole
@@ -133,4 +134,28 @@ func TestNew_DefaultQueues_OneOnOneRedisSpreadOnACluster(t *testing.T) {
 	}
 	_, err := New(Config{Store: b.store, Redis: b.rdb, Queues: testShards + 1})
 	require.ErrorContains(t, err, "Config.Queues must be 1..the store's shards, got 5")
+}
+
+// Asynq's idle poll runs its dequeue script once per queue served, so the
+// default poll interval grows with the queues: an idle worker costs Redis
+// about the same on one Redis (1 queue + webhooks: 5ms) as with a cluster's
+// 16 queues (+ webhooks: 42.5ms). An explicit interval is kept.
+func TestNew_DefaultTaskCheckInterval_GrowsWithTheQueuesServed(t *testing.T) {
+	t.Parallel()
+	b := setup(t, nil)
+	require.Equal(t, 5*time.Millisecond, DefaultTaskCheckInterval(1))
+	require.Equal(t, 5*time.Millisecond, DefaultTaskCheckInterval(2))
+	require.Equal(t, 42500*time.Microsecond, DefaultTaskCheckInterval(17))
+
+	reg, err := webhook.NewRegistry(webhook.RegistryConfig{Redis: b.store.Redis()})
+	require.NoError(t, err)
+	w, err := New(Config{Store: b.store, Redis: b.rdb, Queues: 4})
+	require.NoError(t, err)
+	require.Equal(t, 10*time.Millisecond, w.cfg.TaskCheckInterval, "4 queues, no webhooks")
+	w, err = New(Config{Store: b.store, Redis: b.rdb, Queues: 4, Webhooks: &WebhookConfig{Registry: reg}})
+	require.NoError(t, err)
+	require.Equal(t, 12500*time.Microsecond, w.cfg.TaskCheckInterval, "4 queues and webhooks")
+	w, err = New(Config{Store: b.store, Redis: b.rdb, Queues: 4, TaskCheckInterval: time.Millisecond})
+	require.NoError(t, err)
+	require.Equal(t, time.Millisecond, w.cfg.TaskCheckInterval, "an explicit interval is kept")
 }

@@ -183,6 +183,7 @@ func (b *bench) awaitReviews(rate, n int, done func() int64) error {
 func (b *bench) startShippedWorker(st *jobs.Store, onRelay func(jobs.Event, string)) (func() error, error) {
 	w, err := worker.New(worker.Config{
 		Store: st, Redis: b.asynq, OnRelayEvent: onRelay,
+		TenantMaxInFlight: b.o.admission, Webhooks: b.webhooks(st),
 		Logger: slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 	})
 	if err != nil {

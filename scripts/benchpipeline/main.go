@@ -41,15 +41,22 @@ import (
 
 	"github.com/relayops/relayops/jobs"
 	"github.com/relayops/relayops/scripts/benchredis"
+	"github.com/relayops/relayops/webhook"
 	"github.com/relayops/relayops/worker"
 )
 
 type options struct {
 	n, rounds, concurrency, shards, submitters int
 	relays                                     int
-	redisURL, contentPath, cpuProfile          string
-	taskCheck                                  time.Duration
-	timeout                                    time.Duration
+	// admission is the worker's per-tenant in-flight cap (0: admission
+	// off); webhooks runs the webhook notifier and delivery queue. Both
+	// default to what ships (cap 100, webhooks on; the benchmark's tenant
+	// registers no endpoint).
+	admission                         int
+	webhooks                          bool
+	redisURL, contentPath, cpuProfile string
+	taskCheck                         time.Duration
+	timeout                           time.Duration
 
 	// latency mode
 	mode         string
@@ -65,6 +72,8 @@ func main() {
 	flag.IntVar(&o.concurrency, "concurrency", 20, "Asynq concurrency of both sides")
 	flag.IntVar(&o.shards, "shards", 16, "store shards")
 	flag.IntVar(&o.relays, "relays", 0, "relay loops in the worker (0: the worker's default)")
+	flag.IntVar(&o.admission, "admission", 100, "worker's per-tenant in-flight cap, RELAYOPS_TENANT_MAX_INFLIGHT (0: fair admission off)")
+	flag.BoolVar(&o.webhooks, "webhooks", true, "run the worker's webhook notifier and delivery queue, as shipped (no endpoint registered)")
 	flag.IntVar(&o.submitters, "submitters", 16, "goroutines submitting jobs / enqueueing bare tasks")
 	flag.StringVar(&o.redisURL, "redis-url", "", "use this Redis (it is FLUSHALLed!) instead of starting redis-server")
 	flag.StringVar(&o.contentPath, "content", "testdata/invoices/valid-basic-eur.txt", "document every job carries")
@@ -257,8 +266,8 @@ func (b *bench) pipeline(round int) (result, error) {
 	var applied, published atomic.Int64
 	w, err := worker.New(worker.Config{
 		Store: st, Redis: b.asynq, Concurrency: b.o.concurrency, TaskCheckInterval: b.o.taskCheck, Relays: b.o.relays,
-		RelayReadRedis: b.relayRead,
-		Logger:         slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		RelayReadRedis: b.relayRead, TenantMaxInFlight: b.o.admission, Webhooks: b.webhooks(st),
+		Logger: slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 		OnRelayEvent: func(ev jobs.Event, outcome string) {
 			switch {
 			case ev.Type == jobs.EventExtractionCommitted && outcome == "applied":
@@ -558,4 +567,17 @@ func counter(m *worker.Metrics, name string) float64 {
 		}
 	}
 	return sum
+}
+
+// webhooks is the worker's webhook configuration as shipped (its defaults),
+// or nil when the benchmark runs without webhooks.
+func (b *bench) webhooks(st *jobs.Store) *worker.WebhookConfig {
+	if !b.o.webhooks {
+		return nil
+	}
+	reg, err := webhook.NewRegistry(webhook.RegistryConfig{Redis: st.Redis()})
+	if err != nil {
+		panic(fmt.Sprintf("benchpipeline: webhook registry: %v", err))
+	}
+	return &worker.WebhookConfig{Registry: reg}
 }
