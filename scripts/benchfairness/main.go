@@ -114,7 +114,7 @@ func run(o options) error {
 	for _, mode := range modes {
 		p := pooled[mode]
 		slices.Sort(p.waits)
-		fmt.Printf("| %s | %s | %s | %s | %.0f jobs/s (%d in %.1fs) |\n", p.label, ms(pct(p.waits, 0.5)), ms(pct(p.waits, 0.99)),
+		fmt.Printf("| %s | %s | %s | %s | %.0f jobs/s (%d in %.1fs) |\n", p.label, ms(benchredis.Percentile(p.waits, 50)), ms(benchredis.Percentile(p.waits, 99)),
 			ms(p.waits[len(p.waits)-1]), float64(p.n)/p.elapsed.Seconds(), p.n, p.elapsed.Seconds())
 	}
 	if on, off := pooled["on"], pooled["off"]; on != nil && off != nil {
@@ -187,7 +187,7 @@ func runOnce(o options, url, content, mode string, capv int) (result, error) {
 
 	fmt.Printf("\n[%s] flood: submitting %d jobs of tenant flood...\n", mode, o.flood)
 	start := time.Now()
-	if err := parallel(o.flood, o.submitters, func(i int) error {
+	if err := benchredis.Parallel(o.flood, o.submitters, func(i int) error {
 		return submit(ctx, st, "flood", i, content)
 	}); err != nil {
 		return res, err
@@ -301,12 +301,12 @@ func runOnce(o options, url, content, mode string, capv int) (result, error) {
 	if len(relayWaits) > 0 {
 		slices.Sort(relayWaits)
 		fmt.Printf("[%s] of which outbox → relay (the quiet rows behind other rows in the outbox): p50 %s p99 %s\n",
-			mode, ms(pct(relayWaits, 0.5)), ms(pct(relayWaits, 0.99)))
+			mode, ms(benchredis.Percentile(relayWaits, 50)), ms(benchredis.Percentile(relayWaits, 99)))
 	}
 	slices.Sort(waits)
 	res.waits = waits
 	fmt.Printf("[%s] drained %d jobs in %.1fs (%.0f jobs/s); quiet wait p50 %s p99 %s max %s\n", mode, res.n, res.elapsed.Seconds(),
-		float64(res.n)/res.elapsed.Seconds(), ms(pct(waits, 0.5)), ms(pct(waits, 0.99)), ms(waits[len(waits)-1]))
+		float64(res.n)/res.elapsed.Seconds(), ms(benchredis.Percentile(waits, 50)), ms(benchredis.Percentile(waits, 99)), ms(waits[len(waits)-1]))
 	return res, nil
 }
 
@@ -317,35 +317,4 @@ func submit(ctx context.Context, st *jobs.Store, tenant string, i int, content s
 	}
 	_, err = st.Submit(ctx, jobs.SubmitRequest{Key: k, Content: content, Limits: jobs.DefaultLimits})
 	return err
-}
-
-// pct is the p-quantile of sorted (nearest rank).
-func pct(sorted []time.Duration, p float64) time.Duration {
-	i := int(float64(len(sorted))*p+0.5) - 1
-	return sorted[min(max(i, 0), len(sorted)-1)]
-}
-
-// parallel runs fn(0..n-1) on workers goroutines; the first error stops it.
-func parallel(n, workers int, fn func(i int) error) error {
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	errs := make(chan error, workers)
-	for range workers {
-		wg.Go(func() {
-			for {
-				i := int(next.Add(1)) - 1
-				if i >= n {
-					return
-				}
-				if err := fn(i); err != nil {
-					errs <- err
-					next.Store(int64(n))
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
-	close(errs)
-	return <-errs
 }

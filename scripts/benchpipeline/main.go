@@ -30,7 +30,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -248,7 +247,7 @@ func (b *bench) pipeline(round int) (result, error) {
 	res := result{name: "pipeline", round: round, n: b.o.n}
 	c0, t0 := b.counter.snapshot()
 	start := time.Now()
-	err = parallel(b.o.n, b.o.submitters, func(i int) error {
+	err = benchredis.Parallel(b.o.n, b.o.submitters, func(i int) error {
 		k, err := jobs.BuildKey("bench", fmt.Sprintf("doc-%d", i), int64(round))
 		if err != nil {
 			return err
@@ -315,7 +314,7 @@ func (b *bench) bare(round int) (result, error) {
 	client := asynq.NewClientFromRedisClient(b.asynq)
 	c0, t0 := b.counter.snapshot()
 	start := time.Now()
-	err := parallel(b.o.n, b.o.submitters, func(i int) error {
+	err := benchredis.Parallel(b.o.n, b.o.submitters, func(i int) error {
 		_, err := client.EnqueueContext(ctx, asynq.NewTask("bench:noop", []byte(`{"jobKey":"bench:doc:v1"}`)))
 		return err
 	})
@@ -398,33 +397,6 @@ func (b *bench) drain(res *result, start func(), done func() int64, progress fun
 		}
 	}
 	return nil
-}
-
-// parallel runs fn(0..n-1) on workers goroutines, stopping at the first error.
-func parallel(n, workers int, fn func(i int) error) error {
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	errs := make(chan error, workers)
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1)) - 1
-				if i >= n {
-					return
-				}
-				if err := fn(i); err != nil {
-					errs <- err
-					next.Store(int64(n))
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	return <-errs
 }
 
 // redisCPU returns redis-server's CPU time so far (INFO cpu, main thread

@@ -1,6 +1,7 @@
-// Package benchredis is what the benchmark commands under scripts/ share
-// about Redis: a throwaway redis-server on a loopback port, and the server's
-// own counters (INFO commandstats), so every benchmark counts the same way.
+// Package benchredis is what the benchmark commands under scripts/ share: a
+// throwaway redis-server on a loopback port, the server's own counters (INFO
+// commandstats), percentiles and a parallel loop, so every benchmark loads
+// and counts the same way.
 package benchredis
 
 import (
@@ -13,6 +14,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -119,4 +122,30 @@ func CommandsSince(ctx context.Context, rdb *redis.Client, before map[string]int
 func Percentile(sorted []time.Duration, p float64) time.Duration {
 	i := int(float64(len(sorted))*p/100+0.999999) - 1
 	return sorted[max(0, min(i, len(sorted)-1))]
+}
+
+// Parallel runs fn(0..n-1) on workers goroutines; the first error stops it
+// and is returned.
+func Parallel(n, workers int, fn func(i int) error) error {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	errs := make(chan error, workers)
+	for range workers {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= n {
+					return
+				}
+				if err := fn(i); err != nil {
+					errs <- err
+					next.Store(int64(n))
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	return <-errs
 }
