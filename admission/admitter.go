@@ -1,10 +1,12 @@
 // Package admission is relayops' per-tenant fair admission: it sits between
-// the outbox relay and the Asynq publisher, keeps each tenant's submitted
-// jobs waiting in Redis, and admits them round-robin across the tenants
-// with work waiting, so that no tenant has more than its cap of jobs
-// enqueued or running. One tenant's flood then fills its own waiting list,
-// not the shared Asynq queue, and another tenant's job waits behind at most
-// the caps of the busy tenants.
+// the outbox relay and the Asynq publisher, so that no tenant has more than
+// its cap of jobs enqueued or running. A job of a tenant under its cap with
+// nothing waiting is admitted and published at once (one script, in the
+// relay's publish); past the cap, jobs wait in Redis and are admitted
+// round-robin across the tenants with work waiting, in submission order
+// within each. One tenant's flood then fills its own waiting list, not the
+// shared Asynq queue, and another tenant's job waits behind at most the
+// caps of the busy tenants.
 //
 // State lives in Redis, per tenant, under the tenant's own hash tag (one
 // Redis Cluster slot per tenant): a sorted set of waiting job keys (scored
@@ -42,9 +44,12 @@ var (
 	admitLua string
 	//go:embed lua/unadmit.lua
 	unadmitLua string
+	//go:embed lua/publish.lua
+	publishLua string
 
 	admitScript   = redis.NewScript(admitLua)
 	unadmitScript = redis.NewScript(unadmitLua)
+	publishScript = redis.NewScript(publishLua)
 )
 
 // Config configures an Admitter.
@@ -175,9 +180,11 @@ func Enabled(maxInFlight int, limits map[string]int) bool {
 }
 
 // Admitter is the fair admission of one process. As an outbox.Publisher it
-// takes the relay's job.submitted events and puts each job in its tenant's
-// waiting set; its Run loop admits waiting jobs and publishes them to the
-// wrapped Publisher; Release frees a job's slot when a worker ended it.
+// takes the relay's job.submitted events and publishes each job at once
+// while its tenant has room and nothing waiting, else puts it in its
+// tenant's waiting set; its Run loop admits waiting jobs and publishes them
+// to the wrapped Publisher; Release frees a job's slot when a worker ended
+// it.
 type Admitter struct {
 	cfg   Config
 	store *jobs.Store
@@ -196,6 +203,9 @@ type Admitter struct {
 	releases []jobs.Key
 	// idle: Run waits for IdleInterval, and a Publish wakes it.
 	idle atomic.Bool
+	// published counts the jobs Publish admitted and published itself
+	// since the last step (the step reports them).
+	published atomic.Int64
 }
 
 var _ outbox.Publisher = (*Admitter)(nil)
@@ -222,12 +232,25 @@ func (a *Admitter) Cap(tenant string) int {
 	return a.cfg.MaxInFlight
 }
 
-// Publish puts the job of a job.submitted event in its tenant's waiting
-// set, scored by the event's time (within a tenant, jobs are admitted in
-// submission order): one pipelined round trip, no read, so the relay moves
-// a flood's rows into waiting about as fast as it enqueued them before.
-// Whether the job still needs a worker is checked when it is admitted.
-// Publishing the same job again is harmless: it is one member of a set.
+// Publish takes the job of a job.submitted event in, in one pipelined
+// round trip with no read (publish.lua in the tenant's slot, beside the
+// registry stamp). While the tenant is under its cap with nothing waiting,
+// the job is admitted there and then and published at once to the wrapped
+// Publisher, without a step; a job already in flight (published again after
+// its admission) is published again, without a second slot. Otherwise it
+// joins its tenant's waiting set, scored by the event's time (within a
+// tenant, jobs are admitted in submission order, and a job never overtakes
+// one that waits), for a step to admit. Whether a waiting job still needs a
+// worker is checked when it is admitted; one published at once is judged
+// by its handler's claim, as without admission (a job past its deadline is
+// cancelled there). Publishing the same job again is harmless: it is one
+// member of a set, and Asynq absorbs a second enqueue by its TaskID.
+//
+// When the wrapped publish fails, the job stays in flight and the error is
+// returned: the relay keeps its outbox row and publishes it again, which
+// finds it in flight and publishes it again (and should this process die
+// first, the prune republishes a member still queued RepublishAfter after
+// its admission).
 func (a *Admitter) Publish(ctx context.Context, ev jobs.Event) error {
 	if ev.Type != jobs.EventJobSubmitted {
 		return fmt.Errorf("admission: publish: unexpected event type %q", ev.Type)
@@ -237,18 +260,56 @@ func (a *Admitter) Publish(ctx context.Context, ev jobs.Event) error {
 	if score.IsZero() {
 		score = now
 	}
-	// The registry is stamped on every publish (same round trip): a stamp
-	// skipped because an earlier one was recent would leave the tenant
-	// unregistered, its jobs never admitted, if Redis lost the registry
-	// in between.
-	pipe := a.rdb.Pipeline()
-	pipe.ZAddNX(ctx, waitingKey(ev.Key.Tenant), redis.Z{Score: float64(score.UnixMilli()), Member: ev.Key.String()})
-	pipe.ZAddGT(ctx, registryKey, redis.Z{Score: float64(now.UnixMilli()), Member: ev.Key.Tenant})
-	if _, err := pipe.Exec(ctx); err != nil {
+	took, err := a.take(ctx, ev.Key, score, now)
+	if err != nil {
+		return err
+	}
+	if took == tookWaiting {
+		a.poke()
+		return nil
+	}
+	if err := a.cfg.Publisher.Publish(ctx, ev); err != nil {
 		return fmt.Errorf("admission: publish %s: %w", ev.Key, err)
 	}
-	a.poke()
+	a.published.Add(1)
 	return nil
+}
+
+// What publish.lua did with a job.
+const (
+	tookWaiting  = 0 // it waits
+	tookAdmitted = 1 // admitted now: publish it
+	tookInFlight = 2 // already in flight: publish it again
+)
+
+// take runs publish.lua for job k and stamps the tenant in the registry, in
+// one pipeline. The registry is stamped on every publish: a stamp skipped
+// because an earlier one was recent would leave the tenant unregistered,
+// its waiting jobs never admitted, if Redis lost the registry in between.
+// The script goes as EVALSHA (a script run in a pipeline cannot fall back
+// by itself); when Redis has not cached it (first use, a restart) it is
+// sent once more as EVAL, which caches it.
+func (a *Admitter) take(ctx context.Context, k jobs.Key, score, now time.Time) (int64, error) {
+	keys := []string{waitingKey(k.Tenant), inFlightKey(k.Tenant)}
+	args := []any{k.String(), score.UnixMilli(), now.UnixMilli(), a.Cap(k.Tenant)}
+	pipe := a.rdb.Pipeline()
+	took := publishScript.EvalSha(ctx, pipe, keys, args...)
+	stamp := pipe.ZAddGT(ctx, registryKey, redis.Z{Score: float64(now.UnixMilli()), Member: k.Tenant})
+	_, _ = pipe.Exec(ctx) // each command's error is read below
+	if err := stamp.Err(); err != nil {
+		return 0, fmt.Errorf("admission: publish %s: stamp tenant: %w", k, err)
+	}
+	if redis.HasErrorPrefix(took.Err(), "NOSCRIPT") {
+		took = publishScript.Eval(ctx, a.rdb, keys, args...)
+	}
+	n, err := took.Int64()
+	if err != nil {
+		return 0, fmt.Errorf("admission: publish %s: %w", k, err)
+	}
+	if n != tookWaiting && n != tookAdmitted && n != tookInFlight {
+		return 0, fmt.Errorf("admission: publish %s: publish.lua replied %d", k, n)
+	}
+	return n, nil
 }
 
 // Release frees the slot of job k: a worker ended it (or found it ended).
@@ -348,7 +409,7 @@ type sweepState struct {
 
 // StepReport is what one step did.
 type StepReport struct {
-	Admitted    int  // jobs admitted and published
+	Admitted    int  // jobs admitted and published (by this step, or by Publish since the last one)
 	Cancelled   int  // waiting (or just admitted) jobs past their deadline, cancelled
 	Released    int  // in-flight members found ended (their release was lost) and removed
 	Republished int  // in-flight members still queued long after admission, published again
@@ -362,7 +423,8 @@ type tenantState struct {
 	waiting, inFlight int64
 }
 
-// Step runs one admission step: read every registered tenant's counts,
+// Step runs one admission step (jobs Publish admitted at once are counted
+// in its report): read every registered tenant's counts,
 // sweep waiting sets and prune in-flight sets where due, then admit
 // round-robin: each tenant with work waiting and room under its cap is
 // admitted (atomically, per tenant), the admitted jobs are checked against
@@ -370,7 +432,7 @@ type tenantState struct {
 // deadline cancelled), and the rest are published interleaved, one of each
 // tenant in turn.
 func (a *Admitter) Step(ctx context.Context) (StepReport, error) {
-	var rep StepReport
+	rep := StepReport{Admitted: int(a.published.Swap(0))}
 	var errs []error
 	if err := a.flushReleases(ctx); err != nil {
 		errs = append(errs, err)

@@ -95,6 +95,36 @@ func (x *bundle) finish(t *testing.T, k jobs.Key) {
 	require.NoError(t, x.store.DeadLetter(x.ctx, k, c.Fence, jobs.CodePermanent))
 }
 
+// holdCap fills tenant's cap with jobs published at once (Publish's fast
+// path) that keep running, so that the tenant's next submissions wait for a
+// step; the step run here reports them admitted. It returns them.
+func (x *bundle) holdCap(t *testing.T, tenant string) []jobs.Key {
+	t.Helper()
+	var held []jobs.Key
+	for i := range x.adm.Cap(tenant) {
+		held = append(held, x.submit(t, tenant, 900+i, jobs.DefaultLimits))
+	}
+	require.Equal(t, held, x.pub.take(), "published at once, under the cap")
+	require.Equal(t, len(held), x.step(t).Admitted)
+	return held
+}
+
+// endAll ends each job and releases its slot, as its worker would.
+func (x *bundle) endAll(t *testing.T, ks []jobs.Key) {
+	t.Helper()
+	for _, k := range ks {
+		x.finish(t, k)
+		require.NoError(t, x.adm.Release(x.ctx, k))
+	}
+}
+
+func (x *bundle) waiting(t *testing.T, tenant string) []string {
+	t.Helper()
+	ids, err := x.rdb.ZRange(x.ctx, waitingKey(tenant), 0, -1).Result()
+	require.NoError(t, err)
+	return ids
+}
+
 func (x *bundle) inFlight(t *testing.T, tenant string) int64 {
 	t.Helper()
 	n, err := x.rdb.ZCard(x.ctx, inFlightKey(tenant)).Result()
@@ -161,12 +191,15 @@ func TestStep_FloodThenQuietTenant_QuietAdmittedInFirstTurnsAndFloodCapped(t *te
 func TestStep_PublishesTenantsInterleaved(t *testing.T) {
 	t.Parallel()
 	x := setup(t, nil)
+	held := append(x.holdCap(t, "acme"), x.holdCap(t, "globex")...)
 	for i := range 5 {
 		x.submit(t, "acme", i, jobs.DefaultLimits)
 	}
 	for i := range 2 {
 		x.submit(t, "globex", i, jobs.DefaultLimits)
 	}
+	require.Empty(t, x.pub.take(), "both tenants at their caps: every job waits")
+	x.endAll(t, held)
 	x.step(t)
 	got := x.pub.take()
 	require.Len(t, got, 4)
@@ -201,13 +234,17 @@ func TestStep_JobEndedWithoutRelease_PruneFreesItsSlot(t *testing.T) {
 func TestStep_AdmittedButNeverPublished_RepublishedAfterRepublishAfter(t *testing.T) {
 	t.Parallel()
 	x := setup(t, func(c *Config) { c.PruneInterval = time.Second; c.RepublishAfter = 10 * time.Second })
-	k := x.submit(t, "acme", 0, jobs.DefaultLimits)
-	// The admitter dies between admit.lua and the publish: the job is in
-	// flight, still queued, and Asynq never heard of it.
-	x.pub.fail = errors.New("killed")
-	_, err := admitScript.Run(x.ctx, x.rdb, []string{waitingKey("acme"), inFlightKey("acme")}, t0.UnixMilli(), 2, 64).Result()
+	k, err := jobs.BuildKey("acme", "doc-000", 1)
 	require.NoError(t, err)
+	_, err = x.store.Submit(x.ctx, jobs.SubmitRequest{Key: k, Content: "c", Limits: jobs.DefaultLimits})
+	require.NoError(t, err)
+	// The job is admitted at once, and its publish fails (as when the
+	// process dies right there): it is in flight, still queued, and Asynq
+	// never heard of it. Its relay never retries (say, it died too).
+	x.pub.fail = errors.New("killed")
+	require.ErrorContains(t, x.adm.Publish(x.ctx, jobs.Event{Type: jobs.EventJobSubmitted, Key: k, At: x.clock.Now()}), "killed")
 	x.pub.fail = nil
+	require.Equal(t, int64(1), x.inFlight(t, "acme"))
 
 	x.clock.Advance(5 * time.Second)
 	require.Zero(t, x.step(t).Republished)
@@ -222,11 +259,14 @@ func TestStep_AdmittedButNeverPublished_RepublishedAfterRepublishAfter(t *testin
 func TestStep_PublishFails_JobGoesBackToWaiting(t *testing.T) {
 	t.Parallel()
 	x := setup(t, nil)
+	held := x.holdCap(t, "acme")
 	k := x.submit(t, "acme", 0, jobs.DefaultLimits)
+	x.endAll(t, held)
 	x.pub.fail = errors.New("asynq down")
 	_, err := x.adm.Step(x.ctx)
 	require.ErrorContains(t, err, "asynq down")
 	require.Zero(t, x.inFlight(t, "acme"))
+	require.Equal(t, []string{k.String()}, x.waiting(t, "acme"))
 	x.pub.fail = nil
 	require.Equal(t, 1, x.step(t).Admitted)
 	require.Equal(t, []jobs.Key{k}, x.pub.take())
@@ -282,18 +322,19 @@ func TestStep_EndedJobPublishedAgain_DroppedUnpublished(t *testing.T) {
 	t.Parallel()
 	x := setup(t, func(c *Config) { c.SweepInterval = time.Hour })
 	k := x.submit(t, "acme", 0, jobs.DefaultLimits)
-	x.step(t)
-	x.pub.take()
+	require.Equal(t, []jobs.Key{k}, x.pub.take())
 	x.finish(t, k)
 	require.NoError(t, x.adm.Release(x.ctx, k))
-	// A late republish (reconciler, relay redelivery) of an ended job.
+	x.step(t)
+	x.holdCap(t, "acme")
+	// A late republish (reconciler, relay redelivery) of an ended job, while
+	// the tenant is at its cap: it waits, and the step drops it.
 	require.NoError(t, x.adm.Publish(x.ctx, jobs.Event{Type: jobs.EventJobSubmitted, Key: k, At: x.clock.Now()}))
+	require.Equal(t, []string{k.String()}, x.waiting(t, "acme"))
 	require.Zero(t, x.step(t).Admitted)
 	require.Empty(t, x.pub.take())
-	require.Zero(t, x.inFlight(t, "acme"))
-	n, err := x.rdb.ZCard(x.ctx, waitingKey("acme")).Result()
-	require.NoError(t, err)
-	require.Zero(t, n)
+	require.Equal(t, int64(2), x.inFlight(t, "acme"), "only the held jobs")
+	require.Empty(t, x.waiting(t, "acme"))
 }
 
 func TestSweep_EndedWaitingJob_LeavesWaiting(t *testing.T) {
@@ -315,11 +356,11 @@ func TestSweep_EndedWaitingJob_LeavesWaiting(t *testing.T) {
 func TestPublish_SameJobTwice_WaitsOnce(t *testing.T) {
 	t.Parallel()
 	x := setup(t, nil)
+	x.holdCap(t, "acme")
 	k := x.submit(t, "acme", 0, jobs.DefaultLimits)
 	require.NoError(t, x.adm.Publish(x.ctx, jobs.Event{Type: jobs.EventJobSubmitted, Key: k}))
-	n, err := x.rdb.ZCard(x.ctx, waitingKey("acme")).Result()
-	require.NoError(t, err)
-	require.Equal(t, int64(1), n)
+	require.Equal(t, []string{k.String()}, x.waiting(t, "acme"))
+	require.Empty(t, x.pub.take())
 }
 
 func TestStep_PerTenantLimits_OverrideDefault(t *testing.T) {
@@ -386,11 +427,13 @@ func TestStep_IdleTenant_ForgottenAfterForgetAfter(t *testing.T) {
 	ts, err = Tenants(x.ctx, x.rdb)
 	require.NoError(t, err)
 	require.Empty(t, ts)
-	// A new submission registers the tenant again.
-	x.submit(t, "acme", 9, jobs.DefaultLimits)
+	// A new submission registers the tenant again (and, under the cap, is
+	// published at once).
+	k := x.submit(t, "acme", 9, jobs.DefaultLimits)
+	require.Equal(t, []jobs.Key{k}, x.pub.take())
 	ts, err = Tenants(x.ctx, x.rdb)
 	require.NoError(t, err)
-	require.Equal(t, []Tenant{{Tenant: "acme", Waiting: 1}}, ts)
+	require.Equal(t, []Tenant{{Tenant: "acme", InFlight: 1}}, ts)
 }
 
 func TestNew_BadConfig_NamesTheField(t *testing.T) {
@@ -413,9 +456,11 @@ func TestEnabled_OnlyWithSomeCap(t *testing.T) {
 func TestPublish_RedisLostTheRegistry_NextPublishRegistersAgain(t *testing.T) {
 	t.Parallel()
 	x := setup(t, nil)
-	x.submit(t, "acme", 0, jobs.DefaultLimits)
-	x.mr.FlushAll() // Redis restarted empty
+	held := x.holdCap(t, "acme")
+	x.mr.Del(registryKey) // Redis lost the registry (and only it)
 	k := x.submit(t, "acme", 1, jobs.DefaultLimits)
+	require.Empty(t, x.pub.take(), "at the cap: it waits")
+	x.endAll(t, held)
 	x.step(t)
 	require.Equal(t, []jobs.Key{k}, x.pub.take())
 }

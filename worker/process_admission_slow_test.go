@@ -16,10 +16,14 @@ import (
 )
 
 // Crash in the middle of admission: worker A is SIGKILLed by its own
-// admitter right after an Asynq enqueue (relay_after_enqueue_before_ack,
-// which fires in the admitter's publish: the step's later admissions are
-// in flight but never published, and A's relay may hold unacked outbox
-// rows); worker B is SIGKILLed by the test while its handlers are stalled
+// admitter right after its 8th Asynq enqueue (relay_after_enqueue_before_ack,
+// which fires in every admission publish). The jobs are submitted before A
+// starts, so its relay takes them in at once: the relay enqueues each
+// tenant's first jobs itself, up to the cap (3 + 3, one more should a
+// globex slot free up in between), and the rest wait, so the 8th enqueue
+// is normally an admitter step's: the step's later admissions are in
+// flight but never published, and A's relay may hold unacked outbox rows
+// (in flight, so enqueued again by the next relay). Worker B is SIGKILLed by the test while its handlers are stalled
 // in the middle of jobs (those stay running until Asynq's lease recovery).
 // Worker C, started once both are dead and the running jobs' leases are
 // recoverable, finishes the work: every job succeeds exactly once, and
@@ -37,10 +41,10 @@ func TestProcess_WorkerAndRelayKilledMidAdmission_EveryJobOnceAndCountsBackToZer
 		all = append(all, mustKey(t, "globex", fmt.Sprintf("crash-%d", i), 1))
 	}
 	capThree := []string{"RELAYOPS_TENANT_MAX_INFLIGHT=3"}
-	a := e.startWorker("A", procOpts{faults: "relay_after_enqueue_before_ack=kill#3", env: capThree, logLevel: "info"})
 	for _, k := range all {
 		e.submit(k, readSample(t, "valid-basic-eur.txt"), jobs.DefaultLimits)
 	}
+	a := e.startWorker("A", procOpts{faults: "relay_after_enqueue_before_ack=kill#8", env: capThree, logLevel: "info"})
 	require.Equal(t, syscall.SIGKILL, proctest.KilledBy(a.Wait(30*time.Second)), "A killed itself in its admitter")
 
 	b := e.startWorker("B", procOpts{faults: "after_classify=pause:1m", env: capThree, logLevel: "info"})

@@ -39,16 +39,22 @@ func (e *env) admissionIdle(timeout time.Duration) {
 
 // A job whose deadline passes while it waits for admission is cancelled by
 // the admitter through the claim (deadline_exceeded), without a worker: no
-// attempt, and Asynq never hears of it.
+// attempt, and Asynq never hears of it. The tenant's one slot (cap 1) is
+// held by a job its handler keeps running (paused), so the late job waits
+// rather than take Publish's fast path.
 func TestProcess_DeadlinePassesWhileWaiting_CancelledByAdmission(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
+	a := e.startWorker("A", procOpts{faults: "after_classify=pause:4s", env: []string{"RELAYOPS_TENANT_MAX_INFLIGHT=1"}})
+	holder := mustKey(t, "acme", "holder", 1)
+	e.submit(holder, readSample(t, "valid-basic-eur.txt"), jobs.DefaultLimits)
+	e.waitState(holder, jobs.StateRunning, 20*time.Second)
+
 	late := mustKey(t, "acme", "late", 1)
 	past := e.newStore(clock.NewStub(time.Now().Add(-time.Hour)))
 	_, err := past.Submit(e.ctx, jobs.SubmitRequest{Key: late, Content: readSample(t, "valid-basic-eur.txt"),
 		Limits: jobs.Limits{MaxAttempts: 3, MaxRecoveries: 5, Deadline: time.Minute}})
 	require.NoError(t, err)
-	a := e.startWorker("A", procOpts{})
 
 	e.waitState(late, jobs.StateCancelled, 20*time.Second)
 	j := e.job(late)
@@ -60,7 +66,8 @@ func TestProcess_DeadlinePassesWhileWaiting_CancelledByAdmission(t *testing.T) {
 	redistest.Eventually(t, 5*time.Second, func() bool {
 		return a.Metric(metricAdmission, map[string]string{"action": "cancelled"}) == 1
 	}, "the admitter to count the cancellation")
-	require.Zero(t, a.Metric(metricJobs, outcome(OutcomeCancelled)), "no handler ran")
+	e.waitState(holder, jobs.StateSucceeded, 30*time.Second)
+	require.Zero(t, a.Metric(metricJobs, outcome(OutcomeCancelled)), "no handler ran the late job")
 	e.admissionIdle(10 * time.Second)
 }
 

@@ -85,9 +85,10 @@ func TestProcess_SIGKILL_RedeliveryDedupesAndResumesFromCheckpoint(t *testing.T)
 		require.Equal(t, asynq.TaskStateActive, info.State, "Asynq still thinks %s is running", k)
 	}
 
-	// A3 runs without tenant admission, so its relay itself enqueues (with
-	// admission the relay acks a row once the job waits, and the admitter
-	// enqueues: TestProcess_WorkerAndRelayKilledMidAdmission_... kills it there).
+	// A3 runs without tenant admission, so its relay always enqueues itself
+	// (with admission, a job past its tenant's cap waits and the admitter
+	// enqueues it: TestProcess_WorkerAndRelayKilledMidAdmission_... kills
+	// it there).
 	a3 := e.startWorker("A3", procOpts{faults: "relay_after_enqueue_before_ack=kill#1", env: []string{"RELAYOPS_TENANT_MAX_INFLIGHT=0"}})
 	e.submit(j3, readSample(t, "valid-jpy-no-decimals.txt"), jobs.DefaultLimits)
 	require.Equal(t, syscall.SIGKILL, proctest.KilledBy(a3.Wait(30*time.Second)))

@@ -174,16 +174,25 @@ func TestReconciler_JobWaitingForAdmission_IsNotRepublished(t *testing.T) {
 		Clock: b.clock, Metrics: b.metrics, Threshold: 10 * time.Minute, Waiting: adm.Waiting,
 	})
 	require.NoError(t, err)
+	running := mustKey(t, "acme", "running", 1)
 	waiting := mustKey(t, "acme", "waiting", 1)
 	lost := mustKey(t, "acme", "lost", 1)
+	b.submit(t, running, "x", 0)
 	b.submit(t, waiting, "x", 0)
 	b.submit(t, lost, "x", 0)
+	// running takes the tenant's one slot (published at once, it has its
+	// task); waiting then waits for admission, with no task by design.
+	require.NoError(t, adm.Publish(b.ctx, jobs.Event{Type: jobs.EventJobSubmitted, Key: running, At: b.clock.Now()}))
 	require.NoError(t, adm.Publish(b.ctx, jobs.Event{Type: jobs.EventJobSubmitted, Key: waiting, At: b.clock.Now()}))
+	w, err := adm.Waiting(b.ctx, waiting)
+	require.NoError(t, err)
+	require.True(t, w)
 	b.clock.Advance(11 * time.Minute)
 
 	rep, err := r.Reconcile(b.ctx)
 	require.NoError(t, err)
-	require.Equal(t, ReconcileReport{Checked: 1, Republished: 1}, rep, "only the job that is not waiting is checked")
+	require.Equal(t, ReconcileReport{Checked: 2, Republished: 1}, rep, "only the jobs that are not waiting are checked")
+	require.Equal(t, 1, b.submittedRows(t, running))
 	require.Equal(t, 1, b.submittedRows(t, waiting))
 	require.Equal(t, 2, b.submittedRows(t, lost))
 }
