@@ -86,7 +86,7 @@ func decoderCorpus() [][]byte {
 		many = append(many, byte('a'+i%26), byte('a'+i/26))
 		many = append(many, `":1`...)
 	}
-	manyDup := append(bytes.Clone(many[:len(many)]), `,"kab":2}`...)
+	manyDup := append(bytes.Clone(many), `,"kab":2}`...)
 	many = append(many, '}')
 	for _, s := range []string{
 		``, ` `, `{}`, ` { } `, "\t{\r\n\"a\" :\n 1 ,\"b\":\"x\"\n}\n", `[]`, `1`, `"s"`, `null`, `{} {}`, `{}x`, `{"a":1}{`,
