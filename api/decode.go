@@ -7,7 +7,6 @@ import (
 	"io"
 	"mime"
 	"net/http"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -53,16 +52,26 @@ func (s *Server) readObject(c echo.Context) (*object, error) {
 	return parseObject(data)
 }
 
-// parseObject parses data as one strict JSON object.
+// parseObject parses data as one strict JSON object. Well-formed JSON (the
+// common case) is checked by json.Valid and then walked once by scanObject;
+// only a malformed body goes through checkSyntax's token walk, to say what
+// is wrong with it.
 func parseObject(data []byte) (*object, error) {
 	if !utf8.Valid(data) {
 		return nil, invalid(jobs.FieldError{Field: "body", Problem: "must be UTF-8"})
 	}
-	if problem := checkSyntax(data); problem != "" {
+	if !json.Valid(data) {
+		problem := checkSyntax(data)
+		if problem == "" { // nested deeper than encoding/json decodes
+			problem = "must be a JSON object"
+		}
 		return nil, invalid(jobs.FieldError{Field: "body", Problem: problem})
 	}
-	var members map[string]json.RawMessage
-	if bytes.TrimSpace(data)[0] != '{' || json.Unmarshal(data, &members) != nil {
+	members, problem := scanObject(data)
+	if problem != "" {
+		return nil, invalid(jobs.FieldError{Field: "body", Problem: problem})
+	}
+	if members == nil {
 		return nil, invalid(jobs.FieldError{Field: "body", Problem: "must be a JSON object"})
 	}
 	if fields := checkEscapes(data); len(fields) > 0 {
@@ -71,12 +80,160 @@ func parseObject(data []byte) (*object, error) {
 	return &object{members: members}, nil
 }
 
+// scanObject walks well-formed JSON (json.Valid holds) once. It returns the
+// first key, in document order, that repeats a key of the same object at any
+// depth (as checkSyntax words it), and, when the value is an object, its
+// members (nil otherwise), each value's bytes without surrounding whitespace
+// as encoding/json's RawMessage holds them.
+func scanObject(data []byte) (map[string]json.RawMessage, string) {
+	var (
+		stack   []frame
+		members map[string]json.RawMessage
+		key     string // the top-level member whose value is being read
+		start   = -1   // where that value starts; -1: none pending
+	)
+	if i := skipSpace(data, 0); i < len(data) && data[i] == '{' {
+		members = make(map[string]json.RawMessage, 4)
+	}
+	endMember := func(i int) {
+		if start >= 0 && members != nil {
+			members[key] = json.RawMessage(trimSpace(data[start:i]))
+		}
+		start = -1
+	}
+	for i := 0; i < len(data); i++ {
+		switch data[i] {
+		case '{':
+			stack = append(stack, frame{object: true, expectKey: true})
+		case '[':
+			stack = append(stack, frame{})
+		case '}', ']':
+			if len(stack) == 1 {
+				endMember(i)
+			}
+			stack = stack[:len(stack)-1]
+		case ',':
+			if top := len(stack) - 1; stack[top].object {
+				stack[top].expectKey = true
+				if top == 0 {
+					endMember(i)
+				}
+			}
+		case ':':
+			if len(stack) == 1 {
+				start = i + 1
+			}
+		case '"':
+			end, escaped := skipString(data, i)
+			if top := len(stack) - 1; top >= 0 && stack[top].object && stack[top].expectKey {
+				f := &stack[top]
+				f.expectKey = false
+				k := jsonString(data[i:end+1], escaped)
+				if f.has(k) {
+					return nil, "has the key " + strconv.Quote(truncate(k, 64)) + " more than once"
+				}
+				f.add(k)
+				if top == 0 {
+					key = k
+				}
+			}
+			i = end
+		}
+	}
+	return members, ""
+}
+
+// skipString returns the index of the closing quote of the well-formed
+// JSON string opening at data[start], and whether it holds an escape.
+func skipString(data []byte, start int) (int, bool) {
+	escaped := false
+	for j := start + 1; j < len(data); j++ {
+		switch data[j] {
+		case '"':
+			return j, escaped
+		case '\\':
+			escaped = true
+			j++
+		}
+	}
+	return len(data) - 1, escaped
+}
+
+// jsonString decodes the well-formed JSON string literal raw (quotes
+// included, valid UTF-8) as encoding/json does. Without an escape its
+// content is the string itself.
+func jsonString(raw []byte, escaped bool) string {
+	if !escaped {
+		return string(raw[1 : len(raw)-1])
+	}
+	var s string
+	_ = json.Unmarshal(raw, &s)
+	return s
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+func skipSpace(data []byte, i int) int {
+	for i < len(data) && isSpace(data[i]) {
+		i++
+	}
+	return i
+}
+
+// trimSpace trims JSON whitespace from both ends of b.
+func trimSpace(b []byte) []byte {
+	b = b[skipSpace(b, 0):]
+	for len(b) > 0 && isSpace(b[len(b)-1]) {
+		b = b[:len(b)-1]
+	}
+	return b
+}
+
+// manyKeys is the number of keys past which an object's keys are looked up
+// in a map rather than a list.
+const manyKeys = 16
+
+// frame is an open object or array of scanObject's walk.
+type frame struct {
+	object, expectKey bool
+	keys              []string            // the object's keys so far
+	big               map[string]struct{} // the same, once there are more than manyKeys
+}
+
+func (f *frame) has(k string) bool {
+	if f.big != nil {
+		_, ok := f.big[k]
+		return ok
+	}
+	for _, seen := range f.keys {
+		if seen == k {
+			return true
+		}
+	}
+	return false
+}
+
+func (f *frame) add(k string) {
+	if f.big == nil && len(f.keys) < manyKeys {
+		f.keys = append(f.keys, k)
+		return
+	}
+	if f.big == nil {
+		f.big = make(map[string]struct{}, 2*manyKeys)
+		for _, seen := range f.keys {
+			f.big[seen] = struct{}{}
+		}
+		f.keys = nil
+	}
+	f.big[k] = struct{}{}
+}
+
 // checkEscapes finds the strings of a well-formed JSON object that hold the
 // escape \u0000 or a lone surrogate escape, and names the top-level member
 // each is in ("body" for a key that holds one), once per member.
 func checkEscapes(data []byte) []jobs.FieldError {
 	var out []jobs.FieldError
-	seen := map[string]bool{}
+	var seen map[string]bool
 	depth, expectKey := 0, false
 	member := "body" // the top-level member being read
 	for i := 0; i < len(data); i++ {
@@ -94,8 +251,7 @@ func checkEscapes(data []byte) []jobs.FieldError {
 			if isKey {
 				expectKey, member = false, "body"
 				if problem == "" {
-					_ = json.Unmarshal(data[i:end+1], &member)
-					member = truncate(member, 64)
+					member = truncate(jsonString(data[i:end+1], bytes.IndexByte(data[i:end+1], '\\') >= 0), 64)
 				}
 			}
 			field := member
@@ -103,6 +259,9 @@ func checkEscapes(data []byte) []jobs.FieldError {
 				field = "body"
 			}
 			if problem != "" && !seen[field] {
+				if seen == nil {
+					seen = map[string]bool{}
+				}
 				seen[field] = true
 				out = append(out, jobs.FieldError{Field: field, Problem: problem})
 			}
@@ -258,15 +417,26 @@ func (o *object) str(name string, required bool) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	var v string
-	if raw[0] != '"' || json.Unmarshal(raw, &v) != nil {
+	if raw[0] != '"' { // raw is a well-formed value: a string literal starts with a quote
 		o.fail(name, "must be a string")
 		return "", false
 	}
-	return v, true
+	return jsonString(raw, bytes.IndexByte(raw, '\\') >= 0), true
 }
 
-var integerRe = regexp.MustCompile(`^-?(0|[1-9][0-9]*)$`)
+// plainInteger reports whether s matches -?(0|[1-9][0-9]*).
+func plainInteger(s string) bool {
+	s = strings.TrimPrefix(s, "-")
+	if s == "" || (s[0] == '0' && len(s) > 1) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
 
 // integer takes an integer member in [min, max], written without fraction or
 // exponent.
@@ -277,7 +447,7 @@ func (o *object) integer(name string, required bool, min, max int64) (int64, boo
 	}
 	rangeProblem := "must be an integer from " + strconv.FormatInt(min, 10) + " to " + strconv.FormatInt(max, 10)
 	s := string(raw)
-	if !integerRe.MatchString(s) {
+	if !plainInteger(s) {
 		if s != "" && (s[0] == '-' || (s[0] >= '0' && s[0] <= '9')) {
 			o.fail(name, rangeProblem+", written without fraction or exponent")
 		} else {

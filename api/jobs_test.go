@@ -1,6 +1,7 @@
 package api
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -310,4 +311,29 @@ func TestSubmit_SurrogatePairEscape_IsTheCharacter(t *testing.T) {
 		body: `{"documentId":"inv-1","operationVersion":1,"content":"smile 😀 😀"}`})
 	require.Equal(t, http.StatusOK, r.Status, "body: %s", r.Body)
 	require.Equal(t, true, r.json(t)["deduped"])
+}
+
+func TestSubmit_AccessLog_OneLineWithEveryField(t *testing.T) {
+	t.Parallel()
+	b := setup(t, nil)
+	b.submit(t, tokAcme, "inv-log", 1, "x")
+	var line map[string]any
+	for _, l := range strings.Split(strings.TrimSpace(b.logs.String()), "\n") {
+		if strings.Contains(l, `"msg":"http_request"`) {
+			require.Nil(t, line, "one access log line per request")
+			require.NoError(t, json.Unmarshal([]byte(l), &line))
+		}
+	}
+	require.NotNil(t, line)
+	require.Equal(t, "INFO", line["level"])
+	require.Equal(t, "POST", line["method"])
+	require.Equal(t, "/v1/jobs", line["route"])
+	require.Equal(t, "/v1/jobs", line["path"])
+	require.Equal(t, float64(http.StatusAccepted), line["status"])
+	require.Equal(t, "tenant", line["role"])
+	require.Equal(t, "acme", line["principal"])
+	require.NotEmpty(t, line["request_id"])
+	require.NotEmpty(t, line["remote_ip"])
+	require.IsType(t, float64(0), line["duration_ms"])
+	require.Greater(t, line["bytes_out"], float64(0))
 }

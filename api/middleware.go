@@ -2,6 +2,7 @@ package api
 
 import (
 	"fmt"
+	"log/slog"
 	"net/http"
 	"regexp"
 	"runtime"
@@ -63,20 +64,27 @@ func (s *Server) observe(next echo.HandlerFunc) echo.HandlerFunc {
 		route := routeLabel(c)
 		status := c.Response().Status
 		s.metrics.observe(route, c.Request().Method, status, elapsed)
-		attrs := []any{
-			"request_id", requestID(c),
-			"method", c.Request().Method,
-			"route", route,
-			"path", c.Request().URL.EscapedPath(),
-			"status", status,
-			"duration_ms", float64(elapsed.Microseconds()) / 1000,
-			"bytes_out", c.Response().Size,
-			"remote_ip", c.RealIP(),
+		ctx := c.Request().Context()
+		if !s.log.Enabled(ctx, slog.LevelInfo) {
+			return nil
 		}
+		// LogAttrs with typed attributes: no boxing of each value, no
+		// key-value pairing at run time, on every request's path.
+		attrs := make([]slog.Attr, 0, 10)
+		attrs = append(attrs,
+			slog.String("request_id", requestID(c)),
+			slog.String("method", c.Request().Method),
+			slog.String("route", route),
+			slog.String("path", c.Request().URL.EscapedPath()),
+			slog.Int("status", status),
+			slog.Float64("duration_ms", float64(elapsed.Microseconds())/1000),
+			slog.Int64("bytes_out", c.Response().Size),
+			slog.String("remote_ip", c.RealIP()),
+		)
 		if p := principal(c); p.role != 0 {
-			attrs = append(attrs, "role", p.role.String(), "principal", p.name)
+			attrs = append(attrs, slog.String("role", p.role.String()), slog.String("principal", p.name))
 		}
-		s.log.Info("http_request", attrs...)
+		s.log.LogAttrs(ctx, slog.LevelInfo, "http_request", attrs...)
 		return nil
 	}
 }

@@ -67,7 +67,7 @@ func (q *query) limit() int {
 	}
 	s := q.get("limit")
 	n, err := strconv.Atoi(s)
-	if err != nil || n < 1 || n > MaxLimit || !integerRe.MatchString(s) {
+	if err != nil || n < 1 || n > MaxLimit || !plainInteger(s) {
 		q.fail("limit", "must be an integer from 1 to "+strconv.Itoa(MaxLimit))
 		return 0
 	}

@@ -22,10 +22,12 @@ func TestSealer_RoundTripsEveryFormat(t *testing.T) {
 		content string
 		tag     byte
 	}{
-		"short stays plain":       {"INVOICE 1", blobPlain},
-		"text is deflated":        {strings.Repeat("Line item: paper 10 x 4.50\n", 40), blobDeflated},
-		"incompressible is plain": {string(random), blobPlain},
-		"empty":                   {"", blobPlain},
+		"short stays plain":                  {"INVOICE 1", blobPlain},
+		"text is deflated":                   {strings.Repeat("Line item: paper 10 x 4.50\n", 40), blobDeflated},
+		"text under compressMin stays plain": {strings.Repeat("x", compressMin-1), blobPlain},
+		"text of compressMin is deflated":    {strings.Repeat("x", compressMin), blobDeflated},
+		"incompressible is plain":            {string(random), blobPlain},
+		"empty":                              {"", blobPlain},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

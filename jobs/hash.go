@@ -6,14 +6,28 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"unicode/utf8"
 )
 
 // PayloadHash is the hex SHA-256 of the canonical business payload of a job.
 // The business payload is {"content": content}; execution options such as
 // deadlineSeconds are not part of it.
+//
+// Its canonical form is {"content":<content as encoding/json writes it>}.
+// For valid UTF-8 content (all the API accepts) that is written directly;
+// other content takes CanonicalHash's decode and re-encode, which turns each
+// invalid byte into U+FFFD. TestPayloadHash_MatchesCanonicalHash holds the
+// two paths to the same bytes.
 func PayloadHash(content string) string {
-	h, _ := CanonicalHash(mustJSON(map[string]any{"content": content}))
-	return h
+	if !utf8.ValidString(content) {
+		h, _ := CanonicalHash(mustJSON(map[string]any{"content": content}))
+		return h
+	}
+	h := sha256.New()
+	h.Write([]byte(`{"content":`))
+	h.Write(mustJSON(content))
+	h.Write([]byte(`}`))
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // CanonicalHash hashes a JSON document in canonical form: object keys sorted,
@@ -43,7 +57,7 @@ func CanonicalHash(doc []byte) (string, error) {
 func mustJSON(v any) []byte {
 	b, err := json.Marshal(v)
 	if err != nil {
-		panic(err) // only called with maps of strings
+		panic(err) // only called with strings and maps of strings
 	}
 	return b
 }

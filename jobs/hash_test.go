@@ -38,3 +38,38 @@ func TestPayloadHash_DependsOnContentOnly(t *testing.T) {
 	require.NotEqual(t, PayloadHash("invoice"), PayloadHash("invoice."))
 	require.Len(t, PayloadHash(""), 64)
 }
+
+// referencePayloadHash is PayloadHash as stored hashes were computed before
+// its direct path: CanonicalHash of the marshalled payload.
+func referencePayloadHash(content string) string {
+	h, _ := CanonicalHash(mustJSON(map[string]any{"content": content}))
+	return h
+}
+
+// payloadHashCorpus covers what encoding/json escapes or rewrites: quotes,
+// backslashes, control characters, HTML characters, U+2028/U+2029, U+FFFD,
+// astral runes and invalid UTF-8.
+var payloadHashCorpus = []string{
+	"", "invoice", "INVOICE\n\tTotal: 124.80\r\n", `say "hi" \ back\slash`, "\x00\x01\x1f\x7f",
+	"<b>Tom & Jerry</b>", "line\u2028sep\u2029para", "\ufffd", "emoji 😀 ü é 日本", "\xff", "a\xc3", "\xed\xa0\x80",
+	"ok\xffok\xfe\xfd", "/slashes/ and \u00a0nbsp",
+}
+
+func TestPayloadHash_MatchesCanonicalHash(t *testing.T) {
+	t.Parallel()
+	for _, s := range payloadHashCorpus {
+		require.Equal(t, referencePayloadHash(s), PayloadHash(s), "content %q", s)
+	}
+	// A fixed value: a change of the canonical form would make every stored
+	// job conflict with its own resubmission.
+	require.Equal(t, "fe5f715ec010e4a481d3d79636ee202c042c8583b237c5dbe95abc2367969188", PayloadHash("invoice"))
+}
+
+func FuzzPayloadHash_MatchesCanonicalHash(f *testing.F) {
+	for _, s := range payloadHashCorpus {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		require.Equal(t, referencePayloadHash(s), PayloadHash(s), "content %q", s)
+	})
+}

@@ -1,6 +1,7 @@
 package jobs
 
 import (
+	"strconv"
 	"testing"
 	"time"
 
@@ -157,4 +158,27 @@ func TestRetention_RealRedis_ShortTTLs(t *testing.T) {
 	a, err := x.store.ListAudit(x.ctx, AuditOptions{JobKey: k.String()})
 	require.NoError(t, err)
 	require.Len(t, a.Entries, 1, "the audit trail survives the input")
+}
+
+// The document's version counter holds its highest version whichever order
+// the versions arrive in, and lives as long as the ledger (forever when the
+// ledger does).
+func TestSubmit_DocumentCounter_HoldsTheHighestVersionWithTheLedgerTTL(t *testing.T) {
+	redistest.Backends(t, func(t *testing.T, b *redistest.Backend) {
+		for name, forever := range map[string]bool{"ledger-ttl": false, "ledger-forever": true} {
+			t.Run(name, func(t *testing.T) {
+				x := setup(t, b, func(c *Config) { c.LedgerForever = forever })
+				doc := x.store.keys.document(mustKey(t, "acme", "counter-"+name, 1))
+				for _, tc := range []struct{ version, want int64 }{{1, 1}, {3, 3}, {2, 3}, {4, 4}} {
+					x.submit(t, mustKey(t, "acme", "counter-"+name, tc.version), "x")
+					require.Equal(t, strconv.FormatInt(tc.want, 10), x.rdb.Get(x.ctx, doc).Val(), "after v%d", tc.version)
+					if forever {
+						require.Equal(t, time.Duration(-1), ttl(t, x, doc))
+					} else {
+						require.InDelta(t, DefaultRetention.Ledger.Seconds(), ttl(t, x, doc).Seconds(), 5)
+					}
+				}
+			})
+		}
+	})
 }

@@ -132,14 +132,25 @@ local function create_job(J, ver, ph, blob, ma, mr, ds, rf)
   end
   set_state(J, STATE.queued, { fields = fields })
   redis.call('SET', J.input, blob)
-  local maxv = tonumber(redis.call('GET', KEYS[KEY.doc]) or '0')
-  if tonumber(ver) > maxv then
-    maxv = ver
-  end
+  -- The document's highest version. Most jobs are their document's first:
+  -- SET NX writes its counter in one command; otherwise it is raised to
+  -- ver if lower, and its TTL renewed either way.
+  local first
   if LEDGER_TTL > 0 then
-    redis.call('SET', KEYS[KEY.doc], maxv, 'PX', LEDGER_TTL)
+    first = redis.call('SET', KEYS[KEY.doc], ver, 'PX', LEDGER_TTL, 'NX')
   else
-    redis.call('SET', KEYS[KEY.doc], maxv)
+    first = redis.call('SET', KEYS[KEY.doc], ver, 'NX')
+  end
+  if not first then
+    local maxv = tonumber(redis.call('GET', KEYS[KEY.doc]) or '0')
+    if tonumber(ver) > maxv then
+      maxv = ver
+    end
+    if LEDGER_TTL > 0 then
+      redis.call('SET', KEYS[KEY.doc], maxv, 'PX', LEDGER_TTL)
+    else
+      redis.call('SET', KEYS[KEY.doc], maxv)
+    end
   end
   redis.call('XADD', KEYS[KEY.outbox], '*', EV.type, 'job.submitted', EV.key, J.key, EV.at, NOW)
 end
