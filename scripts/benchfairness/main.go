@@ -72,15 +72,11 @@ func run(o options) error {
 	if err != nil {
 		return fmt.Errorf("read -content: %w (run from the repository root)", err)
 	}
-	url := o.redisURL
-	if url == "" {
-		srv, err := benchredis.Start()
-		if err != nil {
-			return err
-		}
-		defer srv.Stop()
-		url = srv.URL
+	url, stop, err := benchredis.Use(o.redisURL)
+	if err != nil {
+		return err
 	}
+	defer stop()
 	fmt.Printf("benchfairness: flood=%d quiet=%dx%d at %.0f/s each, cap=%d concurrency=%d shards=%d cpus=%d\n",
 		o.flood, o.quiet, o.quietJobs, o.quietRate, o.cap, o.concurrency, o.shards, runtime.NumCPU())
 	modes, err := splitModes(o.modes)

@@ -104,15 +104,11 @@ func run(o options) error {
 	if err != nil {
 		return fmt.Errorf("read -content: %w (run from the repository root)", err)
 	}
-	url := o.redisURL
-	if url == "" {
-		srv, err := benchredis.Start()
-		if err != nil {
-			return err
-		}
-		defer srv.Stop()
-		url = srv.URL
+	url, stop, err := benchredis.Use(o.redisURL)
+	if err != nil {
+		return err
 	}
+	defer stop()
 	b, err := newBench(o, url, string(content))
 	if err != nil {
 		return err

@@ -67,6 +67,20 @@ func Start() (*Server, error) {
 	}
 }
 
+// Use returns url when it is set (the -redis-url a benchmark was given,
+// which the benchmark may FLUSHALL), or else starts a throwaway
+// redis-server and returns its URL; stop stops what was started.
+func Use(url string) (string, func(), error) {
+	if url != "" {
+		return url, func() {}, nil
+	}
+	srv, err := Start()
+	if err != nil {
+		return "", nil, err
+	}
+	return srv.URL, srv.Stop, nil
+}
+
 // Stop kills the server and removes its directory.
 func (s *Server) Stop() {
 	_ = s.cmd.Process.Kill()

@@ -97,15 +97,11 @@ func run(o options) error {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	url := o.redisURL
-	if url == "" {
-		srv, err := benchredis.Start()
-		if err != nil {
-			return err
-		}
-		defer srv.Stop()
-		url = srv.URL
+	url, stop, err := benchredis.Use(o.redisURL)
+	if err != nil {
+		return err
 	}
+	defer stop()
 	rdb, err := jobs.NewRedisClient(url)
 	if err != nil {
 		return err
