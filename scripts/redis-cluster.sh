@@ -74,7 +74,7 @@ random_base() {
 }
 
 # start_node I PORT: runs node I on PORT in the background; true once it
-# answers PING, false (and nothing left running) when it exits first, e.g.
+# answers (INFO, from its own pid), false (and nothing left running) when it exits first, e.g.
 # because the port is taken.
 start_node() {
 	i=$1
@@ -99,7 +99,11 @@ EOF
 	echo $! >"$nd/pid"
 	deadline=$(($(date +%s) + 15))
 	while :; do
-		if [ "$(redis-cli -h 127.0.0.1 -p "$port" ping 2>/dev/null || true)" = PONG ]; then
+		# The answer must come from this node's own process: another server
+		# already on the port (another test's, say) answers too, and this
+		# one then exits with a bind error.
+		answered=$(redis-cli -h 127.0.0.1 -p "$port" info server 2>/dev/null | tr -d '\r' | sed -n 's/^process_id://p' || true)
+		if [ -n "$answered" ] && [ "$answered" = "$(cat "$nd/pid")" ]; then
 			echo "$port" >"$nd/port"
 			return 0
 		fi

@@ -44,7 +44,8 @@ func TestProcess_WorkerAndRelayKilledMidAdmission_EveryJobOnceAndCountsBackToZer
 	for _, k := range all {
 		e.submit(k, readSample(t, "valid-basic-eur.txt"), jobs.DefaultLimits)
 	}
-	a := e.startWorker("A", procOpts{faults: "relay_after_enqueue_before_ack=kill#8", env: capThree, logLevel: "info"})
+	// A may kill itself before its /healthz would answer: not waited for.
+	a := e.startWorker("A", procOpts{faults: "relay_after_enqueue_before_ack=kill#8", env: capThree, logLevel: "info", unready: true})
 	require.Equal(t, syscall.SIGKILL, proctest.KilledBy(a.Wait(30*time.Second)), "A killed itself in its admitter")
 
 	b := e.startWorker("B", procOpts{faults: "after_classify=pause:1m", env: capThree, logLevel: "info"})

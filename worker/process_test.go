@@ -183,6 +183,9 @@ type procOpts struct {
 	faults   string
 	logLevel string // default debug
 	env      []string
+	// unready: do not wait for /healthz (the worker's fault may kill it
+	// before it would answer).
+	unready bool
 }
 
 // startWorker starts a worker process and waits for its /healthz (the
@@ -199,6 +202,7 @@ func (e *env) startWorker(name string, o procOpts) *proctest.Process {
 			"RELAYOPS_REDIS_URL=" + e.srv.URL, fmt.Sprintf("RELAYOPS_SHARDS=%d", procShards),
 			"RELAYOPS_LOG_LEVEL=" + o.logLevel, "RELAYOPS_FAULTS=" + o.faults, "RELAYOPS_CONCURRENCY=4",
 		}, o.env...)...),
+		Unready: o.unready,
 	})
 }
 

@@ -52,6 +52,11 @@ type Options struct {
 	// otherwise it is SIGKILLed.
 	StopAtCleanup bool
 
+	// Unready returns from Start as soon as the process is launched, without
+	// waiting for ReadyPath: for a process that may end itself (an injected
+	// fault) before a readiness poll would see it.
+	Unready bool
+
 	StartTimeout time.Duration // start → ready; default DefaultStartTimeout
 	StopTimeout  time.Duration // SIGTERM → SIGKILL in Stop; default DefaultStopTimeout
 }
@@ -97,7 +102,7 @@ func Start(t testing.TB, o Options) *Process {
 	o.withDefaults()
 	for attempt := 1; ; attempt++ {
 		p := launch(t, o)
-		if p.awaitReady() {
+		if o.Unready || p.awaitReady() {
 			return p
 		}
 		if p.Exited() && strings.Contains(p.Logs(), "address already in use") && attempt < portAttempts {

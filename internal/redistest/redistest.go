@@ -14,6 +14,7 @@ package redistest
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -192,7 +193,7 @@ func (s *Server) start() error {
 		_ = cmd.Wait()
 		close(done)
 	}()
-	if err := s.awaitReady(done); err != nil {
+	if err := s.awaitReady(done, cmd.Process.Pid); err != nil {
 		_ = cmd.Process.Kill()
 		<-done
 		return err
@@ -236,7 +237,7 @@ func (s *Server) args() []string {
 
 // awaitReady polls PING until the server answers +PONG (not -LOADING), the
 // process exits, or startTimeout passes.
-func (s *Server) awaitReady(exited <-chan struct{}) error {
+func (s *Server) awaitReady(exited <-chan struct{}, pid int) error {
 	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(s.port))
 	deadline := time.Now().Add(startTimeout)
 	tick := time.NewTicker(pollInterval)
@@ -250,7 +251,11 @@ func (s *Server) awaitReady(exited <-chan struct{}) error {
 			return errors.New("redis-server exited during startup")
 		default:
 		}
-		if ping(addr) == nil {
+		// Ready when the server answering is this one: another server that
+		// took the port first answers too, and this one then exits with
+		// "already in use" (reported above, and the caller picks another
+		// port).
+		if ping(addr) == nil && serverPID(addr) == pid {
 			return nil
 		}
 		if time.Now().After(deadline) {
@@ -282,6 +287,19 @@ func ping(addr string) error {
 		return fmt.Errorf("PING answered %q", strings.TrimSpace(line))
 	}
 	return nil
+}
+
+// serverPID is the process_id the server on addr reports (INFO server),
+// or 0 when it does not answer.
+func serverPID(addr string) int {
+	c := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1, DialTimeout: time.Second, ReadTimeout: time.Second})
+	defer c.Close()
+	info, err := c.Info(context.Background(), "server").Result()
+	if err != nil {
+		return 0
+	}
+	pid, _ := strconv.Atoi(infoFields(info)["process_id"])
+	return pid
 }
 
 // logTail returns the end of the server's log, formatted to follow an error.

@@ -170,3 +170,15 @@ func (r *recorder) Fatalf(format string, args ...any) {
 	r.fatal = fmt.Sprintf(format, args...)
 	runtime.Goexit()
 }
+
+// A server counts as started only when the one answering on its port is its
+// own process: another redis-server that took the port first answers PING
+// too (and the new one then exits with "already in use").
+func TestServerPID_IdentifiesTheProcessOnThePort(t *testing.T) {
+	t.Parallel()
+	a, b := Start(t, nil), Start(t, nil)
+	require.Equal(t, a.proc.Pid, serverPID(a.Addr))
+	require.NotEqual(t, serverPID(a.Addr), serverPID(b.Addr))
+	a.Stop(t)
+	require.Zero(t, serverPID(a.Addr), "nobody answers")
+}
