@@ -26,11 +26,11 @@ import (
 )
 
 // Failover pacing: submissions flow for failoverFlow, and the master is
-// killed failoverKillAfter into it.
+// killed once failoverKillAt of them were acknowledged, mid-flow.
 const (
-	failoverDocs      = 160
-	failoverFlow      = 5 * time.Second
-	failoverKillAfter = 1500 * time.Millisecond
+	failoverDocs   = 160
+	failoverFlow   = 5 * time.Second
+	failoverKillAt = failoverDocs * 3 / 10
 )
 
 // With RELAYOPS_REDIS_WAIT_REPLICAS=1 a master is SIGKILLed while jobs flow
@@ -85,28 +85,43 @@ func failover(t *testing.T, env ...string) failoverRun {
 		run failoverRun
 		wg  sync.WaitGroup
 	)
+	var unacknowledged []string
 	begin := time.Now()
 	for g := range 4 {
 		wg.Go(func() {
 			for i := g; i < failoverDocs; i += 4 {
-				time.Sleep(time.Until(begin.Add(failoverFlow * time.Duration(i) / failoverDocs)))
-				id, refused := s.submitUntilAcknowledged(fmt.Sprintf("fo-%03d", i), content)
+				// Paced, open loop: document i is due at its share of the flow.
+				<-time.After(time.Until(begin.Add(failoverFlow * time.Duration(i) / failoverDocs)))
+				doc := fmt.Sprintf("fo-%03d", i)
+				id, refused := s.submitUntilAcknowledged(doc, content, begin.Add(failoverFlow+2*jobTimeout))
 				mu.Lock()
-				run.acknowledged = append(run.acknowledged, id)
+				if id == "" {
+					unacknowledged = append(unacknowledged, doc)
+				} else {
+					run.acknowledged = append(run.acknowledged, id)
+				}
 				run.refused += refused
 				mu.Unlock()
 			}
 		})
 	}
-	time.Sleep(failoverKillAfter)
+	redistest.Eventually(t, failoverFlow, func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(run.acknowledged) >= failoverKillAt
+	}, "%d jobs acknowledged before the master is killed", failoverKillAt)
+	killedAt := time.Now()
 	killed := s.cluster.KillMasterOf(t, "ro:{00}:outbox")
 	s.cluster.AwaitOK(t, 30*time.Second)
-	promoted := time.Since(begin) - failoverKillAfter
+	promoted := time.Since(killedAt)
 	s.cluster.Restart(t, killed)
 	s.cluster.AwaitOK(t, 30*time.Second)
 	wg.Wait()
-	t.Logf("master %s killed %s into the flow; promoted %s later; %d jobs acknowledged after %d refused tries",
-		killed, failoverKillAfter, promoted.Round(time.Millisecond), len(run.acknowledged), run.refused)
+	if len(unacknowledged) > 0 {
+		t.Fatalf("the api never acknowledged %v, after the cluster healed", unacknowledged)
+	}
+	t.Logf("master %s killed %s into the flow (%d acknowledged); promoted %s later; %d jobs acknowledged after %d refused tries",
+		killed, killedAt.Sub(begin).Round(time.Millisecond), failoverKillAt, promoted.Round(time.Millisecond), len(run.acknowledged), run.refused)
 
 	settled := time.Now()
 	s.awaitReviewed(t, &run)
@@ -119,10 +134,14 @@ func failover(t *testing.T, env ...string) failoverRun {
 // submitUntilAcknowledged submits version 1 of doc until the api
 // acknowledges it (202 created, or 200 deduped: an earlier try that was
 // answered 503 had written it) and returns the job ID and how many tries
-// were refused. It runs on its own goroutine: it reports nothing to t.
-func (s *system) submitUntilAcknowledged(doc, content string) (string, int) {
+// were refused; past deadline it gives up and returns no ID. It runs on
+// its own goroutine: it reports nothing to t.
+func (s *system) submitUntilAcknowledged(doc, content string, deadline time.Time) (string, int) {
 	body, _ := json.Marshal(submitRequest{DocumentID: doc, OperationVersion: 1, Content: content})
-	for refused := 0; ; refused++ {
+	retry := time.NewTicker(50 * time.Millisecond) // between refused tries
+	defer retry.Stop()
+	refused := 0
+	for ; time.Now().Before(deadline); refused++ {
 		req, _ := http.NewRequest(http.MethodPost, s.api.URL("/v1/jobs"), bytes.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Authorization", "Bearer "+tokA)
@@ -135,8 +154,9 @@ func (s *system) submitUntilAcknowledged(doc, content string) (string, int) {
 				return j.JobID, refused
 			}
 		}
-		time.Sleep(50 * time.Millisecond)
+		<-retry.C
 	}
+	return "", refused
 }
 
 // awaitReviewed waits until every acknowledged job is succeeded with a
@@ -147,6 +167,8 @@ func (s *system) awaitReviewed(t *testing.T, run *failoverRun) {
 	want := slices.Sorted(slices.Values(run.acknowledged))
 	var reviewed []string
 	deadline := time.Now().Add(2 * jobTimeout)
+	poll := time.NewTicker(100 * time.Millisecond)
+	defer poll.Stop()
 	for time.Now().Before(deadline) {
 		reviewed = reviewed[:0]
 		for _, rv := range items[review](t, s, tokA, "/v1/reviews") {
@@ -156,7 +178,7 @@ func (s *system) awaitReviewed(t *testing.T, run *failoverRun) {
 		if len(reviewed) >= len(want) {
 			break
 		}
-		time.Sleep(100 * time.Millisecond)
+		<-poll.C
 	}
 	if n := len(slices.Compact(slices.Clone(reviewed))); n != len(reviewed) {
 		t.Fatalf("want one review per job, got a job listed twice: %v", reviewed)
