@@ -3,7 +3,6 @@ package jobs
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -48,7 +47,7 @@ func (s *Store) QueueApplyCommitted(ctx context.Context, pipe redis.Pipeliner, s
 	cmd := applyScript.EvalSha(ctx, pipe, keys, args...)
 	return func() ([]ApplyResult, error) {
 		v, err := cmd.Result()
-		if err != nil && strings.HasPrefix(err.Error(), "NOSCRIPT") {
+		if redis.HasErrorPrefix(err, "NOSCRIPT") {
 			return s.ApplyCommittedBatch(ctx, shard, evs, ack)
 		}
 		if err != nil {
