@@ -3,6 +3,7 @@ package jobs
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -47,7 +48,7 @@ func (s *Store) QueueApplyCommitted(ctx context.Context, pipe redis.Pipeliner, s
 	cmd := applyScript.EvalSha(ctx, pipe, keys, args...)
 	return func() ([]ApplyResult, error) {
 		v, err := cmd.Result()
-		if redis.HasErrorPrefix(err, "NOSCRIPT") {
+		if err != nil && strings.HasPrefix(err.Error(), "NOSCRIPT") {
 			return s.ApplyCommittedBatch(ctx, shard, evs, ack)
 		}
 		if err != nil {
