@@ -38,17 +38,23 @@ const (
 // node comes back as a replica. Every job the api acknowledged (202, or 200
 // for a retried submission that the first, unconfirmed try had created)
 // reaches succeeded with exactly one review, and no committed event is
-// applied twice.
+// applied twice (a redelivery after a lost reply finds it applied).
 func TestE2E_RedisCluster_MasterFailover_WaitReplicas_EveryAcknowledgedJobReviewedOnce(t *testing.T) {
 	t.Parallel()
 	run := failover(t, "RELAYOPS_REDIS_WAIT_REPLICAS=1")
 	if len(run.lost) > 0 || len(run.stuck) > 0 {
 		t.Fatalf("want every acknowledged job succeeded with its review, lost %v, not finished %v", run.lost, run.stuck)
 	}
-	if run.applied != float64(len(run.acknowledged)) || run.duplicates != 0 {
-		t.Fatalf("want exactly %d reviews applied and no duplicate event, got %v applied and %v duplicates",
+	// Exactly one review per job is checked on the store (awaitReviewed).
+	// The review script applies an event at most once: a delivery whose
+	// reply the failover lost is delivered again and found applied
+	// (duplicate_event), so duplicates may be counted, applications never
+	// more than the jobs.
+	if run.applied > float64(len(run.acknowledged)) || run.applied+run.duplicates < float64(len(run.acknowledged)) {
+		t.Fatalf("want %d reviews applied once each (applied, or found applied on a redelivery), got %v applied and %v found applied",
 			len(run.acknowledged), run.applied, run.duplicates)
 	}
+	t.Logf("%v reviews applied, %v redeliveries found them applied", run.applied, run.duplicates)
 }
 
 // The same failover without WAIT. Replication is asynchronous, so a write
@@ -200,8 +206,9 @@ func (s *system) awaitReviewed(t *testing.T, run *failoverRun) {
 		}
 	}
 	redistest.Eventually(t, jobTimeout, func() bool {
-		return s.workersMetric("relayops_relay_events_total", map[string]string{"type": "extraction.committed", "outcome": "applied"}) >= float64(len(reviewed))
-	}, "the workers to count the %d applied reviews", len(reviewed))
+		return s.workersMetric("relayops_relay_events_total", map[string]string{"type": "extraction.committed", "outcome": "applied"})+
+			s.workersMetric("relayops_relay_events_total", map[string]string{"type": "extraction.committed", "outcome": "duplicate_event"}) >= float64(len(reviewed))
+	}, "the workers to count the %d reviews, applied or found applied", len(reviewed))
 }
 
 // A worker SIGKILLed in the middle of its jobs on the cluster: the jobs it
