@@ -199,8 +199,10 @@ type Admitter struct {
 	sweeps map[string]sweepState
 	// turn rotates the tenant that is served first in a step.
 	turn int
-	// releases are the jobs released since the last step.
+	// releases are the jobs released since the last step; freed counts
+	// them per tenant.
 	releases []jobs.Key
+	freed    map[string]int
 	// idle: Run waits for IdleInterval, and a Publish wakes it.
 	idle atomic.Bool
 	// published counts the jobs Publish admitted and published itself
@@ -220,7 +222,7 @@ func New(cfg Config) (*Admitter, error) {
 		cfg: cfg, store: cfg.Store, rdb: cfg.Store.Redis(),
 		log:  cfg.Logger.With("component", "admission"),
 		wake: make(chan struct{}, 1), pruned: map[string]time.Time{},
-		sweeps: map[string]sweepState{},
+		sweeps: map[string]sweepState{}, freed: map[string]int{},
 	}, nil
 }
 
@@ -320,13 +322,33 @@ func (a *Admitter) take(ctx context.Context, k jobs.Key, score, now time.Time) (
 func (a *Admitter) Release(_ context.Context, k jobs.Key) error {
 	a.mu.Lock()
 	a.releases = append(a.releases, k)
+	a.freed[k.Tenant]++
+	wake := a.freed[k.Tenant] == refillAt(a.Cap(k.Tenant))
 	a.mu.Unlock()
-	// A freed slot is refilled by the next step: wake a Run that waits.
-	select {
-	case a.wake <- struct{}{}:
-	default:
+	// Freed slots are refilled by the next step: wake a Run that waits once
+	// enough of them are free to make the step worth its round trips.
+	if wake {
+		select {
+		case a.wake <- struct{}{}:
+		default:
+		}
 	}
 	return nil
+}
+
+// refillAt is how many of a tenant's slots must be freed (since the last
+// step) before a release wakes Run: a quarter of the cap, between 1 and 16.
+// Waking on every release made a flooding tenant's steps admit a few jobs
+// each, at four round trips per step; a step woken after a quarter of the
+// cap admits that many at once, while the jobs still in flight (three
+// quarters of the cap) keep the workers busy. The Interval bounds the wait
+// of slots freed below the threshold. A tenant without a cap (0) never
+// waits for a slot, so its releases wake nothing.
+func refillAt(cap int) int {
+	if cap <= 0 {
+		return -1
+	}
+	return min(16, max(1, (cap+3)/4))
 }
 
 // flushReleases writes the releases collected since the last step.
@@ -334,6 +356,7 @@ func (a *Admitter) flushReleases(ctx context.Context) error {
 	a.mu.Lock()
 	ks := a.releases
 	a.releases = nil
+	clear(a.freed)
 	a.mu.Unlock()
 	if len(ks) == 0 {
 		return nil
