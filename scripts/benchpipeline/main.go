@@ -23,6 +23,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"runtime"
@@ -55,10 +56,10 @@ type options struct {
 	webhooks                          bool
 	redisURL, contentPath, cpuProfile string
 	// logLevel is the worker's log level; its lines go to logOut.
-	logLevel slog.Level
-	logOut   *os.File
-	taskCheck                         time.Duration
-	timeout                           time.Duration
+	logLevel  slog.Level
+	logOut    *os.File
+	taskCheck time.Duration
+	timeout   time.Duration
 
 	// latency mode
 	mode         string
@@ -555,10 +556,11 @@ func counter(m *worker.Metrics, name string) float64 {
 // -log-file, as a deployment writes them to its log collector, and
 // warnings and errors also to stderr, where the benchmark's reader sees them.
 func (b *bench) workerLogger() *slog.Logger {
-	file := slog.NewJSONHandler(b.o.logOut, &slog.HandlerOptions{Level: b.o.logLevel})
-	if b.o.logOut.Name() == os.Stderr.Name() {
-		return slog.New(file)
+	var out io.Writer = io.Discard // tests leave -log-file out
+	if b.o.logOut != nil {
+		out = b.o.logOut
 	}
+	file := slog.NewJSONHandler(out, &slog.HandlerOptions{Level: b.o.logLevel})
 	return slog.New(teeHandler{file, slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})})
 }
 
