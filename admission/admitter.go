@@ -210,7 +210,7 @@ type Admitter struct {
 	published atomic.Int64
 }
 
-var _ outbox.Publisher = (*Admitter)(nil)
+var _ outbox.BatchPublisher = (*Admitter)(nil)
 
 // New checks cfg and returns an Admitter.
 func New(cfg Config) (*Admitter, error) {
@@ -254,27 +254,138 @@ func (a *Admitter) Cap(tenant string) int {
 // first, the prune republishes a member still queued RepublishAfter after
 // its admission).
 func (a *Admitter) Publish(ctx context.Context, ev jobs.Event) error {
-	if ev.Type != jobs.EventJobSubmitted {
-		return fmt.Errorf("admission: publish: unexpected event type %q", ev.Type)
-	}
+	return a.PublishBatch(ctx, []jobs.Event{ev})[0]
+}
+
+// PublishBatch takes the jobs of many job.submitted events in, as Publish
+// does each, in one pipelined round trip (their publish.lua calls, in
+// order, and one registry stamp per tenant), then publishes those admitted
+// or already in flight together when the wrapped Publisher is a
+// BatchPublisher. It returns one error per event.
+func (a *Admitter) PublishBatch(ctx context.Context, evs []jobs.Event) []error {
+	errs := make([]error, len(evs))
 	now := a.cfg.Clock.Now()
-	score := ev.At
-	if score.IsZero() {
-		score = now
+	took := make([]int64, len(evs))
+	var keys []jobs.Key
+	at := make([]int, 0, len(evs)) // keys[j] is evs[at[j]]
+	for i, ev := range evs {
+		if ev.Type != jobs.EventJobSubmitted {
+			errs[i] = fmt.Errorf("admission: publish: unexpected event type %q", ev.Type)
+			continue
+		}
+		keys, at = append(keys, ev.Key), append(at, i)
 	}
-	took, err := a.take(ctx, ev.Key, score, now)
-	if err != nil {
-		return err
+	scores := make([]time.Time, len(keys))
+	for j, i := range at {
+		scores[j] = evs[i].At
+		if scores[j].IsZero() {
+			scores[j] = now
+		}
 	}
-	if took == tookWaiting {
+	for j, r := range a.takeAll(ctx, keys, scores, now) {
+		i := at[j]
+		took[i], errs[i] = r.took, r.err
+	}
+	var publish []jobs.Event
+	var publishAt []int
+	waited := false
+	for _, i := range at {
+		switch {
+		case errs[i] != nil:
+		case took[i] == tookWaiting:
+			waited = true
+		default:
+			publish, publishAt = append(publish, evs[i]), append(publishAt, i)
+		}
+	}
+	if waited {
 		a.poke()
-		return nil
 	}
-	if err := a.cfg.Publisher.Publish(ctx, ev); err != nil {
-		return fmt.Errorf("admission: publish %s: %w", ev.Key, err)
+	var perr []error
+	if bp, ok := a.cfg.Publisher.(outbox.BatchPublisher); ok && len(publish) > 0 {
+		perr = bp.PublishBatch(ctx, publish)
+	} else {
+		perr = make([]error, len(publish))
+		for k, ev := range publish {
+			perr[k] = a.cfg.Publisher.Publish(ctx, ev)
+		}
 	}
-	a.published.Add(1)
-	return nil
+	for k, err := range perr {
+		i := publishAt[k]
+		if err != nil {
+			errs[i] = fmt.Errorf("admission: publish %s: %w", evs[i].Key, err)
+			continue
+		}
+		a.published.Add(1)
+	}
+	return errs
+}
+
+// takeResult is what publish.lua did with one job, or why it could not say.
+type takeResult struct {
+	took int64
+	err  error
+}
+
+// takeAll runs publish.lua for each job, in order, in one pipeline with one
+// registry stamp per tenant. The registry is stamped on every publish: a
+// stamp skipped because an earlier one was recent would leave the tenant
+// unregistered, its waiting jobs never admitted, if Redis lost the registry
+// in between. The scripts go as EVALSHA (a script run in a pipeline cannot
+// fall back by itself); those Redis refuses for not having the script
+// cached (first use, a restart) are sent again as EVAL, which caches it, in
+// one more pipeline.
+func (a *Admitter) takeAll(ctx context.Context, ks []jobs.Key, scores []time.Time, now time.Time) []takeResult {
+	out := make([]takeResult, len(ks))
+	if len(ks) == 0 {
+		return out
+	}
+	args := func(j int) ([]string, []any) {
+		k := ks[j]
+		return []string{waitingKey(k.Tenant), inFlightKey(k.Tenant)},
+			[]any{k.String(), scores[j].UnixMilli(), now.UnixMilli(), a.Cap(k.Tenant)}
+	}
+	pipe := a.rdb.Pipeline()
+	stamps := map[string]*redis.IntCmd{}
+	cmds := make([]*redis.Cmd, len(ks))
+	for j, k := range ks {
+		if _, ok := stamps[k.Tenant]; !ok {
+			stamps[k.Tenant] = pipe.ZAddGT(ctx, registryKey, redis.Z{Score: float64(now.UnixMilli()), Member: k.Tenant})
+		}
+		keys, argv := args(j)
+		cmds[j] = publishScript.EvalSha(ctx, pipe, keys, argv...)
+	}
+	_, _ = pipe.Exec(ctx) // each command's error is read below
+	var again redis.Pipeliner
+	for j, cmd := range cmds {
+		if redis.HasErrorPrefix(cmd.Err(), "NOSCRIPT") {
+			if again == nil {
+				again = a.rdb.Pipeline()
+			}
+			keys, argv := args(j)
+			cmds[j] = publishScript.Eval(ctx, again, keys, argv...)
+		}
+	}
+	if again != nil {
+		_, _ = again.Exec(ctx)
+	}
+	for j, cmd := range cmds {
+		k := ks[j]
+		if err := stamps[k.Tenant].Err(); err != nil {
+			out[j].err = fmt.Errorf("admission: publish %s: stamp tenant: %w", k, err)
+			continue
+		}
+		n, err := cmd.Int64()
+		switch {
+		case err != nil:
+			out[j].err = fmt.Errorf("admission: publish %s: %w", k, err)
+		case n != tookWaiting && n != tookAdmitted && n != tookInFlight:
+			out[j].err = fmt.Errorf("admission: publish %s: publish.lua replied %d", k, n)
+		default:
+			out[j].took = n
+		}
+	}
+	return out
 }
 
 // What publish.lua did with a job.
@@ -283,36 +394,6 @@ const (
 	tookAdmitted = 1 // admitted now: publish it
 	tookInFlight = 2 // already in flight: publish it again
 )
-
-// take runs publish.lua for job k and stamps the tenant in the registry, in
-// one pipeline. The registry is stamped on every publish: a stamp skipped
-// because an earlier one was recent would leave the tenant unregistered,
-// its waiting jobs never admitted, if Redis lost the registry in between.
-// The script goes as EVALSHA (a script run in a pipeline cannot fall back
-// by itself); when Redis has not cached it (first use, a restart) it is
-// sent once more as EVAL, which caches it.
-func (a *Admitter) take(ctx context.Context, k jobs.Key, score, now time.Time) (int64, error) {
-	keys := []string{waitingKey(k.Tenant), inFlightKey(k.Tenant)}
-	args := []any{k.String(), score.UnixMilli(), now.UnixMilli(), a.Cap(k.Tenant)}
-	pipe := a.rdb.Pipeline()
-	took := publishScript.EvalSha(ctx, pipe, keys, args...)
-	stamp := pipe.ZAddGT(ctx, registryKey, redis.Z{Score: float64(now.UnixMilli()), Member: k.Tenant})
-	_, _ = pipe.Exec(ctx) // each command's error is read below
-	if err := stamp.Err(); err != nil {
-		return 0, fmt.Errorf("admission: publish %s: stamp tenant: %w", k, err)
-	}
-	if redis.HasErrorPrefix(took.Err(), "NOSCRIPT") {
-		took = publishScript.Eval(ctx, a.rdb, keys, args...)
-	}
-	n, err := took.Int64()
-	if err != nil {
-		return 0, fmt.Errorf("admission: publish %s: %w", k, err)
-	}
-	if n != tookWaiting && n != tookAdmitted && n != tookInFlight {
-		return 0, fmt.Errorf("admission: publish %s: publish.lua replied %d", k, n)
-	}
-	return n, nil
-}
 
 // Release frees the slot of job k: a worker ended it (or found it ended).
 // The release is written by the next step, with every other release since
