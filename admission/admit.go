@@ -9,6 +9,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/relayops/relayops/jobs"
+	"github.com/relayops/relayops/outbox"
 )
 
 // The Redis keys of admission. A tenant's two sets share the tenant's own
@@ -64,10 +65,12 @@ func (a *Admitter) admit(ctx context.Context, states []*tenantState) ([][]admitt
 
 // publishRoundRobin publishes the admitted jobs in round-robin order (the
 // first of each tenant, then the second of each, ...), so that Asynq's
-// queue, which is first in first out, interleaves the tenants. Up to
-// PublishConcurrency publishes run at once (one enqueue is a round trip:
-// one at a time would cap admission far below what workers drain); they
-// start in that order. A job whose publish fails goes back to waiting.
+// queue, which is first in first out, interleaves the tenants. A
+// BatchPublisher (the worker's) gets them all at once, in that order, in
+// one round trip. Otherwise up to PublishConcurrency publishes run at once
+// (one enqueue is a round trip: one at a time would cap admission far below
+// what workers drain); they start in that order. A job whose publish fails
+// goes back to waiting.
 func (a *Admitter) publishRoundRobin(ctx context.Context, per [][]admitted) (int, error) {
 	var order []admitted
 	for round := 0; ; round++ {
@@ -81,6 +84,9 @@ func (a *Admitter) publishRoundRobin(ctx context.Context, per [][]admitted) (int
 		if !more {
 			break
 		}
+	}
+	if bp, ok := a.cfg.Publisher.(outbox.BatchPublisher); ok {
+		return a.publishBatch(ctx, bp, order)
 	}
 	var (
 		mu   sync.Mutex
@@ -111,12 +117,39 @@ func (a *Admitter) publishRoundRobin(ctx context.Context, per [][]admitted) (int
 	return n, errors.Join(errs...)
 }
 
+// publishBatch publishes the admitted jobs with one PublishBatch, in order,
+// and puts back to waiting those it could not publish.
+func (a *Admitter) publishBatch(ctx context.Context, bp outbox.BatchPublisher, order []admitted) (int, error) {
+	if len(order) == 0 {
+		return 0, nil
+	}
+	evs := make([]jobs.Event, len(order))
+	for i, j := range order {
+		evs[i] = a.event(j.key)
+	}
+	n := 0
+	var errs []error
+	for i, err := range bp.PublishBatch(ctx, evs) {
+		if err != nil {
+			errs = append(errs, a.putBack(ctx, order[i], err))
+			continue
+		}
+		n++
+	}
+	return n, errors.Join(errs...)
+}
+
 // publishOne publishes one admitted job, or puts it back to waiting.
 func (a *Admitter) publishOne(ctx context.Context, j admitted) error {
-	err := a.cfg.Publisher.Publish(ctx, a.event(j.key))
-	if err == nil {
-		return nil
+	if err := a.cfg.Publisher.Publish(ctx, a.event(j.key)); err != nil {
+		return a.putBack(ctx, j, err)
 	}
+	return nil
+}
+
+// putBack returns an admitted job whose publish failed (with err) to
+// waiting, freeing its slot.
+func (a *Admitter) putBack(ctx context.Context, j admitted, err error) error {
 	errs := []error{fmt.Errorf("admission: publish %s: %w", j.key, err)}
 	keys := []string{waitingKey(j.key.Tenant), inFlightKey(j.key.Tenant)}
 	if err := unadmitScript.Run(context.WithoutCancel(ctx), a.rdb, keys, j.key.String(), j.score).Err(); err != nil {

@@ -199,8 +199,10 @@ type Admitter struct {
 	sweeps map[string]sweepState
 	// turn rotates the tenant that is served first in a step.
 	turn int
-	// releases are the jobs released since the last step.
+	// releases are the jobs released since the last step; freed counts
+	// them per tenant.
 	releases []jobs.Key
+	freed    map[string]int
 	// idle: Run waits for IdleInterval, and a Publish wakes it.
 	idle atomic.Bool
 	// published counts the jobs Publish admitted and published itself
@@ -208,7 +210,7 @@ type Admitter struct {
 	published atomic.Int64
 }
 
-var _ outbox.Publisher = (*Admitter)(nil)
+var _ outbox.BatchPublisher = (*Admitter)(nil)
 
 // New checks cfg and returns an Admitter.
 func New(cfg Config) (*Admitter, error) {
@@ -220,7 +222,7 @@ func New(cfg Config) (*Admitter, error) {
 		cfg: cfg, store: cfg.Store, rdb: cfg.Store.Redis(),
 		log:  cfg.Logger.With("component", "admission"),
 		wake: make(chan struct{}, 1), pruned: map[string]time.Time{},
-		sweeps: map[string]sweepState{},
+		sweeps: map[string]sweepState{}, freed: map[string]int{},
 	}, nil
 }
 
@@ -252,27 +254,138 @@ func (a *Admitter) Cap(tenant string) int {
 // first, the prune republishes a member still queued RepublishAfter after
 // its admission).
 func (a *Admitter) Publish(ctx context.Context, ev jobs.Event) error {
-	if ev.Type != jobs.EventJobSubmitted {
-		return fmt.Errorf("admission: publish: unexpected event type %q", ev.Type)
-	}
+	return a.PublishBatch(ctx, []jobs.Event{ev})[0]
+}
+
+// PublishBatch takes the jobs of many job.submitted events in, as Publish
+// does each, in one pipelined round trip (their publish.lua calls, in
+// order, and one registry stamp per tenant), then publishes those admitted
+// or already in flight together when the wrapped Publisher is a
+// BatchPublisher. It returns one error per event.
+func (a *Admitter) PublishBatch(ctx context.Context, evs []jobs.Event) []error {
+	errs := make([]error, len(evs))
 	now := a.cfg.Clock.Now()
-	score := ev.At
-	if score.IsZero() {
-		score = now
+	took := make([]int64, len(evs))
+	var keys []jobs.Key
+	at := make([]int, 0, len(evs)) // keys[j] is evs[at[j]]
+	for i, ev := range evs {
+		if ev.Type != jobs.EventJobSubmitted {
+			errs[i] = fmt.Errorf("admission: publish: unexpected event type %q", ev.Type)
+			continue
+		}
+		keys, at = append(keys, ev.Key), append(at, i)
 	}
-	took, err := a.take(ctx, ev.Key, score, now)
-	if err != nil {
-		return err
+	scores := make([]time.Time, len(keys))
+	for j, i := range at {
+		scores[j] = evs[i].At
+		if scores[j].IsZero() {
+			scores[j] = now
+		}
 	}
-	if took == tookWaiting {
+	for j, r := range a.takeAll(ctx, keys, scores, now) {
+		i := at[j]
+		took[i], errs[i] = r.took, r.err
+	}
+	var publish []jobs.Event
+	var publishAt []int
+	waited := false
+	for _, i := range at {
+		switch {
+		case errs[i] != nil:
+		case took[i] == tookWaiting:
+			waited = true
+		default:
+			publish, publishAt = append(publish, evs[i]), append(publishAt, i)
+		}
+	}
+	if waited {
 		a.poke()
-		return nil
 	}
-	if err := a.cfg.Publisher.Publish(ctx, ev); err != nil {
-		return fmt.Errorf("admission: publish %s: %w", ev.Key, err)
+	var perr []error
+	if bp, ok := a.cfg.Publisher.(outbox.BatchPublisher); ok && len(publish) > 0 {
+		perr = bp.PublishBatch(ctx, publish)
+	} else {
+		perr = make([]error, len(publish))
+		for k, ev := range publish {
+			perr[k] = a.cfg.Publisher.Publish(ctx, ev)
+		}
 	}
-	a.published.Add(1)
-	return nil
+	for k, err := range perr {
+		i := publishAt[k]
+		if err != nil {
+			errs[i] = fmt.Errorf("admission: publish %s: %w", evs[i].Key, err)
+			continue
+		}
+		a.published.Add(1)
+	}
+	return errs
+}
+
+// takeResult is what publish.lua did with one job, or why it could not say.
+type takeResult struct {
+	took int64
+	err  error
+}
+
+// takeAll runs publish.lua for each job, in order, in one pipeline with one
+// registry stamp per tenant. The registry is stamped on every publish: a
+// stamp skipped because an earlier one was recent would leave the tenant
+// unregistered, its waiting jobs never admitted, if Redis lost the registry
+// in between. The scripts go as EVALSHA (a script run in a pipeline cannot
+// fall back by itself); those Redis refuses for not having the script
+// cached (first use, a restart) are sent again as EVAL, which caches it, in
+// one more pipeline.
+func (a *Admitter) takeAll(ctx context.Context, ks []jobs.Key, scores []time.Time, now time.Time) []takeResult {
+	out := make([]takeResult, len(ks))
+	if len(ks) == 0 {
+		return out
+	}
+	args := func(j int) ([]string, []any) {
+		k := ks[j]
+		return []string{waitingKey(k.Tenant), inFlightKey(k.Tenant)},
+			[]any{k.String(), scores[j].UnixMilli(), now.UnixMilli(), a.Cap(k.Tenant)}
+	}
+	pipe := a.rdb.Pipeline()
+	stamps := map[string]*redis.IntCmd{}
+	cmds := make([]*redis.Cmd, len(ks))
+	for j, k := range ks {
+		if _, ok := stamps[k.Tenant]; !ok {
+			stamps[k.Tenant] = pipe.ZAddGT(ctx, registryKey, redis.Z{Score: float64(now.UnixMilli()), Member: k.Tenant})
+		}
+		keys, argv := args(j)
+		cmds[j] = publishScript.EvalSha(ctx, pipe, keys, argv...)
+	}
+	_, _ = pipe.Exec(ctx) // each command's error is read below
+	var again redis.Pipeliner
+	for j, cmd := range cmds {
+		if redis.HasErrorPrefix(cmd.Err(), "NOSCRIPT") {
+			if again == nil {
+				again = a.rdb.Pipeline()
+			}
+			keys, argv := args(j)
+			cmds[j] = publishScript.Eval(ctx, again, keys, argv...)
+		}
+	}
+	if again != nil {
+		_, _ = again.Exec(ctx)
+	}
+	for j, cmd := range cmds {
+		k := ks[j]
+		if err := stamps[k.Tenant].Err(); err != nil {
+			out[j].err = fmt.Errorf("admission: publish %s: stamp tenant: %w", k, err)
+			continue
+		}
+		n, err := cmd.Int64()
+		switch {
+		case err != nil:
+			out[j].err = fmt.Errorf("admission: publish %s: %w", k, err)
+		case n != tookWaiting && n != tookAdmitted && n != tookInFlight:
+			out[j].err = fmt.Errorf("admission: publish %s: publish.lua replied %d", k, n)
+		default:
+			out[j].took = n
+		}
+	}
+	return out
 }
 
 // What publish.lua did with a job.
@@ -282,36 +395,6 @@ const (
 	tookInFlight = 2 // already in flight: publish it again
 )
 
-// take runs publish.lua for job k and stamps the tenant in the registry, in
-// one pipeline. The registry is stamped on every publish: a stamp skipped
-// because an earlier one was recent would leave the tenant unregistered,
-// its waiting jobs never admitted, if Redis lost the registry in between.
-// The script goes as EVALSHA (a script run in a pipeline cannot fall back
-// by itself); when Redis has not cached it (first use, a restart) it is
-// sent once more as EVAL, which caches it.
-func (a *Admitter) take(ctx context.Context, k jobs.Key, score, now time.Time) (int64, error) {
-	keys := []string{waitingKey(k.Tenant), inFlightKey(k.Tenant)}
-	args := []any{k.String(), score.UnixMilli(), now.UnixMilli(), a.Cap(k.Tenant)}
-	pipe := a.rdb.Pipeline()
-	took := publishScript.EvalSha(ctx, pipe, keys, args...)
-	stamp := pipe.ZAddGT(ctx, registryKey, redis.Z{Score: float64(now.UnixMilli()), Member: k.Tenant})
-	_, _ = pipe.Exec(ctx) // each command's error is read below
-	if err := stamp.Err(); err != nil {
-		return 0, fmt.Errorf("admission: publish %s: stamp tenant: %w", k, err)
-	}
-	if redis.HasErrorPrefix(took.Err(), "NOSCRIPT") {
-		took = publishScript.Eval(ctx, a.rdb, keys, args...)
-	}
-	n, err := took.Int64()
-	if err != nil {
-		return 0, fmt.Errorf("admission: publish %s: %w", k, err)
-	}
-	if n != tookWaiting && n != tookAdmitted && n != tookInFlight {
-		return 0, fmt.Errorf("admission: publish %s: publish.lua replied %d", k, n)
-	}
-	return n, nil
-}
-
 // Release frees the slot of job k: a worker ended it (or found it ended).
 // The release is written by the next step, with every other release since
 // the last one, in one pipeline; a release lost with its process (or to a
@@ -320,13 +403,33 @@ func (a *Admitter) take(ctx context.Context, k jobs.Key, score, now time.Time) (
 func (a *Admitter) Release(_ context.Context, k jobs.Key) error {
 	a.mu.Lock()
 	a.releases = append(a.releases, k)
+	a.freed[k.Tenant]++
+	wake := a.freed[k.Tenant] == refillAt(a.Cap(k.Tenant))
 	a.mu.Unlock()
-	// A freed slot is refilled by the next step: wake a Run that waits.
-	select {
-	case a.wake <- struct{}{}:
-	default:
+	// Freed slots are refilled by the next step: wake a Run that waits once
+	// enough of them are free to make the step worth its round trips.
+	if wake {
+		select {
+		case a.wake <- struct{}{}:
+		default:
+		}
 	}
 	return nil
+}
+
+// refillAt is how many of a tenant's slots must be freed (since the last
+// step) before a release wakes Run: a quarter of the cap, between 1 and 16.
+// Waking on every release made a flooding tenant's steps admit a few jobs
+// each, at four round trips per step; a step woken after a quarter of the
+// cap admits that many at once, while the jobs still in flight (three
+// quarters of the cap) keep the workers busy. The Interval bounds the wait
+// of slots freed below the threshold. A tenant without a cap (0) never
+// waits for a slot, so its releases wake nothing.
+func refillAt(cap int) int {
+	if cap <= 0 {
+		return -1
+	}
+	return min(16, max(1, (cap+3)/4))
 }
 
 // flushReleases writes the releases collected since the last step.
@@ -334,6 +437,7 @@ func (a *Admitter) flushReleases(ctx context.Context) error {
 	a.mu.Lock()
 	ks := a.releases
 	a.releases = nil
+	clear(a.freed)
 	a.mu.Unlock()
 	if len(ks) == 0 {
 		return nil

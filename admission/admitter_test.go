@@ -464,3 +464,57 @@ func TestPublish_RedisLostTheRegistry_NextPublishRegistersAgain(t *testing.T) {
 	x.step(t)
 	require.Equal(t, []jobs.Key{k}, x.pub.take())
 }
+
+// woken reports whether a wake-up is pending for Run, and consumes it.
+func (x *bundle) woken() bool {
+	select {
+	case <-x.adm.wake:
+		return true
+	default:
+		return false
+	}
+}
+
+func TestRelease_WakesRunOnceAQuarterOfTheTenantsCapIsFree(t *testing.T) {
+	t.Parallel()
+	x := setup(t, func(c *Config) {
+		c.MaxInFlight = 100
+		c.Limits = map[string]int{"small": 5, "free": 0}
+	})
+	release := func(tenant string, n int) {
+		t.Helper()
+		for i := range n {
+			k, err := jobs.BuildKey(tenant, fmt.Sprintf("doc-%03d", i), 1)
+			require.NoError(t, err)
+			require.NoError(t, x.adm.Release(x.ctx, k))
+		}
+	}
+
+	release("acme", 15)
+	require.False(t, x.woken(), "15 of a cap of 100 freed: the step can wait for its interval")
+	release("acme", 1)
+	require.True(t, x.woken(), "16 freed (a quarter of 100, at most 16): refill now")
+
+	release("small", 1)
+	require.False(t, x.woken(), "1 of a cap of 5 freed")
+	release("small", 1)
+	require.True(t, x.woken(), "2 of a cap of 5 freed (a quarter, rounded up)")
+
+	release("free", 50)
+	require.False(t, x.woken(), "a tenant without a cap never waits for a slot")
+
+	// A step writes the releases and starts the count again.
+	x.step(t)
+	release("small", 1)
+	require.False(t, x.woken(), "counted from the last step")
+	release("small", 1)
+	require.True(t, x.woken())
+}
+
+func TestRefillAt_AQuarterOfTheCapBetweenOneAndSixteen(t *testing.T) {
+	t.Parallel()
+	for cap, want := range map[int]int{1: 1, 2: 1, 4: 1, 5: 2, 8: 2, 40: 10, 64: 16, 100: 16, 10000: 16} {
+		require.Equal(t, want, refillAt(cap), "cap %d", cap)
+	}
+	require.Negative(t, refillAt(0), "no cap: never")
+}

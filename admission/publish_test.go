@@ -1,11 +1,14 @@
 package admission
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"testing"
 
+	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 
 	"github.com/relayops/relayops/jobs"
@@ -145,4 +148,146 @@ func TestPublish_RedisDown_ErrorNothingPublished(t *testing.T) {
 	err = x.adm.Publish(x.ctx, jobs.Event{Type: jobs.EventJobSubmitted, Key: k, At: x.clock.Now()})
 	require.ErrorContains(t, err, "admission: publish acme")
 	require.Empty(t, x.pub.take())
+}
+
+// batchRecorder is a wrapped BatchPublisher: it records each PublishBatch
+// call and can be told to fail some jobs.
+type batchRecorder struct {
+	recorder
+	calls [][]jobs.Key
+	fails map[jobs.Key]bool
+}
+
+func (r *batchRecorder) PublishBatch(ctx context.Context, evs []jobs.Event) []error {
+	r.mu.Lock()
+	var call []jobs.Key
+	errs := make([]error, len(evs))
+	for i, ev := range evs {
+		call = append(call, ev.Key)
+		if r.fails[ev.Key] {
+			errs[i] = errors.New("asynq down")
+			continue
+		}
+		r.published = append(r.published, ev.Key)
+	}
+	r.calls = append(r.calls, call)
+	r.mu.Unlock()
+	return errs
+}
+
+func (r *batchRecorder) takeCalls() [][]jobs.Key {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := r.calls
+	r.calls = nil
+	return out
+}
+
+func setupBatch(t *testing.T, mod func(*Config)) (*bundle, *batchRecorder) {
+	t.Helper()
+	bp := &batchRecorder{fails: map[jobs.Key]bool{}}
+	x := setup(t, func(c *Config) {
+		c.Publisher = bp
+		if mod != nil {
+			mod(c)
+		}
+	})
+	x.pub = &bp.recorder // what x.pub.take() reads
+	return x, bp
+}
+
+func (x *bundle) created(t *testing.T, tenant string, i int) jobs.Key {
+	t.Helper()
+	k, err := jobs.BuildKey(tenant, fmt.Sprintf("doc-%03d", i), 1)
+	require.NoError(t, err)
+	_, err = x.store.Submit(x.ctx, jobs.SubmitRequest{Key: k, Content: "c", Limits: jobs.DefaultLimits})
+	require.NoError(t, err)
+	return k
+}
+
+func TestPublishBatch_OneRoundTrip_AdmitsUnderTheCapQueuesTheRest_PublishesTogether(t *testing.T) {
+	t.Parallel()
+	x, bp := setupBatch(t, nil) // cap 2
+	var evs []jobs.Event
+	for i := range 4 {
+		evs = append(evs, jobs.Event{Type: jobs.EventJobSubmitted, Key: x.created(t, "acme", i), At: x.clock.Now()})
+	}
+	globex := x.created(t, "globex", 0)
+	evs = append(evs, jobs.Event{Type: jobs.EventJobSubmitted, Key: globex, At: x.clock.Now()},
+		jobs.Event{Type: jobs.EventReviewDecided, Key: globex})
+	_, err := x.rdb.Pipelined(x.ctx, func(p redis.Pipeliner) error { return p.Ping(x.ctx).Err() })
+	require.NoError(t, err)
+	require.NoError(t, publishScript.Load(x.ctx, x.rdb).Err())
+	trips := &tripCounter{}
+	x.rdb.AddHook(trips)
+
+	errs := x.adm.PublishBatch(x.ctx, evs)
+	require.Equal(t, int64(1), trips.n.Load(), "every take and the tenants' stamps in one round trip")
+	require.Len(t, errs, len(evs))
+	for _, err := range errs[:5] {
+		require.NoError(t, err)
+	}
+	require.ErrorContains(t, errs[5], "unexpected event type", "an event of another type is refused, alone")
+	require.Equal(t, [][]jobs.Key{{evs[0].Key, evs[1].Key, globex}}, bp.takeCalls(), "the admitted, in order, in one batch")
+	require.Equal(t, []string{evs[2].Key.String(), evs[3].Key.String()}, x.waiting(t, "acme"), "over the cap: they wait, in order")
+	require.Equal(t, int64(2), x.inFlight(t, "acme"))
+	ts, err := Tenants(x.ctx, x.rdb)
+	require.NoError(t, err)
+	require.Len(t, ts, 2, "both tenants stamped")
+	require.Equal(t, 3, x.step(t).Admitted, "the step reports what PublishBatch admitted")
+}
+
+func TestPublishBatch_PublishFails_ThatEventErrs_TheJobStaysInFlightForTheRetry(t *testing.T) {
+	t.Parallel()
+	x, bp := setupBatch(t, nil)
+	a, b := x.created(t, "acme", 0), x.created(t, "acme", 1)
+	bp.fails[b] = true
+	evs := []jobs.Event{{Type: jobs.EventJobSubmitted, Key: a, At: x.clock.Now()}, {Type: jobs.EventJobSubmitted, Key: b, At: x.clock.Now()}}
+	errs := x.adm.PublishBatch(x.ctx, evs)
+	require.NoError(t, errs[0])
+	require.ErrorContains(t, errs[1], "asynq down")
+	require.Equal(t, int64(2), x.inFlight(t, "acme"), "b keeps its slot: the relay publishes it again")
+
+	bp.fails[b] = false
+	require.NoError(t, x.adm.PublishBatch(x.ctx, evs[1:])[0], "already in flight: published again")
+	require.Equal(t, int64(2), x.inFlight(t, "acme"), "without a second slot")
+	require.Equal(t, [][]jobs.Key{{a, b}, {b}}, bp.takeCalls())
+}
+
+func TestStep_BatchPublisher_AdmittedPublishedRoundRobinInOneCall_FailuresWaitAgain(t *testing.T) {
+	t.Parallel()
+	x, bp := setupBatch(t, func(c *Config) { c.MaxInFlight = 2 })
+	held := append(x.holdCap(t, "acme"), x.holdCap(t, "globex")...)
+	bp.takeCalls()
+	var acme, globex []jobs.Key
+	for i := range 2 {
+		acme = append(acme, x.submit(t, "acme", 10+i, jobs.DefaultLimits))
+		globex = append(globex, x.submit(t, "globex", 10+i, jobs.DefaultLimits))
+	}
+	require.Empty(t, bp.takeCalls(), "over the cap: all four wait")
+	x.endAll(t, held)
+	bp.fails[globex[1]] = true
+
+	_, err := x.adm.Step(x.ctx)
+	require.ErrorContains(t, err, "asynq down")
+	calls := bp.takeCalls()
+	require.Len(t, calls, 1, "one PublishBatch for the step")
+	require.ElementsMatch(t, []jobs.Key{acme[0], globex[0], acme[1], globex[1]}, calls[0])
+	require.NotEqual(t, calls[0][0].Tenant, calls[0][1].Tenant, "interleaved: one of each tenant in turn")
+	require.NotEqual(t, calls[0][2].Tenant, calls[0][3].Tenant)
+	require.Equal(t, []string{globex[1].String()}, x.waiting(t, "globex"), "its publish failed: back to waiting")
+	require.Equal(t, int64(1), x.inFlight(t, "globex"))
+}
+
+// tripCounter counts the round trips a client makes (a pipeline is one).
+type tripCounter struct{ n atomic.Int64 }
+
+func (c *tripCounter) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+func (c *tripCounter) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error { c.n.Add(1); return next(ctx, cmd) }
+}
+
+func (c *tripCounter) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error { c.n.Add(1); return next(ctx, cmds) }
 }

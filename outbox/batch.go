@@ -11,7 +11,8 @@ import (
 
 // A batch is what one read of a shard returned. Its entries go to their
 // consumers one by one (consume), except the extraction.committed ones,
-// which the review consumer applies together; what the batch then owes (its
+// which the review consumer applies together, and the job.submitted ones,
+// which a BatchPublisher publishes together; what the batch then owes (its
 // acks and its reviews) is settled in one round trip.
 
 // deliverAll consumes a shard's entries and acks those delivered.
@@ -31,7 +32,9 @@ func (r *Relay) deliverBatch(ctx context.Context, shard int, msgs []redis.XMessa
 		return owed{}, nil
 	}
 	acks := make([]string, 0, len(msgs))
-	var committed []jobs.Event
+	var committed, submitted []jobs.Event
+	var submittedIDs []string
+	bp, batching := r.cfg.Publisher.(BatchPublisher)
 	var errs []error
 	for _, m := range msgs {
 		ev, err := jobs.ParseEvent(shard, m)
@@ -50,6 +53,9 @@ func (r *Relay) deliverBatch(ctx context.Context, shard int, msgs []redis.XMessa
 			}
 			committed = append(committed, ev)
 			continue
+		case ev.Type == jobs.EventJobSubmitted && batching:
+			submitted, submittedIDs = append(submitted, ev), append(submittedIDs, m.ID)
+			continue
 		default:
 			if err := r.consume(ctx, ev); err != nil {
 				errs = append(errs, err)
@@ -57,6 +63,19 @@ func (r *Relay) deliverBatch(ctx context.Context, shard int, msgs []redis.XMessa
 			}
 		}
 		acks = append(acks, m.ID)
+	}
+	if len(submitted) > 0 {
+		for i, err := range bp.PublishBatch(ctx, submitted) {
+			ev := submitted[i]
+			if err != nil {
+				r.cfg.OnEvent(ev, "error")
+				r.log.Debug("outbox entry not delivered; it stays pending", "event", ev.Type, "job_key", ev.Key.String(), "error", err)
+				errs = append(errs, r.failHeld(ctx, RelayErrorPublish, err))
+				continue
+			}
+			r.cfg.OnEvent(ev, "published")
+			acks = append(acks, submittedIDs[i])
+		}
 	}
 	return owed{acks: acks, committed: committed}, errors.Join(errs...)
 }

@@ -24,6 +24,14 @@ type Publisher interface {
 	Publish(ctx context.Context, ev jobs.Event) error
 }
 
+// BatchPublisher is a Publisher that also publishes many events at once (in
+// one round trip): the relay hands it every job.submitted event of a read
+// together. PublishBatch returns one error per event, nil when published.
+type BatchPublisher interface {
+	Publisher
+	PublishBatch(ctx context.Context, evs []jobs.Event) []error
+}
+
 // Notifier is told of the events that end a job or decide its review (the
 // webhook notifier): extraction.committed (once its review is applied),
 // job.dead_lettered, job.cancelled and review.decided. An error leaves the

@@ -192,3 +192,62 @@ func TestRelay_Drain_DeliversWhatThisRelayHoldsUnacked(t *testing.T) {
 		require.Equal(t, []string{k.String()}, pub.published())
 	})
 }
+
+// batchPublisher is a BatchPublisher: it records each PublishBatch call and
+// fails the jobs it is told to.
+type batchPublisher struct {
+	fakePublisher
+	calls [][]string
+	fails map[string]bool
+}
+
+func (p *batchPublisher) PublishBatch(_ context.Context, evs []jobs.Event) []error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	errs := make([]error, len(evs))
+	var call []string
+	for i, ev := range evs {
+		call = append(call, ev.Key.String())
+		if p.fails[ev.Key.String()] {
+			errs[i] = errors.New("asynq down")
+			continue
+		}
+		p.got = append(p.got, ev.Key.String())
+	}
+	p.calls = append(p.calls, call)
+	return errs
+}
+
+// A read's job.submitted entries go to a BatchPublisher in one call; those
+// it could not publish stay pending, the others are acked.
+func TestRelay_BatchPublisher_OneCallPerRead_FailedEntriesStayPending(t *testing.T) {
+	redistest.Backends(t, func(t *testing.T, b *redistest.Backend) {
+		x := setup(t, b, func(c *jobs.Config) { c.Shards = 1 })
+		var keys []string
+		for _, doc := range []string{"a", "b", "c"} {
+			k := mustKey(t, "acme", doc, 1)
+			x.submit(t, k, "c")
+			keys = append(keys, k.String())
+		}
+		pub := &batchPublisher{fails: map[string]bool{keys[1]: true}}
+		var outcomes []string
+		r := newRelay(t, x, pub, "r1", func(c *RelayConfig) {
+			c.OnEvent = func(_ jobs.Event, o string) { outcomes = append(outcomes, o) }
+		})
+		_, err := r.Drain(x.ctx)
+		require.ErrorContains(t, err, "asynq down")
+		require.Equal(t, [][]string{keys}, pub.calls, "one call for the read, in stream order")
+		require.Equal(t, []string{"published", "error", "published"}, outcomes)
+		pending, err := x.rdb.XPending(x.ctx, x.store.OutboxStream(0), jobs.RelayGroup).Result()
+		require.NoError(t, err)
+		require.EqualValues(t, 1, pending.Count, "only the failed entry stays pending")
+
+		pub.mu.Lock()
+		pub.fails = nil
+		pub.mu.Unlock()
+		n, err := r.Drain(x.ctx)
+		require.NoError(t, err)
+		require.Equal(t, 1, n)
+		require.Equal(t, []string{keys[0], keys[2], keys[1]}, pub.published())
+	})
+}

@@ -17,13 +17,14 @@ import (
 
 // Crash in the middle of admission: worker A is SIGKILLed by its own
 // admitter right after its 8th Asynq enqueue (relay_after_enqueue_before_ack,
-// which fires in every admission publish). The jobs are submitted before A
-// starts, so its relay takes them in at once: the relay enqueues each
-// tenant's first jobs itself, up to the cap (3 + 3, one more should a
-// globex slot free up in between), and the rest wait, so the 8th enqueue
-// is normally an admitter step's: the step's later admissions are in
-// flight but never published, and A's relay may hold unacked outbox rows
-// (in flight, so enqueued again by the next relay). Worker B is SIGKILLed by the test while its handlers are stalled
+// which fires after each task of a publish, the relay's and the
+// admitter's). The jobs are submitted before A starts, so its relay takes
+// them in at once: the relay enqueues each tenant's first jobs itself, up
+// to the cap (3 + 3, one more should a globex slot free up in between), and
+// the rest wait, so the 8th enqueue is normally in an admitter step's
+// batch: the step's admissions are in flight, enqueued or not counted as
+// published, and A's relay may hold unacked outbox rows (in flight, so
+// enqueued again by the next relay). Worker B is SIGKILLed by the test while its handlers are stalled
 // in the middle of jobs (those stay running until Asynq's lease recovery).
 // Worker C, started once both are dead and the running jobs' leases are
 // recoverable, finishes the work: every job succeeds exactly once, and

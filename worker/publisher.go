@@ -7,7 +7,7 @@ import (
 	"math"
 	"time"
 
-	"github.com/hibiken/asynq"
+	"github.com/redis/go-redis/v9"
 
 	"github.com/relayops/relayops/internal/task"
 	"github.com/relayops/relayops/jobs"
@@ -16,8 +16,8 @@ import (
 
 // PublisherConfig configures a Publisher.
 type PublisherConfig struct {
-	// Client enqueues tasks. Required.
-	Client *asynq.Client
+	// Redis is Asynq's Redis, where the tasks are enqueued. Required.
+	Redis redis.UniversalClient
 	// Layout names the queue of each shard's tasks. The zero Layout is the
 	// single extract queue.
 	Layout task.Layout
@@ -69,23 +69,26 @@ func AsynqTimeout(attempt, grace time.Duration) time.Duration {
 // becomes an extract task whose TaskID is the job key. Publishing is
 // idempotent: a TaskID conflict means the task already exists (pending,
 // running, retrying, archived, or completed within the retention), which is
-// success.
+// success. PublishBatch enqueues many tasks in one round trip.
 type Publisher struct {
-	client  *asynq.Client
+	writer  *taskWriter
 	layout  task.Layout
-	opts    []asynq.Option
+	task    asynqTask // the options every task shares
 	faults  *Faults
 	metrics *Metrics
 }
 
-var _ outbox.Publisher = (*Publisher)(nil)
+var (
+	_ outbox.Publisher      = (*Publisher)(nil)
+	_ outbox.BatchPublisher = (*Publisher)(nil)
+)
 
 // NewPublisher checks cfg and returns a Publisher.
 func NewPublisher(cfg PublisherConfig) (*Publisher, error) {
 	cfg = cfg.withDefaults()
 	var errs []error
-	if cfg.Client == nil {
-		errs = append(errs, errors.New("worker: PublisherConfig.Client is required"))
+	if cfg.Redis == nil {
+		errs = append(errs, errors.New("worker: PublisherConfig.Redis is required"))
 	}
 	if cfg.MaxRetry < 0 || cfg.Timeout < time.Second || cfg.Retention < 0 {
 		errs = append(errs, errors.New("worker: PublisherConfig needs MaxRetry >= 0, Timeout >= 1s, Retention >= 0"))
@@ -93,13 +96,16 @@ func NewPublisher(cfg PublisherConfig) (*Publisher, error) {
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
+	w, err := newTaskWriter(cfg.Redis)
+	if err != nil {
+		return nil, err
+	}
 	return &Publisher{
-		client: cfg.Client,
+		writer: w,
 		layout: cfg.Layout,
-		opts: []asynq.Option{
-			asynq.MaxRetry(cfg.MaxRetry),
-			asynq.Timeout(AsynqTimeout(cfg.Timeout, 0)),
-			asynq.Retention(cfg.Retention),
+		task: asynqTask{
+			typ: task.TypeExtract, maxRetry: cfg.MaxRetry,
+			timeout: AsynqTimeout(cfg.Timeout, 0), retention: cfg.Retention,
 		},
 		faults:  cfg.Faults,
 		metrics: cfg.Metrics,
@@ -110,21 +116,41 @@ func NewPublisher(cfg PublisherConfig) (*Publisher, error) {
 // queue of the event's shard. A republished job (the reconciler's outbox
 // row) lands in the same queue, where its TaskID absorbs the repeat.
 func (p *Publisher) Publish(ctx context.Context, ev jobs.Event) error {
-	if ev.Type != jobs.EventJobSubmitted {
-		return fmt.Errorf("worker: publish: unexpected event type %q", ev.Type)
+	return p.PublishBatch(ctx, []jobs.Event{ev})[0]
+}
+
+// PublishBatch publishes the events as Publish does, in one round trip, and
+// returns one error per event (nil: published). The tasks are written in
+// the order of evs.
+func (p *Publisher) PublishBatch(ctx context.Context, evs []jobs.Event) []error {
+	errs := make([]error, len(evs))
+	tasks := make([]asynqTask, 0, len(evs))
+	at := make([]int, 0, len(evs)) // tasks[j] is evs[at[j]]
+	for i, ev := range evs {
+		if ev.Type != jobs.EventJobSubmitted {
+			errs[i] = fmt.Errorf("worker: publish: unexpected event type %q", ev.Type)
+			continue
+		}
+		t := p.task
+		t.id = ev.Key.String()
+		t.payload = task.ExtractPayload{JobKey: t.id}.Marshal()
+		t.queue = p.layout.Queue(ev.Shard)
+		tasks = append(tasks, t)
+		at = append(at, i)
 	}
-	id := ev.Key.String()
-	t := asynq.NewTask(task.TypeExtract, task.ExtractPayload{JobKey: id}.Marshal())
-	opts := append(p.opts[:len(p.opts):len(p.opts)], asynq.Queue(p.layout.Queue(ev.Shard)), asynq.TaskID(id))
-	_, err := p.client.EnqueueContext(ctx, t, opts...)
-	switch {
-	case errors.Is(err, asynq.ErrTaskIDConflict):
-		p.metrics.publishes.WithLabelValues("already_enqueued").Inc()
-	case err != nil:
-		p.metrics.publishes.WithLabelValues("error").Inc()
-		return fmt.Errorf("worker: publish %s: %w", id, err)
-	default:
-		p.metrics.publishes.WithLabelValues("enqueued").Inc()
+	for j, err := range p.writer.enqueue(ctx, tasks) {
+		i := at[j]
+		switch {
+		case errors.Is(err, errTaskExists):
+			p.metrics.publishes.WithLabelValues("already_enqueued").Inc()
+		case err != nil:
+			p.metrics.publishes.WithLabelValues("error").Inc()
+			errs[i] = fmt.Errorf("worker: publish %s: %w", tasks[j].id, err)
+			continue
+		default:
+			p.metrics.publishes.WithLabelValues("enqueued").Inc()
+		}
+		errs[i] = p.faults.Hit(PointRelayAfterEnqueue)
 	}
-	return p.faults.Hit(PointRelayAfterEnqueue)
+	return errs
 }

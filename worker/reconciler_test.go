@@ -121,9 +121,7 @@ func TestReconciler_ManyQueues_LooksForEachTaskInItsShardsQueue(t *testing.T) {
 		Clock: b.clock, Metrics: b.metrics, Threshold: 10 * time.Minute,
 	})
 	require.NoError(t, err)
-	client := asynq.NewClientFromRedisClient(b.rdb)
-	t.Cleanup(func() { _ = client.Close() })
-	p, err := NewPublisher(PublisherConfig{Client: client, Layout: layout, Metrics: b.metrics})
+	p, err := NewPublisher(PublisherConfig{Redis: b.rdb, Layout: layout, Metrics: b.metrics})
 	require.NoError(t, err)
 
 	// One published and one lost job per shard.

@@ -289,7 +289,7 @@ func (w *Worker) build() error {
 	}
 	w.client = asynq.NewClientFromRedisClient(cfg.Redis)
 	publisher, err := NewPublisher(PublisherConfig{
-		Client: w.client, Layout: w.layout(), MaxRetry: MaxRetry(cfg.Limits.MaxAttempts, cfg.Limits.MaxRecoveries),
+		Redis: cfg.Redis, Layout: w.layout(), MaxRetry: MaxRetry(cfg.Limits.MaxAttempts, cfg.Limits.MaxRecoveries),
 		Timeout: AsynqTimeout(cfg.AttemptTimeout, cfg.AttemptGrace), Retention: cfg.CompletedRetention,
 		Faults: cfg.Faults, Metrics: cfg.Metrics,
 	})

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"os"
 	"runtime"
 	"slices"
@@ -184,7 +183,7 @@ func (b *bench) startShippedWorker(st *jobs.Store, onRelay func(jobs.Event, stri
 	w, err := worker.New(worker.Config{
 		Store: st, Redis: b.asynq, OnRelayEvent: onRelay,
 		TenantMaxInFlight: b.o.admission, Webhooks: b.webhooks(st),
-		Logger: slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		Logger: b.workerLogger(),
 	})
 	if err != nil {
 		return nil, err

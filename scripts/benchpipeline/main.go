@@ -23,6 +23,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"runtime"
@@ -54,8 +55,11 @@ type options struct {
 	admission                         int
 	webhooks                          bool
 	redisURL, contentPath, cpuProfile string
-	taskCheck                         time.Duration
-	timeout                           time.Duration
+	// logLevel is the worker's log level; its lines go to logOut.
+	logLevel  slog.Level
+	logOut    *os.File
+	taskCheck time.Duration
+	timeout   time.Duration
 
 	// latency mode
 	mode         string
@@ -80,6 +84,8 @@ func main() {
 	flag.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the pipeline rounds to this file")
 	flag.DurationVar(&o.timeout, "timeout", 10*time.Minute, "give up on a round after this long")
 	flag.StringVar(&o.mode, "mode", "drain", "drain: drain rate against bare Asynq; latency: open-loop submit → review latency and idle Redis cost")
+	logLevel := flag.String("log-level", "info", "worker's log level, RELAYOPS_LOG_LEVEL (info as shipped: a line per finished job); its lines go to -log-file")
+	logFile := flag.String("log-file", os.DevNull, "where the worker's log lines go (warnings are printed to stderr as well)")
 	rates := flag.String("rate", "200,1000", "latency mode: submissions per second, comma separated, one run each")
 	flag.DurationVar(&o.duration, "duration", 10*time.Second, "latency mode: how long each rate submits")
 	flag.DurationVar(&o.idle, "idle", 5*time.Second, "latency mode: how long idle Redis commands are counted (0: skip)")
@@ -90,6 +96,15 @@ func main() {
 		fmt.Fprintln(os.Stderr, "benchpipeline: -rate:", err)
 		os.Exit(2)
 	}
+	if err := o.logLevel.UnmarshalText([]byte(*logLevel)); err != nil {
+		fmt.Fprintln(os.Stderr, "benchpipeline: -log-level:", err)
+		os.Exit(2)
+	}
+	if o.logOut, err = os.OpenFile(*logFile, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644); err != nil {
+		fmt.Fprintln(os.Stderr, "benchpipeline: -log-file:", err)
+		os.Exit(2)
+	}
+	defer o.logOut.Close()
 	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "benchpipeline:", err)
 		os.Exit(1)
@@ -262,7 +277,7 @@ func (b *bench) pipeline(round int) (result, error) {
 	w, err := worker.New(worker.Config{
 		Store: st, Redis: b.asynq, Concurrency: b.o.concurrency, TaskCheckInterval: b.o.taskCheck, Relays: b.o.relays,
 		RelayReadRedis: b.relayRead, TenantMaxInFlight: b.o.admission, Webhooks: b.webhooks(st),
-		Logger: slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		Logger: b.workerLogger(),
 		OnRelayEvent: func(ev jobs.Event, outcome string) {
 			switch {
 			case ev.Type == jobs.EventExtractionCommitted && outcome == "applied":
@@ -535,6 +550,43 @@ func counter(m *worker.Metrics, name string) float64 {
 		}
 	}
 	return sum
+}
+
+// workerLogger is the worker's logger: JSON lines at -log-level to
+// -log-file, as a deployment writes them to its log collector, and
+// warnings and errors also to stderr, where the benchmark's reader sees them.
+func (b *bench) workerLogger() *slog.Logger {
+	var out io.Writer = io.Discard // tests leave -log-file out
+	if b.o.logOut != nil {
+		out = b.o.logOut
+	}
+	file := slog.NewJSONHandler(out, &slog.HandlerOptions{Level: b.o.logLevel})
+	return slog.New(teeHandler{file, slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})})
+}
+
+// teeHandler sends each record to both handlers that accept its level.
+type teeHandler struct{ a, b slog.Handler }
+
+func (t teeHandler) Enabled(ctx context.Context, l slog.Level) bool {
+	return t.a.Enabled(ctx, l) || t.b.Enabled(ctx, l)
+}
+
+func (t teeHandler) Handle(ctx context.Context, r slog.Record) error {
+	var errs []error
+	for _, h := range []slog.Handler{t.a, t.b} {
+		if h.Enabled(ctx, r.Level) {
+			errs = append(errs, h.Handle(ctx, r.Clone()))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func (t teeHandler) WithAttrs(as []slog.Attr) slog.Handler {
+	return teeHandler{t.a.WithAttrs(as), t.b.WithAttrs(as)}
+}
+
+func (t teeHandler) WithGroup(name string) slog.Handler {
+	return teeHandler{t.a.WithGroup(name), t.b.WithGroup(name)}
 }
 
 // webhooks is the worker's webhook configuration as shipped (its defaults),
