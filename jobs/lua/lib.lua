@@ -28,8 +28,13 @@ local function hex(b)
   return (string.gsub(b, '.', function(c) return string.format('%02x', string.byte(c)) end))
 end
 
--- index_add adds a member scored by creation time and trims members older
--- than the result retention, so indexes never outgrow the records they list.
+-- index_add adds a member to an index of ended jobs, scored by creation
+-- time, and trims members older than the result retention, so the index
+-- never outgrows the records it lists (an ended job's record expires).
+-- The open index needs no trim, only its ZADD: the record of an open job has
+-- no TTL, and its member leaves by set_state's ZREM when the job ends, so an
+-- open member never outlives its record (nor, as a trim by creation time
+-- would, drops a job that is still open).
 local function index_add(key, score, member)
   redis.call('ZADD', key, score, member)
   redis.call('ZREMRANGEBYSCORE', key, '-inf', '(' .. (NOW - RESULT_TTL))
@@ -65,10 +70,12 @@ local function set_state(J, to, o)
   redis.call('HSET', J.job, unpack(fields))
 
   if not from then
-    index_add(KEYS[INDEX[to]], NOW, J.key)
+    -- A new job is open: its index takes a ZADD only (see index_add).
+    redis.call('ZADD', KEYS[INDEX[to]], NOW, J.key)
     redis.call('ZADD', KEYS[KEY.active], NOW, J.key)
     return
   end
+  -- Open states share one index: only the end of a job changes its index.
   if INDEX[from] ~= INDEX[to] then
     local ca = tonumber(o.ca or redis.call('HGET', J.job, F.created_at))
     redis.call('ZREM', KEYS[INDEX[from]], J.key)
