@@ -64,6 +64,7 @@ const (
 	fReviewOperator  = "rop"
 	fReviewNote      = "rn"
 	fReviewDecidedAt = "rda"
+	fCheckpointed    = "ck"
 )
 
 var recordFields = []field{
@@ -92,6 +93,7 @@ var recordFields = []field{
 	{fReviewOperator, "review_operator", "result", "the operator who decided"},
 	{fReviewNote, "review_note", "result", "the operator's note"},
 	{fReviewDecidedAt, "review_decided_at", "result", "unix ms of the decision"},
+	{fCheckpointed, "checkpointed", "result", "1 once a stage output was checkpointed (absent: the job never had a checkpoint)"},
 }
 
 // The outbox stream's entry fields (one stream per shard, read by the

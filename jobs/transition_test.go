@@ -85,3 +85,58 @@ func TestSucceededIndex_NeverListsAnExpiredJob(t *testing.T) {
 		require.Equal(t, []string{live.String()}, x.listed(t, StateSucceeded))
 	})
 }
+
+// A commit deletes the checkpoints of a job that has them, whether this
+// attempt wrote them (the record is marked) or an earlier attempt did.
+func TestCommit_DeletesCheckpoints_OfThisAttemptAndOfEarlierOnes(t *testing.T) {
+	redistest.Backends(t, func(t *testing.T, b *redistest.Backend) {
+		x := setup(t, b, nil)
+		first, retried := mustKey(t, "acme", "first", 1), mustKey(t, "acme", "retried", 1)
+
+		x.submit(t, first, "c")
+		c := x.claim(t, first)
+		require.Equal(t, int64(1), c.Fence)
+		require.NoError(t, x.store.Checkpoint(x.ctx, first, c.Fence, "extract", []byte(`{}`)))
+		require.Equal(t, "1", x.rdb.HGet(x.ctx, x.store.keys.job(first), fCheckpointed).Val(), "the first checkpoint marks the record")
+		_, err := x.store.Commit(x.ctx, first, c.Fence, c.PayloadHash, []byte(`{}`))
+		require.NoError(t, err)
+		require.Zero(t, x.rdb.Exists(x.ctx, x.store.keys.checkpoints(first)).Val())
+
+		// An earlier attempt's checkpoint written without the mark (as a
+		// checkpoint script older than the mark writes it): after a second
+		// claim the commit does not trust the missing mark.
+		x.submit(t, retried, "c")
+		c = x.claim(t, retried)
+		require.NoError(t, x.rdb.HSet(x.ctx, x.store.keys.checkpoints(retried), "extract", "{}").Err())
+		st, err := x.store.Fail(x.ctx, retried, c.Fence, CodeTransient)
+		require.NoError(t, err)
+		require.Equal(t, StateRetrying, st)
+		c = x.claim(t, retried)
+		require.Equal(t, int64(2), c.Fence)
+		require.Contains(t, c.Checkpoints, "extract", "the retry resumes from the earlier checkpoint")
+		_, err = x.store.Commit(x.ctx, retried, c.Fence, c.PayloadHash, []byte(`{}`))
+		require.NoError(t, err)
+		require.Zero(t, x.rdb.Exists(x.ctx, x.store.keys.checkpoints(retried)).Val())
+	})
+}
+
+// The drain path's commit: a job claimed once that never checkpointed has
+// no checkpoint hash, and its commit spends no command on one.
+func TestCommit_OfAJobThatNeverCheckpointed_DeletesNothing(t *testing.T) {
+	redistest.Backends(t, func(t *testing.T, b *redistest.Backend) {
+		if b.Real == nil {
+			t.Skip("counts commands with INFO commandstats, which miniredis lacks")
+		}
+		x := setup(t, b, nil)
+		k := mustKey(t, "acme", "inv-1", 1)
+		x.submit(t, k, "c")
+		c := x.claim(t, k)
+		dels := commandCalls(t, x.rdb, "del")
+		_, err := x.store.Commit(x.ctx, k, c.Fence, c.PayloadHash, []byte(`{}`))
+		require.NoError(t, err)
+		require.Equal(t, dels, commandCalls(t, x.rdb, "del"))
+		j, err := x.store.Get(x.ctx, k)
+		require.NoError(t, err)
+		require.Equal(t, StateSucceeded, j.State)
+	})
+}

@@ -52,7 +52,8 @@ end
 -- a list it extends) in one HSET and maintains the tenant's state indexes (scored by o.ca, the
 -- job's creation ms, read when not given), the active index and, when the
 -- job ends, the dead-letter index, the ledger entry (o.code, and o.ph/o.ev
--- or o.raw, the packed hash and eventId) and the TTLs of every bulky key.
+-- or o.raw, the packed hash and eventId) and the TTLs of every bulky key
+-- (o.no_ckpt: the job has no checkpoint hash, see commit.lua).
 -- Expiry is set here, by the script that ends the job, never by a sweeper
 -- that could fall behind.
 local function set_state(J, to, o)
@@ -110,8 +111,11 @@ local function set_state(J, to, o)
   redis.call('PEXPIRE', J.job, RESULT_TTL)
   if to == STATE.succeeded then
     -- The result supersedes the stage outputs; a dead or cancelled job
-    -- keeps them, for diagnosis, as long as a result would live.
-    redis.call('DEL', J.ckpt)
+    -- keeps them, for diagnosis, as long as a result would live. o.no_ckpt:
+    -- the caller knows the job has no checkpoint hash to delete.
+    if not o.no_ckpt then
+      redis.call('DEL', J.ckpt)
+    end
   else
     redis.call('PEXPIRE', J.ckpt, RESULT_TTL)
   end

@@ -31,6 +31,7 @@
 --   F.review_operator            'rop'  the operator who decided
 --   F.review_note                'rn'   the operator's note
 --   F.review_decided_at          'rda'  unix ms of the decision
+--   F.checkpointed               'ck'   1 once a stage output was checkpointed (absent: the job never had a checkpoint)
 --
 -- EV: the outbox stream's entry fields
 --   EV.type                      't'    the event type: job.submitted, extraction.committed, job.dead_lettered, job.cancelled or review.decided
