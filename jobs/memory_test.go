@@ -130,13 +130,14 @@ func memoryPerJob(b *testing.B, input string) {
 	iter := c.Scan(ctx, 0, "*", 1000).Iterator()
 	for iter.Next(ctx) {
 	}
-	// Indexes are trimmed by score when written: one write per shard, as
-	// steady traffic would make, trims the expired jobs' entries.
-	seen := map[int]bool{}
-	for i := 0; len(seen) < s.Shards(); i++ {
+	// Indexes are trimmed by score when written, a succeeded index on one
+	// commit in SucceededTrimEvery: that many commits per shard, as steady
+	// traffic would make, trim the expired jobs' entries.
+	seen := map[int]int{}
+	for i := 0; len(seen) < s.Shards() || slices.Min(slices.Collect(maps.Values(seen))) < jobs.SucceededTrimEvery; i++ {
 		doc := "steady-" + strconv.Itoa(i)
-		if sh := jobs.Shard("acme", doc, s.Shards()); !seen[sh] {
-			seen[sh] = true
+		if sh := jobs.Shard("acme", doc, s.Shards()); seen[sh] < jobs.SucceededTrimEvery {
+			seen[sh]++
 			finishJob(b, s, relay, "steady", doc)
 		}
 	}

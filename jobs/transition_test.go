@@ -63,26 +63,40 @@ func TestOpenIndex_ListsAJobOpenLongerThanTheResultRetention(t *testing.T) {
 	})
 }
 
-// The index of ended jobs is trimmed when written, and a record that expired
-// before the next write is never listed: the list drops members whose record
-// is gone.
-func TestSucceededIndex_NeverListsAnExpiredJob(t *testing.T) {
+// The index of ended jobs is trimmed when written (a commit trims its
+// succeeded index on one commit in succeededTrimEvery), and a member whose
+// record expired is never listed, trimmed yet or not: the list drops
+// members whose record is gone.
+func TestSucceededIndex_NeverListsAnExpiredJob_AndIsTrimmedWithinTheTrimPeriod(t *testing.T) {
 	redistest.Backends(t, func(t *testing.T, b *redistest.Backend) {
 		x := setup(t, b, nil)
 		gone := mustKey(t, "acme", "gone", 1)
-		live := x.sameShard(t, gone, "live") // its commit writes gone's index
-		x.succeed(t, gone)
+		x.succeed(t, gone) // the index's first commit through this store: it trims
 		require.Equal(t, []string{gone.String()}, x.listed(t, StateSucceeded))
 		require.Empty(t, x.indexMembers(t, gone, stateOpen), "the end of a job takes it out of the open index")
 
 		b.FastForward(DefaultRetention.Result + time.Hour)
 		x.clock.Advance(DefaultRetention.Result + time.Hour)
 		require.Zero(t, x.rdb.Exists(x.ctx, x.store.keys.job(gone)).Val())
-		require.Empty(t, x.listed(t, StateSucceeded), "an expired record is not listed, written since or not")
+		require.Empty(t, x.listed(t, StateSucceeded), "an expired record is not listed")
 
-		x.succeed(t, live)
-		require.Equal(t, []string{live.String()}, x.indexMembers(t, live, StateSucceeded), "the write trimmed the expired member")
-		require.Equal(t, []string{live.String()}, x.listed(t, StateSucceeded))
+		// Commits 2 .. succeededTrimEvery into gone's index do not trim it: the
+		// expired member stays in the index, and is never listed.
+		var live []string
+		for i := 2; i <= succeededTrimEvery; i++ {
+			k := x.sameShard(t, gone, "live"+strconv.Itoa(i))
+			x.succeed(t, k)
+			live = append(live, k.String())
+			require.ElementsMatch(t, live, x.listed(t, StateSucceeded))
+		}
+		require.Contains(t, x.indexMembers(t, gone, StateSucceeded), gone.String())
+
+		// The next one trims.
+		k := x.sameShard(t, gone, "trimming")
+		x.succeed(t, k)
+		live = append(live, k.String())
+		require.ElementsMatch(t, live, x.indexMembers(t, gone, StateSucceeded), "the trim dropped the expired member")
+		require.ElementsMatch(t, live, x.listed(t, StateSucceeded))
 	})
 }
 

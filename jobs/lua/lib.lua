@@ -29,15 +29,21 @@ local function hex(b)
 end
 
 -- index_add adds a member to an index of ended jobs, scored by creation
--- time, and trims members older than the result retention, so the index
--- never outgrows the records it lists (an ended job's record expires).
+-- time, and unless no_trim trims members older than the result retention,
+-- so the index never outgrows the records it lists (an ended job's record
+-- expires; a list skips a member whose record is gone, so the trim bounds
+-- memory and never decides what is listed). The one caller that skips the
+-- trim is a commit, which trims on one commit in several (Go decides:
+-- Store.trimSucceeded); every other end of a job trims.
 -- The open index needs no trim, only its ZADD: the record of an open job has
 -- no TTL, and its member leaves by set_state's ZREM when the job ends, so an
 -- open member never outlives its record (nor, as a trim by creation time
 -- would, drops a job that is still open).
-local function index_add(key, score, member)
+local function index_add(key, score, member, no_trim)
   redis.call('ZADD', key, score, member)
-  redis.call('ZREMRANGEBYSCORE', key, '-inf', '(' .. (NOW - RESULT_TTL))
+  if not no_trim then
+    redis.call('ZREMRANGEBYSCORE', key, '-inf', '(' .. (NOW - RESULT_TTL))
+  end
 end
 
 local function audit_add(...)
@@ -53,7 +59,8 @@ end
 -- job's creation ms, read when not given), the active index and, when the
 -- job ends, the dead-letter index, the ledger entry (o.code, and o.ph/o.ev
 -- or o.raw, the packed hash and eventId) and the TTLs of every bulky key
--- (o.no_ckpt: the job has no checkpoint hash, see commit.lua).
+-- (o.no_ckpt: the job has no checkpoint hash, see commit.lua; o.no_trim:
+-- the new state's index is not trimmed this time, see index_add).
 -- Expiry is set here, by the script that ends the job, never by a sweeper
 -- that could fall behind.
 local function set_state(J, to, o)
@@ -80,7 +87,7 @@ local function set_state(J, to, o)
   if INDEX[from] ~= INDEX[to] then
     local ca = tonumber(o.ca or redis.call('HGET', J.job, F.created_at))
     redis.call('ZREM', KEYS[INDEX[from]], J.key)
-    index_add(KEYS[INDEX[to]], ca, J.key)
+    index_add(KEYS[INDEX[to]], ca, J.key, o.no_trim)
   end
   if not TERMINAL[to] then return end
 
