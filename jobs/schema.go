@@ -205,7 +205,7 @@ var commonKeys = append(append([]keySlot{}, jobKeySlots...),
 	keySlot{"doc", "the document's highest version (string)", func(ks keyspace, k Key, _ int) string { return ks.document(k) }},
 	keySlot{"outbox", "the shard's outbox stream", func(ks keyspace, _ Key, sh int) string { return ks.outbox(sh) }},
 	keySlot{"audit", "the shard's audit stream", func(ks keyspace, _ Key, sh int) string { return ks.audit(sh) }},
-	keySlot{"active", "the shard's active index (zset)", func(ks keyspace, _ Key, sh int) string { return ks.active(sh) }},
+	keySlot{"tenants", "the shard's tenants (set): the reconciler reads their open indexes", func(ks keyspace, _ Key, sh int) string { return ks.tenants(sh) }},
 	keySlot{"dlq", "the shard's dead-letter index (zset)", func(ks keyspace, _ Key, sh int) string { return ks.dlq(sh) }},
 	indexSlot(stateOpen), indexSlot(StateSucceeded), indexSlot(StateDeadLettered), indexSlot(StateCancelled),
 )

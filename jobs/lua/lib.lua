@@ -3,7 +3,7 @@
 -- LEDGER_STATE; F, EV, AU, STATE, KEY and ARG are inlined: see schema.go). It reads the common KEYS
 -- and ARGV layout and holds set_state, the one place where a job changes
 -- state: every side effect of a transition (state field, tenant index,
--- active and dead-letter indexes, ledger entry, TTLs) lives there.
+-- tenants set, dead-letter index, ledger entry, TTLs) lives there.
 --
 -- Script-specific KEYS start at NKEYS + 1, script-specific ARGV at NARGS + 1.
 
@@ -56,8 +56,8 @@ end
 -- script stops; Go reports it at lib.lua's line).
 -- It writes the state, F.updated_at and o.fields (more field, value pairs,
 -- a list it extends) in one HSET and maintains the tenant's state indexes (scored by o.ca, the
--- job's creation ms, read when not given), the active index and, when the
--- job ends, the dead-letter index, the ledger entry (o.code, and o.ph/o.ev
+-- job's creation ms, read when not given), the shard's tenants set and, when
+-- the job ends, the dead-letter index, the ledger entry (o.code, and o.ph/o.ev
 -- or o.raw, the packed hash and eventId) and the TTLs of every bulky key
 -- (o.no_ckpt: the job has no checkpoint hash, see commit.lua; o.no_trim:
 -- the new state's index is not trimmed this time, see index_add).
@@ -78,9 +78,11 @@ local function set_state(J, to, o)
   redis.call('HSET', J.job, unpack(fields))
 
   if not from then
-    -- A new job is open: its index takes a ZADD only (see index_add).
+    -- A new job is open: its index takes a ZADD only (see index_add). The
+    -- shard's tenants set names the open indexes the reconciler reads, so
+    -- the end of a job has no other index of open jobs to leave.
     redis.call('ZADD', KEYS[INDEX[to]], NOW, J.key)
-    redis.call('ZADD', KEYS[KEY.active], NOW, J.key)
+    redis.call('SADD', KEYS[KEY.tenants], string.match(J.key, '^[^:]+'))
     return
   end
   -- Open states share one index: only the end of a job changes its index.
@@ -91,7 +93,6 @@ local function set_state(J, to, o)
   end
   if not TERMINAL[to] then return end
 
-  redis.call('ZREM', KEYS[KEY.active], J.key)
   if to == STATE.dead_lettered then
     redis.call('ZADD', KEYS[KEY.dlq], NOW, J.key)
     redis.call('ZREMRANGEBYSCORE', KEYS[KEY.dlq], '-inf', '(' .. (NOW - RESULT_TTL))
