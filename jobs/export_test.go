@@ -5,7 +5,3 @@ package jobs
 
 // JobRecordKey returns the Redis key of k's job record.
 func (s *Store) JobRecordKey(k Key) string { return s.keys.job(k) }
-
-// SucceededTrimEvery is how many commits into a succeeded index share one
-// trim of it.
-const SucceededTrimEvery = succeededTrimEvery

@@ -8,7 +8,7 @@
 --   ARGV[NARGS+5] the raw payload hash and eventId (48 bytes: the ledger's packing,
 --            done by the caller so the script need not convert hex)
 --   ARGV[NARGS+6] "1": trim the tenant's succeeded index (one commit in several
---            per shard does; see Store.trimSucceeded), "0": only add to it
+--            into it per process does; see Store.trimSucceeded), "0": only add to it
 -- Returns:
 --   {"committed", eventId}
 --   {"deduped", eventId}   this commit was already applied (same fence, same payload)
