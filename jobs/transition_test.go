@@ -154,3 +154,29 @@ func TestCommit_OfAJobThatNeverCheckpointed_DeletesNothing(t *testing.T) {
 		require.Equal(t, StateSucceeded, j.State)
 	})
 }
+
+// A new job's submission checks for an existing record or ledger entry with
+// one EXISTS and reads neither; a known key still dedupes or conflicts, with
+// the record or with the ledger entry alone (TestSubmit_SameKey*,
+// TestDedupeAndConflict_HoldAcrossExpiry).
+func TestSubmit_OfANewJob_ChecksRecordAndLedgerWithOneExists(t *testing.T) {
+	redistest.Backends(t, func(t *testing.T, b *redistest.Backend) {
+		if b.Real == nil {
+			t.Skip("counts commands with INFO commandstats, which miniredis lacks")
+		}
+		x := setup(t, b, nil)
+		k := mustKey(t, "acme", "inv-1", 1)
+		calls := func() [3]int {
+			return [3]int{commandCalls(t, x.rdb, "exists"), commandCalls(t, x.rdb, "hget"), commandCalls(t, x.rdb, "get")}
+		}
+		before := calls()
+		r := x.submit(t, k, "c")
+		require.False(t, r.Deduped)
+		require.Equal(t, [3]int{before[0] + 1, before[1], before[2]}, calls())
+
+		r = x.submit(t, k, "c")
+		require.True(t, r.Deduped)
+		_, err := x.store.Submit(x.ctx, SubmitRequest{Key: k, Content: "other", Limits: DefaultLimits})
+		require.ErrorIs(t, err, ErrIdempotencyConflict)
+	})
+}
