@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"strconv"
+	"sync/atomic"
 )
 
 // Claim starts an attempt of k (or recovers one found running) and returns
@@ -92,6 +93,34 @@ func newEventID() string {
 	return hex.EncodeToString(b[:])
 }
 
+// succeededTrimEvery is how many commits into one succeeded index, per
+// Store, share one trim of it (a ZREMRANGEBYSCORE). The trim only drops
+// members whose record has expired, and lists skip those anyway: it bounds
+// the index's memory, not what it lists, so it need not run on every
+// commit. Every other end of a job (dead letter, cancel) trims its index
+// each time; the open index is never trimmed (lib.lua, index_add).
+const succeededTrimEvery = 16
+
+// succeededIndex names a tenant's succeeded index in one shard.
+type succeededIndex struct {
+	shard  int
+	tenant string
+}
+
+// trimSucceeded reports whether this commit of k trims its tenant's
+// succeeded index in its shard: the first of every succeededTrimEvery
+// commits into that index made through s. Whatever the number of
+// processes, an index is trimmed at least once in every succeededTrimEvery
+// of its writes, so it holds at most the members that expired since.
+func (s *Store) trimSucceeded(k Key) bool {
+	idx := succeededIndex{s.keys.shardOf(k), k.Tenant}
+	n, ok := s.commits.Load(idx)
+	if !ok {
+		n, _ = s.commits.LoadOrStore(idx, new(atomic.Uint32))
+	}
+	return n.(*atomic.Uint32).Add(1)%succeededTrimEvery == 1
+}
+
 // Commit writes the attempt's result, the extraction.committed outbox row and
 // the ledger entry, and marks the job succeeded, atomically. payloadHash is
 // the hash of the input the attempt worked on; it must be the job's.
@@ -104,7 +133,11 @@ func (s *Store) Commit(ctx context.Context, k Key, fence int64, payloadHash stri
 	if err != nil || len(raw) != 48 {
 		return nil, fmt.Errorf("jobs: commit %s: payload hash must be 64 hex digits", k)
 	}
-	args := s.familyArgs(k, fence, payloadHash, result, ev, raw)
+	trim := "0"
+	if s.trimSucceeded(k) {
+		trim = "1"
+	}
+	args := s.familyArgs(k, fence, payloadHash, result, ev, raw, trim)
 	r, err := s.callAcked(ctx, commitScript, s.familyKeys(k), args...)
 	if err != nil {
 		return nil, fmt.Errorf("jobs: commit %s: %w", k, err)

@@ -132,12 +132,20 @@ func BenchmarkCommit(b *testing.B) {
 	report(b, rt, c, cmds0)
 }
 
-// BenchmarkScriptServerTime runs b.N job lifecycles (submit, claim, two
+// BenchmarkScriptServerTime runs b.N job lifecycles (submit, claim,
 // checkpoints, commit, apply) and reports each script's Redis-side time per
 // call, from SLOWLOG with a zero threshold (which itself adds a little time
-// to every command, so compare these figures with each other).
+// to every command, so compare these figures with each other), and the
+// Redis commands per job. "drain" checkpoints nothing, as the rules
+// extractor's cheap stages (the benchmark pipeline's path); "checkpointed"
+// checkpoints two stages, as an expensive extractor does.
 func BenchmarkScriptServerTime(b *testing.B) {
-	s, _, c := benchStore(b)
+	b.Run("drain", func(b *testing.B) { scriptServerTime(b, nil) })
+	b.Run("checkpointed", func(b *testing.B) { scriptServerTime(b, []string{"classify", "extract"}) })
+}
+
+func scriptServerTime(b *testing.B, stages []string) {
+	s, rt, c := benchStore(b)
 	ctx := context.Background()
 	c.ConfigSet(ctx, "slowlog-log-slower-than", "0")
 	c.ConfigSet(ctx, "slowlog-max-len", strconv.Itoa(64*b.N+1024))
@@ -151,6 +159,8 @@ func BenchmarkScriptServerTime(b *testing.B) {
 	result := []byte(`{"invoiceNumber":"INV-1","vendor":"Acme","total":"10.00","currency":"EUR"}`)
 	keys := benchKeys(b)
 	c.SlowLogReset(ctx)
+	rt.n = 0
+	cmds0 := commands(b, c)
 	b.ResetTimer()
 	for i, k := range keys {
 		if _, err := s.Submit(ctx, SubmitRequest{Key: k, Content: content}); err != nil {
@@ -160,7 +170,7 @@ func BenchmarkScriptServerTime(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		for _, stage := range []string{"classify", "extract"} {
+		for _, stage := range stages {
 			if err := s.Checkpoint(ctx, k, cl.Fence, stage, result); err != nil {
 				b.Fatal(err)
 			}
@@ -174,6 +184,7 @@ func BenchmarkScriptServerTime(b *testing.B) {
 		}
 	}
 	b.StopTimer()
+	report(b, rt, c, cmds0)
 	logs, err := c.SlowLogGet(ctx, -1).Result()
 	if err != nil {
 		b.Fatal(err)

@@ -190,9 +190,14 @@ func (ks keyspace) request(k Key, requestID string) string {
 func (ks keyspace) outbox(shard int) string { return ks.tag(shard) + "outbox" }
 func (ks keyspace) audit(shard int) string  { return ks.tag(shard) + "audit" }
 
-// active indexes non-terminal jobs by creation time (sorted set), for the
-// reconciler and the oldest-job gauge.
-func (ks keyspace) active(shard int) string { return ks.tag(shard) + "active" }
+// tenants is the set of tenants that ever had a job in the shard: the
+// reconciler and the oldest-job gauge find the shard's open jobs through
+// their open indexes (tenantState).
+func (ks keyspace) tenants(shard int) string { return ks.tag(shard) + "tenants" }
+
+// legacyActive is the per-shard index of open jobs that scripts before the
+// tenants set wrote (and StaleJobs migrates: migrateActive).
+func (ks keyspace) legacyActive(shard int) string { return ks.tag(shard) + "active" }
 
 // tenantState indexes a tenant's jobs by creation time, one sorted set per
 // terminal state and one ("open") for queued, running and retrying together:

@@ -64,6 +64,7 @@ const (
 	fReviewOperator  = "rop"
 	fReviewNote      = "rn"
 	fReviewDecidedAt = "rda"
+	fCheckpointed    = "ck"
 )
 
 var recordFields = []field{
@@ -92,6 +93,7 @@ var recordFields = []field{
 	{fReviewOperator, "review_operator", "result", "the operator who decided"},
 	{fReviewNote, "review_note", "result", "the operator's note"},
 	{fReviewDecidedAt, "review_decided_at", "result", "unix ms of the decision"},
+	{fCheckpointed, "checkpointed", "result", "1 once a stage output was checkpointed (absent: the job never had a checkpoint)"},
 }
 
 // The outbox stream's entry fields (one stream per shard, read by the
@@ -203,7 +205,7 @@ var commonKeys = append(append([]keySlot{}, jobKeySlots...),
 	keySlot{"doc", "the document's highest version (string)", func(ks keyspace, k Key, _ int) string { return ks.document(k) }},
 	keySlot{"outbox", "the shard's outbox stream", func(ks keyspace, _ Key, sh int) string { return ks.outbox(sh) }},
 	keySlot{"audit", "the shard's audit stream", func(ks keyspace, _ Key, sh int) string { return ks.audit(sh) }},
-	keySlot{"active", "the shard's active index (zset)", func(ks keyspace, _ Key, sh int) string { return ks.active(sh) }},
+	keySlot{"tenants", "the shard's tenants (set): the reconciler reads their open indexes", func(ks keyspace, _ Key, sh int) string { return ks.tenants(sh) }},
 	keySlot{"dlq", "the shard's dead-letter index (zset)", func(ks keyspace, _ Key, sh int) string { return ks.dlq(sh) }},
 	indexSlot(stateOpen), indexSlot(StateSucceeded), indexSlot(StateDeadLettered), indexSlot(StateCancelled),
 )

@@ -16,6 +16,7 @@ import (
 	"net"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -150,6 +151,10 @@ type Store struct {
 
 	waitReplicas int
 	waitTimeout  time.Duration
+
+	// commits counts commits per succeeded index (succeededIndex to
+	// *atomic.Uint32), for trimSucceeded: one counter per tenant and shard.
+	commits sync.Map
 }
 
 // NewStore checks cfg and returns a Store.

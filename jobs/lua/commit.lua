@@ -7,14 +7,17 @@
 --   ARGV[NARGS+3] result  ARGV[NARGS+4] new eventId
 --   ARGV[NARGS+5] the raw payload hash and eventId (48 bytes: the ledger's packing,
 --            done by the caller so the script need not convert hex)
+--   ARGV[NARGS+6] "1": trim the tenant's succeeded index (one commit in several
+--            into it per process does; see Store.trimSucceeded), "0": only add to it
 -- Returns:
 --   {"committed", eventId}
 --   {"deduped", eventId}   this commit was already applied (same fence, same payload)
 --   {"conflict"}           the payload hash differs from the job's
 --   {"stale"}              the fence is not current, or the job ended otherwise
 local fence, wantph, result, eventid, raw = ARGV[NARGS + 1], ARGV[NARGS + 2], ARGV[NARGS + 3], ARGV[NARGS + 4], ARGV[NARGS + 5]
-local f = redis.call('HMGET', J.job, F.state, F.fence, F.payload_hash, F.event_id, F.created_at)
-local st, fen, ph, ev, ca = f[1], f[2], f[3], f[4], f[5]
+local trim = ARGV[NARGS + 6] == '1'
+local f = redis.call('HMGET', J.job, F.state, F.fence, F.payload_hash, F.event_id, F.created_at, F.checkpointed)
+local st, fen, ph, ev, ca, ck = f[1], f[2], f[3], f[4], f[5], f[6]
 if not st then
   local ledger = redis.call('GET', J.ledger)
   if ledger then
@@ -31,5 +34,11 @@ if st ~= STATE.running then return { 'stale' } end
 
 redis.call('SET', J.result, result, 'PX', RESULT_TTL)
 redis.call('XADD', KEYS[KEY.outbox], '*', EV.type, 'extraction.committed', EV.key, J.key, EV.event_id, eventid, EV.at, NOW)
-set_state(J, STATE.succeeded, { from = st, ca = ca, code = '', raw = raw, fields = { F.event_id, eventid } })
+-- Fence 1 is the job's only claim ever: this attempt is the only one that
+-- could have checkpointed, through the checkpoint.lua that marks the record
+-- (F.checkpointed), so an unmarked record has no checkpoint hash to delete.
+-- After any other claim the mark is not trusted (a checkpoint written by an
+-- older script leaves none) and the hash is deleted as always.
+set_state(J, STATE.succeeded, { from = st, ca = ca, code = '', raw = raw, fields = { F.event_id, eventid },
+  no_ckpt = fen == '1' and not ck, no_trim = not trim })
 return { 'committed', eventid }

@@ -3,7 +3,7 @@
 -- LEDGER_STATE; F, EV, AU, STATE, KEY and ARG are inlined: see schema.go). It reads the common KEYS
 -- and ARGV layout and holds set_state, the one place where a job changes
 -- state: every side effect of a transition (state field, tenant index,
--- active and dead-letter indexes, ledger entry, TTLs) lives there.
+-- tenants set, dead-letter index, ledger entry, TTLs) lives there.
 --
 -- Script-specific KEYS start at NKEYS + 1, script-specific ARGV at NARGS + 1.
 
@@ -28,11 +28,22 @@ local function hex(b)
   return (string.gsub(b, '.', function(c) return string.format('%02x', string.byte(c)) end))
 end
 
--- index_add adds a member scored by creation time and trims members older
--- than the result retention, so indexes never outgrow the records they list.
-local function index_add(key, score, member)
+-- index_add adds a member to an index of ended jobs, scored by creation
+-- time, and unless no_trim trims members older than the result retention,
+-- so the index never outgrows the records it lists (an ended job's record
+-- expires; a list skips a member whose record is gone, so the trim bounds
+-- memory and never decides what is listed). The one caller that skips the
+-- trim is a commit, which trims on one commit in several (Go decides:
+-- Store.trimSucceeded); every other end of a job trims.
+-- The open index needs no trim, only its ZADD: the record of an open job has
+-- no TTL, and its member leaves by set_state's ZREM when the job ends, so an
+-- open member never outlives its record (nor, as a trim by creation time
+-- would, drops a job that is still open).
+local function index_add(key, score, member, no_trim)
   redis.call('ZADD', key, score, member)
-  redis.call('ZREMRANGEBYSCORE', key, '-inf', '(' .. (NOW - RESULT_TTL))
+  if not no_trim then
+    redis.call('ZREMRANGEBYSCORE', key, '-inf', '(' .. (NOW - RESULT_TTL))
+  end
 end
 
 local function audit_add(...)
@@ -45,9 +56,11 @@ end
 -- script stops; Go reports it at lib.lua's line).
 -- It writes the state, F.updated_at and o.fields (more field, value pairs,
 -- a list it extends) in one HSET and maintains the tenant's state indexes (scored by o.ca, the
--- job's creation ms, read when not given), the active index and, when the
--- job ends, the dead-letter index, the ledger entry (o.code, and o.ph/o.ev
--- or o.raw, the packed hash and eventId) and the TTLs of every bulky key.
+-- job's creation ms, read when not given), the shard's tenants set and, when
+-- the job ends, the dead-letter index, the ledger entry (o.code, and o.ph/o.ev
+-- or o.raw, the packed hash and eventId) and the TTLs of every bulky key
+-- (o.no_ckpt: the job has no checkpoint hash, see commit.lua; o.no_trim:
+-- the new state's index is not trimmed this time, see index_add).
 -- Expiry is set here, by the script that ends the job, never by a sweeper
 -- that could fall behind.
 local function set_state(J, to, o)
@@ -65,18 +78,21 @@ local function set_state(J, to, o)
   redis.call('HSET', J.job, unpack(fields))
 
   if not from then
-    index_add(KEYS[INDEX[to]], NOW, J.key)
-    redis.call('ZADD', KEYS[KEY.active], NOW, J.key)
+    -- A new job is open: its index takes a ZADD only (see index_add). The
+    -- shard's tenants set names the open indexes the reconciler reads, so
+    -- the end of a job has no other index of open jobs to leave.
+    redis.call('ZADD', KEYS[INDEX[to]], NOW, J.key)
+    redis.call('SADD', KEYS[KEY.tenants], string.match(J.key, '^[^:]+'))
     return
   end
+  -- Open states share one index: only the end of a job changes its index.
   if INDEX[from] ~= INDEX[to] then
     local ca = tonumber(o.ca or redis.call('HGET', J.job, F.created_at))
     redis.call('ZREM', KEYS[INDEX[from]], J.key)
-    index_add(KEYS[INDEX[to]], ca, J.key)
+    index_add(KEYS[INDEX[to]], ca, J.key, o.no_trim)
   end
   if not TERMINAL[to] then return end
 
-  redis.call('ZREM', KEYS[KEY.active], J.key)
   if to == STATE.dead_lettered then
     redis.call('ZADD', KEYS[KEY.dlq], NOW, J.key)
     redis.call('ZREMRANGEBYSCORE', KEYS[KEY.dlq], '-inf', '(' .. (NOW - RESULT_TTL))
@@ -103,8 +119,11 @@ local function set_state(J, to, o)
   redis.call('PEXPIRE', J.job, RESULT_TTL)
   if to == STATE.succeeded then
     -- The result supersedes the stage outputs; a dead or cancelled job
-    -- keeps them, for diagnosis, as long as a result would live.
-    redis.call('DEL', J.ckpt)
+    -- keeps them, for diagnosis, as long as a result would live. o.no_ckpt:
+    -- the caller knows the job has no checkpoint hash to delete.
+    if not o.no_ckpt then
+      redis.call('DEL', J.ckpt)
+    end
   else
     redis.call('PEXPIRE', J.ckpt, RESULT_TTL)
   end

@@ -31,6 +31,7 @@
 --   F.review_operator            'rop'  the operator who decided
 --   F.review_note                'rn'   the operator's note
 --   F.review_decided_at          'rda'  unix ms of the decision
+--   F.checkpointed               'ck'   1 once a stage output was checkpointed (absent: the job never had a checkpoint)
 --
 -- EV: the outbox stream's entry fields
 --   EV.type                      't'    the event type: job.submitted, extraction.committed, job.dead_lettered, job.cancelled or review.decided
@@ -65,7 +66,7 @@
 --   KEY.doc                      6      the document's highest version (string)
 --   KEY.outbox                   7      the shard's outbox stream
 --   KEY.audit                    8      the shard's audit stream
---   KEY.active                   9      the shard's active index (zset)
+--   KEY.tenants                  9      the shard's tenants (set): the reconciler reads their open indexes
 --   KEY.dlq                      10     the shard's dead-letter index (zset)
 --   KEY.idx_open                 11     the tenant's index of open jobs (zset)
 --   KEY.idx_succeeded            12     the tenant's index of succeeded jobs (zset)

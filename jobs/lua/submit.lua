@@ -45,11 +45,14 @@ if req then
   end
 end
 
-local existing = redis.call('HGET', J.job, F.payload_hash)
+-- Most submissions create their job: one EXISTS of the record and the
+-- ledger entry tells, and only a key that is known reads them.
+local known = redis.call('EXISTS', J.job, J.ledger) > 0
+local existing = known and redis.call('HGET', J.job, F.payload_hash)
 if existing then
   if existing ~= ph then return { 'conflict' } end
 else
-  local ledger = redis.call('GET', J.ledger)
+  local ledger = known and redis.call('GET', J.ledger)
   if ledger then
     local p = split_ledger(ledger)
     if p[2] ~= ph then return { 'conflict' } end
