@@ -332,9 +332,10 @@ type takeResult struct {
 // stamp skipped because an earlier one was recent would leave the tenant
 // unregistered, its waiting jobs never admitted, if Redis lost the registry
 // in between. The scripts go as EVALSHA (a script run in a pipeline cannot
-// fall back by itself); those Redis refuses for not having the script
-// cached (first use, a restart) are sent again as EVAL, which caches it, in
-// one more pipeline.
+// fall back by itself); when Redis refuses them for not having the script
+// cached (first use, a restart), it is loaded (on every master of a
+// cluster) and they are sent again in one more pipeline (as EVAL should the
+// load fail).
 func (a *Admitter) takeAll(ctx context.Context, ks []jobs.Key, scores []time.Time, now time.Time) []takeResult {
 	out := make([]takeResult, len(ks))
 	if len(ks) == 0 {
@@ -357,13 +358,19 @@ func (a *Admitter) takeAll(ctx context.Context, ks []jobs.Key, scores []time.Tim
 	}
 	_, _ = pipe.Exec(ctx) // each command's error is read below
 	var again redis.Pipeliner
+	loaded := false
 	for j, cmd := range cmds {
 		if redis.HasErrorPrefix(cmd.Err(), "NOSCRIPT") {
 			if again == nil {
 				again = a.rdb.Pipeline()
+				loaded = publishScript.Load(ctx, a.rdb).Err() == nil
 			}
 			keys, argv := args(j)
-			cmds[j] = publishScript.Eval(ctx, again, keys, argv...)
+			if loaded {
+				cmds[j] = publishScript.EvalSha(ctx, again, keys, argv...)
+			} else {
+				cmds[j] = publishScript.Eval(ctx, again, keys, argv...)
+			}
 		}
 	}
 	if again != nil {

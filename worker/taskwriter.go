@@ -158,17 +158,24 @@ func (w *taskWriter) enqueue(ctx context.Context, tasks []asynqTask) []error {
 			w.queues.Store(q, true)
 		}
 	}
-	// Redis had not cached the script (first use, a restart): the tasks it
-	// refused are sent once more, as EVAL (which caches it), in one more
-	// pipeline.
+	// Redis had not cached the script (first use, a restart): it is loaded
+	// (on every master of a cluster), and the tasks it refused are sent once
+	// more in one more pipeline. Should the load fail, they go as EVAL.
 	var again redis.Pipeliner
+	loaded := false
 	for i, cmd := range cmds {
 		if cmd != nil && redis.HasErrorPrefix(cmd.Err(), "NOSCRIPT") {
 			if again == nil {
 				again = w.rdb.Pipeline()
+				loaded = enqueueTaskScript.Load(ctx, w.rdb).Err() == nil
 			}
 			t := tasks[i]
-			cmds[i] = enqueueTaskScript.Eval(ctx, again, []string{asynqTaskKey(t.queue, t.id), asynqPendingKey(t.queue)}, msgs[i], t.id, now)
+			keys := []string{asynqTaskKey(t.queue, t.id), asynqPendingKey(t.queue)}
+			if loaded {
+				cmds[i] = enqueueTaskScript.EvalSha(ctx, again, keys, msgs[i], t.id, now)
+			} else {
+				cmds[i] = enqueueTaskScript.Eval(ctx, again, keys, msgs[i], t.id, now)
+			}
 		}
 	}
 	if again != nil {
