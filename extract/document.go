@@ -79,9 +79,15 @@ func parseDocument(content string) *document {
 	if len(content) > MaxDocumentBytes {
 		content = content[:MaxDocumentBytes]
 	}
-	d := &document{lines: make([]line, 0, strings.Count(content, "\n")+1)}
+	n := strings.Count(content, "\n") + 1
+	d := &document{lines: make([]line, 0, n)}
+	// The cells of every line share one array: one allocation per document
+	// instead of one or more per line.
+	cells := make([]cell, 0, n+n/2)
 	for raw := range strings.Lines(content) {
-		d.lines = append(d.lines, parseLine(raw))
+		var l line
+		l, cells = parseLine(raw, cells)
+		d.lines = append(d.lines, l)
 	}
 	d.mail = detectMail(d.lines)
 	if d.mail {
@@ -100,7 +106,7 @@ func parseDocument(content string) *document {
 // page or a PDF into ordinary ones, so that they separate words and
 // columns; between two digits one stays, grouping them ("1 234,56").
 func plainSpaces(s string) string {
-	if !strings.ContainsAny(s, "\u00a0\u202f\u2009\u2007") {
+	if isASCII(s) || !strings.ContainsAny(s, "\u00a0\u202f\u2009\u2007") {
 		return s
 	}
 	var b strings.Builder
@@ -119,7 +125,9 @@ func plainSpaces(s string) string {
 	return b.String()
 }
 
-func parseLine(raw string) line {
+// parseLine parses one line; its cells are appended to arena, which it
+// returns.
+func parseLine(raw string, arena []cell) (line, []cell) {
 	raw = strings.TrimRight(raw, "\r\n")
 	if !utf8.ValidString(raw) {
 		raw = strings.ToValidUTF8(raw, " ")
@@ -134,9 +142,9 @@ func parseLine(raw string) line {
 	l.sep = cellSeparator(l.text)
 	l.pipe = !l.rule && l.sep != 0
 	if !l.rule {
-		l.cells = splitCells(l.text, l.sep)
+		l.cells, arena = splitCells(l.text, l.sep, arena)
 	}
-	return l
+	return l, arena
 }
 
 // cellSeparator returns '|' for a pipe row, ';' for a semicolon-delimited
@@ -215,9 +223,10 @@ func stripMarkdown(s string) string {
 	if !strings.ContainsAny(s, "*_`") {
 		return s
 	}
-	r := strings.NewReplacer("**", "", "__", "", "`", "")
-	return r.Replace(s)
+	return markdownReplacer.Replace(s)
 }
+
+var markdownReplacer = strings.NewReplacer("**", "", "__", "", "`", "")
 
 // stripBullet removes a leading list bullet ("- ", "* ", "• ").
 func stripBullet(s string) (string, bool) {
@@ -250,21 +259,27 @@ func isRule(s string) bool {
 // splitCells cuts a line into cells at its separator ('|' or ';', empty
 // cells kept so that cells keep their column) or at runs of two or more
 // spaces.
-func splitCells(s string, sep rune) []cell {
+//
+// The cells are appended to arena, which is returned; the line's cells are
+// capped so that an append to them can never overwrite the next line's.
+func splitCells(s string, sep rune, arena []cell) ([]cell, []cell) {
+	start := len(arena)
 	var cells []cell
 	if sep != 0 {
-		cells = splitPipes(s, sep)
+		arena = splitPipes(s, sep, arena)
+		cells = trimEmptyEnds(arena[start:])
 	} else {
-		cells = splitSpaces(s)
+		arena = splitSpaces(s, arena)
+		cells = arena[start:]
 	}
 	if len(cells) > maxCells {
 		cells = cells[:maxCells]
 	}
-	return cells
+	return cells[:len(cells):len(cells)], arena
 }
 
-func splitPipes(s string, sep rune) []cell {
-	var cells []cell
+// splitPipes appends the cells of a delimited row to cells.
+func splitPipes(s string, sep rune, cells []cell) []cell {
 	col, startCol, startByte := 0, 0, 0
 	for i, r := range s {
 		if r == sep {
@@ -273,7 +288,12 @@ func splitPipes(s string, sep rune) []cell {
 		}
 		col++
 	}
-	cells = append(cells, trimmedCell(s[startByte:], startCol))
+	return append(cells, trimmedCell(s[startByte:], startCol))
+}
+
+// trimEmptyEnds drops the empty cells outside the first and last
+// delimiters ("| a | b |").
+func trimEmptyEnds(cells []cell) []cell {
 	if cells[0].text == "" {
 		cells = cells[1:]
 	}
@@ -291,8 +311,9 @@ func trimmedCell(raw string, col int) cell {
 	return cell{text: t, start: start, end: start + runeCount(t)}
 }
 
-func splitSpaces(s string) []cell {
-	var cells []cell
+// splitSpaces appends the cells of s, cut at runs of two or more spaces, to
+// cells.
+func splitSpaces(s string, cells []cell) []cell {
 	col, spaces := 0, 0
 	startCol, startByte := -1, 0
 	flush := func(endByte int) {
