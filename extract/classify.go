@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"sort"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -271,23 +272,69 @@ func wordIndex(s, phrase string) int {
 
 // findMarker returns the type of the first non-invoice marker in d, or a
 // receipt for a "PAID" stamp line.
+//
+// The lines before the first stamp line are lower-cased into one text, each
+// padded with spaces and ended by a newline, so that each marker is looked
+// for once in the whole text rather than once per line: the marker found
+// is that of the earliest line with one, the first of markers on that line.
+// No marker spans two lines, since none contains a newline.
 func findMarker(d *document) string {
+	var buf []byte
+	var starts []int // where each line of buf starts
+	stamp := false
 	for i := range d.lines {
-		t := strings.ToLower(strings.TrimSpace(d.lines[i].text))
+		t := strings.TrimSpace(d.lines[i].text)
 		if t == "" {
 			continue
 		}
-		if t == "paid" || t == "*** paid ***" || t == "status: paid" || t == "payment status: paid" {
-			return DocReceipt
+		start := len(buf)
+		buf = appendLower(append(buf, ' '), t)
+		if isStampLine(buf[start+1:]) {
+			buf, stamp = buf[:start], true
+			break
 		}
-		padded := " " + t + " "
-		for _, m := range markers {
-			if containsWord(padded, m.phrase) {
-				return m.docType
-			}
+		buf = append(buf, ' ', '\n')
+		starts = append(starts, start)
+	}
+	text := string(buf)
+	bestLine, best := len(starts), ""
+	for _, m := range markers {
+		j := wordIndex(text, m.phrase)
+		if j < 0 {
+			continue
+		}
+		if line := sort.SearchInts(starts, j+1) - 1; line < bestLine {
+			bestLine, best = line, m.docType
 		}
 	}
-	return ""
+	if best == "" && stamp {
+		return DocReceipt
+	}
+	return best
+}
+
+// isStampLine reports a line, in lower case, that is a "PAID" stamp.
+func isStampLine(lower []byte) bool {
+	switch string(lower) {
+	case "paid", "*** paid ***", "status: paid", "payment status: paid":
+		return true
+	}
+	return false
+}
+
+// appendLower appends s in lower case (strings.ToLower) to b.
+func appendLower(b []byte, s string) []byte {
+	if !isASCII(s) {
+		return append(b, strings.ToLower(s)...)
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if isUpperByte(c) {
+			c += 'a' - 'A'
+		}
+		b = append(b, c)
+	}
+	return b
 }
 
 // findClassLabels reports an invoice number label with a value and a

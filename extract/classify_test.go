@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -73,5 +74,42 @@ func TestClassify_SignalsNeverQuoteTheDocument(t *testing.T) {
 	for _, s := range c.Signals {
 		require.NotContains(t, s, "SECRET")
 		require.Regexp(t, `^[a-z_]+$`, s)
+	}
+}
+
+// findMarkerByLine is findMarker as first written, line by line: the
+// reference of the single-text search.
+func findMarkerByLine(d *document) string {
+	for i := range d.lines {
+		t := strings.ToLower(strings.TrimSpace(d.lines[i].text))
+		if t == "" {
+			continue
+		}
+		if t == "paid" || t == "*** paid ***" || t == "status: paid" || t == "payment status: paid" {
+			return DocReceipt
+		}
+		padded := " " + t + " "
+		for _, m := range markers {
+			if containsWord(padded, m.phrase) {
+				return m.docType
+			}
+		}
+	}
+	return ""
+}
+
+func TestFindMarker_AgreesWithTheLineByLineSearch(t *testing.T) {
+	t.Parallel()
+	docs := []string{
+		"Invoice\nPAID\nChange due 1.00", "Change due 1.00\nPAID", "Valid until May\nOpening balance 3",
+		"opening balance 1 valid until 2", "Status: PAID\nclosing balance", "x\n*** PAID ***", "statement\ndatechange due",
+		"ÜBER change due", "tendered\n", "balance b/f 3", "quote validity", "", "\n\n",
+	}
+	for _, g := range goldenDocs(t) {
+		docs = append(docs, g.text)
+	}
+	for _, doc := range docs {
+		d := parseDocument(doc)
+		require.Equal(t, findMarkerByLine(d), findMarker(d), "%q", doc)
 	}
 }
