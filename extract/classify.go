@@ -343,8 +343,9 @@ func findClassLabels(d *document) []string {
 	var number, total bool
 	for i := range d.lines {
 		_, headerRow := pureLabels(&d.lines[i])
-		for _, c := range d.lines[i].cells {
-			m, ok := matchLabel(c.text)
+		for k := range d.lines[i].cells {
+			c := &d.lines[i].cells[k]
+			m, ok := c.labelOf()
 			if !ok {
 				continue
 			}

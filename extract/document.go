@@ -69,6 +69,19 @@ type cell struct {
 	start, end int
 	// customer: the cell is part of a "Bill to" or "Ship to" block.
 	customer bool
+	// label, labelOK cache matchLabel(text) once labelDone: most scans
+	// ask a cell for its label, several times per document.
+	label              labelMatch
+	labelOK, labelDone bool
+}
+
+// labelOf returns matchLabel(c.text), computed once per cell.
+func (c *cell) labelOf() (labelMatch, bool) {
+	if !c.labelDone {
+		c.label, c.labelOK = matchLabel(c.text)
+		c.labelDone = true
+	}
+	return c.label, c.labelOK
 }
 
 func (l *line) blank() bool { return l.text == "" }

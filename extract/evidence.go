@@ -130,8 +130,9 @@ func (e *evidence) line(l *line) {
 // that tell US documents from others; us: the line has a US state and ZIP
 // code.
 func (e *evidence) conventions(l *line, us bool) {
-	for _, c := range l.cells {
-		m, ok := matchLabel(c.text)
+	for i := range l.cells {
+		c := &l.cells[i]
+		m, ok := c.labelOf()
 		if ok && m.kind == lkCurrency && e.labelled == "" {
 			e.labelled = currencyValue(labelValue(c.text, m))
 		}

@@ -72,7 +72,7 @@ func cellHits(d *document, i int) []hit {
 	var hits []hit
 	for j := 0; j < len(l.cells); j++ {
 		c := &l.cells[j]
-		m, ok := matchLabel(c.text)
+		m, ok := c.labelOf()
 		if !ok || c.customer {
 			continue
 		}
@@ -221,11 +221,12 @@ type cellLabel struct {
 // at least) is a label with nothing after it.
 func pureLabels(l *line) ([]cellLabel, bool) {
 	var out []cellLabel
-	for k, c := range l.cells {
+	for k := range l.cells {
+		c := &l.cells[k]
 		if c.text == "" {
 			continue
 		}
-		m, ok := matchLabel(c.text)
+		m, ok := c.labelOf()
 		if !ok || !onlyRates(c.text[m.end:]) {
 			return nil, false
 		}
@@ -266,8 +267,8 @@ func countCells(l *line) int {
 }
 
 func hasLabelCell(l *line) bool {
-	for _, c := range l.cells {
-		if m, ok := matchLabel(c.text); ok && m.colon {
+	for i := range l.cells {
+		if m, ok := l.cells[i].labelOf(); ok && m.colon {
 			return true
 		}
 	}

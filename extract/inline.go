@@ -104,7 +104,7 @@ func descriptionAbove(d *document, i int) string {
 		if l.used || hasMoney(stripNumbering(l.text)) {
 			return ""
 		}
-		if _, ok := matchLabel(firstCellText(l)); ok {
+		if _, ok := firstCellLabel(l); ok {
 			return ""
 		}
 		l.used = true
@@ -123,11 +123,12 @@ func hasMoney(s string) bool {
 	return false
 }
 
-func firstCellText(l *line) string {
+// firstCellLabel is matchLabel of the first non-empty cell of l.
+func firstCellLabel(l *line) (labelMatch, bool) {
 	if c := firstCell(l); c != nil {
-		return c.text
+		return c.labelOf()
 	}
-	return ""
+	return matchLabel("")
 }
 
 // stripNumbering removes "1.", "2)", "#3", "Item 4:" from the start.

@@ -200,7 +200,7 @@ func endsTable(l *line) bool {
 	if c == nil {
 		return false
 	}
-	m, ok := matchLabel(c.text)
+	m, ok := c.labelOf()
 	return ok && m.colon && m.kind != lkOtherRef
 }
 
@@ -223,7 +223,7 @@ func amountLabelOf(l *line) (labelKind, int, bool) {
 		if c.text == "" || allNonLatin(c.text) {
 			continue // the other language of a bilingual label ("الإجمالي  Total")
 		}
-		m, ok := matchLabel(c.text)
+		m, ok := c.labelOf()
 		if !ok || !m.kind.isAmount() {
 			return lkNone, -1, false
 		}

@@ -67,7 +67,7 @@ func listLine(l *line, f numberFormat) bool {
 	if l.used || len(l.cells) < 2 {
 		return false
 	}
-	if m, ok := matchLabel(firstCellText(l)); ok && (m.colon || m.kind != lkOtherRef) {
+	if m, ok := firstCellLabel(l); ok && (m.colon || m.kind != lkOtherRef) {
 		return false
 	}
 	_, ok := listItem(l, f)
