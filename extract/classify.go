@@ -279,8 +279,12 @@ func wordIndex(s, phrase string) int {
 // is that of the earliest line with one, the first of markers on that line.
 // No marker spans two lines, since none contains a newline.
 func findMarker(d *document) string {
-	var buf []byte
-	var starts []int // where each line of buf starts
+	size := 0
+	for i := range d.lines {
+		size += len(d.lines[i].text) + 3
+	}
+	buf := make([]byte, 0, size)
+	starts := make([]int, 0, len(d.lines)) // where each line of buf starts
 	stamp := false
 	for i := range d.lines {
 		t := strings.TrimSpace(d.lines[i].text)

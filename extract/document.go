@@ -67,12 +67,12 @@ const (
 type cell struct {
 	text       string
 	start, end int
-	// customer: the cell is part of a "Bill to" or "Ship to" block.
-	customer bool
 	// label, labelOK cache matchLabel(text) once labelDone: most scans
 	// ask a cell for its label, several times per document.
 	label              labelMatch
 	labelOK, labelDone bool
+	// customer: the cell is part of a "Bill to" or "Ship to" block.
+	customer bool
 }
 
 // labelOf returns matchLabel(c.text), computed once per cell.
@@ -94,13 +94,9 @@ func parseDocument(content string) *document {
 	}
 	n := strings.Count(content, "\n") + 1
 	d := &document{lines: make([]line, 0, n)}
-	// The cells of every line share one array: one allocation per document
-	// instead of one or more per line.
-	cells := make([]cell, 0, n+n/2)
+	cs := cellStore{chunk: make([]cell, 0, n)}
 	for raw := range strings.Lines(content) {
-		var l line
-		l, cells = parseLine(raw, cells)
-		d.lines = append(d.lines, l)
+		d.lines = append(d.lines, parseLine(raw, &cs))
 	}
 	d.mail = detectMail(d.lines)
 	if d.mail {
@@ -138,9 +134,7 @@ func plainSpaces(s string) string {
 	return b.String()
 }
 
-// parseLine parses one line; its cells are appended to arena, which it
-// returns.
-func parseLine(raw string, arena []cell) (line, []cell) {
+func parseLine(raw string, cs *cellStore) line {
 	raw = strings.TrimRight(raw, "\r\n")
 	if !utf8.ValidString(raw) {
 		raw = strings.ToValidUTF8(raw, " ")
@@ -155,9 +149,9 @@ func parseLine(raw string, arena []cell) (line, []cell) {
 	l.sep = cellSeparator(l.text)
 	l.pipe = !l.rule && l.sep != 0
 	if !l.rule {
-		l.cells, arena = splitCells(l.text, l.sep, arena)
+		l.cells = cs.split(l.text, l.sep)
 	}
-	return l, arena
+	return l
 }
 
 // cellSeparator returns '|' for a pipe row, ';' for a semicolon-delimited
@@ -269,26 +263,38 @@ func isRule(s string) bool {
 	return n >= 3
 }
 
-// splitCells cuts a line into cells at its separator ('|' or ';', empty
-// cells kept so that cells keep their column) or at runs of two or more
-// spaces.
-//
-// The cells are appended to arena, which is returned; the line's cells are
-// capped so that an append to them can never overwrite the next line's.
-func splitCells(s string, sep rune, arena []cell) ([]cell, []cell) {
-	start := len(arena)
+// cellStore holds the cells of a document's lines: a line is split into
+// scratch, then its cells are copied into a shared chunk, so that a
+// document costs a few allocations rather than one or more per line.
+type cellStore struct {
+	scratch, chunk []cell
+}
+
+// split cuts a line into cells at its separator ('|' or ';', empty cells
+// kept so that cells keep their column) or at runs of two or more spaces.
+// The cells are capped so that an append to them can never overwrite the
+// next line's.
+func (cs *cellStore) split(s string, sep rune) []cell {
 	var cells []cell
 	if sep != 0 {
-		arena = splitPipes(s, sep, arena)
-		cells = trimEmptyEnds(arena[start:])
+		cs.scratch = splitPipes(s, sep, cs.scratch[:0])
+		cells = trimEmptyEnds(cs.scratch)
 	} else {
-		arena = splitSpaces(s, arena)
-		cells = arena[start:]
+		cs.scratch = splitSpaces(s, cs.scratch[:0])
+		cells = cs.scratch
 	}
 	if len(cells) > maxCells {
 		cells = cells[:maxCells]
 	}
-	return cells[:len(cells):len(cells)], arena
+	if len(cells) == 0 {
+		return nil
+	}
+	if cap(cs.chunk)-len(cs.chunk) < len(cells) {
+		cs.chunk = make([]cell, 0, max(len(cells), 2*cap(cs.chunk)))
+	}
+	start := len(cs.chunk)
+	cs.chunk = append(cs.chunk, cells...)
+	return cs.chunk[start:len(cs.chunk):len(cs.chunk)]
 }
 
 // splitPipes appends the cells of a delimited row to cells.

@@ -185,16 +185,26 @@ var labelPrefixes = func() map[string]bool {
 	return m
 }()
 
+// labelPhrases maps each label phrase to itself: matchLabel returns the
+// phrase of this map rather than a new string per match.
+var labelPhrases = func() map[string]string {
+	m := make(map[string]string, len(labels))
+	for p := range labels {
+		m[p] = p
+	}
+	return m
+}()
+
 // maxLabelWords bounds a label phrase.
 const maxLabelWords = 6
 
 // labelMatch is a label found at the start of a text.
 type labelMatch struct {
 	kind labelKind
-	// end is the byte offset just after the label's last word.
-	end int
 	// colon: a ':' follows the label (after spaces and closing brackets).
 	colon bool
+	// end is the byte offset just after the label's last word.
+	end int
 	// phrase is the normalised label ("invoice no", "total due").
 	phrase string
 }
@@ -232,7 +242,7 @@ func matchLabel(s string) (labelMatch, bool) {
 		}
 		if k, ok := labels[string(phrase)]; ok {
 			best, found = labelMatch{kind: k, end: end}, true
-			best.phrase = string(phrase)
+			best.phrase = labelPhrases[string(phrase)]
 		}
 	}
 	if found {
