@@ -114,7 +114,7 @@ func numberRun(s string, start, end int, spaceGroups bool) (numTok, bool) {
 	if i := strings.IndexByte(run, '/'); i > 0 && isAllLetters(run[i+1:]) {
 		run, end = run[:i], start+i // "45/hr": a price per unit
 	}
-	if run == "" || run[0] < '0' || run[0] > '9' || strings.ContainsAny(run, "/-_") {
+	if run == "" || run[0] < '0' || run[0] > '9' || containsASCII(run, "/-_") {
 		return numTok{}, false
 	}
 	k := 0

@@ -183,7 +183,7 @@ func titleType(text string) string {
 // Services Pty. Ltd.").
 func titleTypeWords(text string, maxWords int) string {
 	text = unspaceLetters(text)
-	if len(strings.Fields(text)) > maxWords || !titleShaped(text) {
+	if countFields(text) > maxWords || !titleShaped(text) {
 		return ""
 	}
 	if i := strings.IndexByte(text, ':'); i >= 0 {

@@ -65,7 +65,7 @@ func monthNumber(name string) int { return months[strings.ToLower(name)] }
 
 // findDates returns the dates of s in order of position.
 func findDates(s string) []dateTok {
-	if !strings.ContainsAny(s, "0123456789") {
+	if !hasDigit(s) {
 		return nil
 	}
 	var out []dateTok

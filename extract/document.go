@@ -227,7 +227,7 @@ func stripHeading(s string) (string, bool) {
 // stripMarkdown removes emphasis and code markers, keeping columns aligned
 // by replacing them with nothing only when they hug text.
 func stripMarkdown(s string) string {
-	if !strings.ContainsAny(s, "*_`") {
+	if !containsASCII(s, "*_`") {
 		return s
 	}
 	return markdownReplacer.Replace(s)

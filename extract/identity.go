@@ -268,7 +268,7 @@ func vendorLike(s string) bool {
 			digits++
 		}
 	}
-	if letters < 2 || len(s) > 120 || len(strings.Fields(s)) > 12 || strings.HasSuffix(s, ":") {
+	if letters < 2 || len(s) > 120 || countFields(s) > 12 || strings.HasSuffix(s, ":") {
 		return false
 	}
 	if digits > 0 && !hasCompanySuffix(s) || digits > 3 {
@@ -346,7 +346,7 @@ func sentenceShaped(text string) bool {
 // colon before a value are a field the labels do not know, not a name.
 func fieldShaped(text string) bool {
 	i := strings.Index(text, ": ")
-	return i > 0 && len(strings.Fields(text[:i])) <= 3 && strings.TrimSpace(text[i+2:]) != ""
+	return i > 0 && countFields(text[:i]) <= 3 && strings.TrimSpace(text[i+2:]) != ""
 }
 
 // signatureVendor returns the company in the closing lines of an e-mail,

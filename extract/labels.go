@@ -416,6 +416,32 @@ func appendNormWord(dst []byte, w string) []byte {
 	return dst
 }
 
+// containsASCII is strings.ContainsAny for a small set of ASCII bytes: one
+// strings.IndexByte per byte of the set is cheaper than the set
+// strings.ContainsAny builds on every call, or its rune by rune scan of a
+// short s.
+func containsASCII(s, set string) bool {
+	for k := 0; k < len(set); k++ {
+		if strings.IndexByte(s, set[k]) >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// countFields is len(strings.Fields(s)) without making the fields.
+func countFields(s string) int {
+	n, in := 0, false
+	for _, r := range s {
+		space := unicode.IsSpace(r)
+		if !space && !in {
+			n++
+		}
+		in = !space
+	}
+	return n
+}
+
 func isASCII(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if s[i] >= utf8.RuneSelf {
