@@ -77,6 +77,11 @@ var idLabelWords = map[string]bool{
 // gatherEvidence reads every line of d once.
 func gatherEvidence(d *document) *evidence {
 	e := &evidence{currencies: map[string]int{}, usAt: -1, ukAt: -1}
+	size := 0
+	for i := range d.lines {
+		size += len(d.lines[i].text) + 1
+	}
+	e.raw.Grow(size)
 	for i := range d.lines {
 		e.line(&d.lines[i])
 	}

@@ -46,7 +46,7 @@ func scanFields(d *document) []hit {
 			hits = append(hits, hs...)
 			continue
 		}
-		hits = append(hits, cellHits(d, i)...)
+		hits = appendCellHits(hits, d, i)
 	}
 	return hits
 }
@@ -64,12 +64,11 @@ func mailHits(l *line, i int) []hit {
 	return nil
 }
 
-// cellHits reads the labels of line i: each cell that starts with a label
-// gives a hit whose value is the rest of the cell, else the next cells,
-// else the cell below.
-func cellHits(d *document, i int) []hit {
+// appendCellHits appends to hits the labels of line i: each cell that
+// starts with a label gives a hit whose value is the rest of the cell, else
+// the next cells, else the cell below.
+func appendCellHits(hits []hit, d *document, i int) []hit {
 	l := &d.lines[i]
-	var hits []hit
 	for j := 0; j < len(l.cells); j++ {
 		c := &l.cells[j]
 		m, ok := c.labelOf()
@@ -239,7 +238,8 @@ func pureLabels(l *line) ([]cellLabel, bool) {
 // rate, its base, a currency or punctuation: "(25%)", "@ 19%", "(EUR)",
 // "on 261.00".
 func onlyRates(s string) bool {
-	words := strings.FieldsFunc(s, func(r rune) bool { return strings.ContainsRune(" :()[]@", r) })
+	var buf [16]string
+	words := appendFieldsFunc(buf[:0], s, func(r rune) bool { return strings.ContainsRune(" :()[]@", r) })
 	for i := 0; i < len(words); i++ {
 		w := strings.Trim(words[i], ".")
 		switch {

@@ -429,6 +429,26 @@ func containsASCII(s, set string) bool {
 	return false
 }
 
+// appendFieldsFunc appends the fields of strings.FieldsFunc(s, sep) to dst:
+// with a dst on the caller's stack, a short text's fields cost no
+// allocation.
+func appendFieldsFunc(dst []string, s string, sep func(rune) bool) []string {
+	start := -1
+	for i, r := range s {
+		switch {
+		case sep(r) && start >= 0:
+			dst = append(dst, s[start:i])
+			start = -1
+		case !sep(r) && start < 0:
+			start = i
+		}
+	}
+	if start >= 0 {
+		dst = append(dst, s[start:])
+	}
+	return dst
+}
+
 // countFields is len(strings.Fields(s)) without making the fields.
 func countFields(s string) int {
 	n, in := 0, false

@@ -20,5 +20,7 @@ func TestTextHelpers_AgreeWithTheStringsFunctionsTheyReplace(t *testing.T) {
 			require.Equal(t, strings.ContainsAny(s, set), containsASCII(s, set), "%q %q", s, set)
 		}
 		require.Equal(t, strings.ContainsAny(s, "0123456789"), hasDigit(s), "%q", s)
+		isSep := func(r rune) bool { return strings.ContainsRune(" :()[]@*\t", r) }
+		require.Equal(t, strings.FieldsFunc(s, isSep), appendFieldsFunc(make([]string, 0), s, isSep), "%q", s)
 	}
 }
