@@ -120,7 +120,9 @@ func cellColumns(c cell, pipe bool) ([]column, bool) {
 	if len(words) == 0 {
 		return []column{{role: colOther, start: c.start, end: c.end}}, pipe || c.text == "#"
 	}
-	if phrase := joinWords(words); columnWords[phrase] != colOther || phrase == "" {
+	var buf [64]byte
+	if joined := appendJoinedWords(buf[:0], words); columnWords[string(joined)] != colOther || len(joined) == 0 {
+		phrase := joinWords(words)
 		return []column{{role: columnWords[phrase], phrase: phrase, start: c.start, end: c.end}}, true
 	}
 	if pipe {
@@ -146,12 +148,26 @@ func cellColumns(c cell, pipe bool) ([]column, bool) {
 // longestColumn returns the length and role of the longest column phrase
 // that starts words.
 func longestColumn(words []headerWord) (int, colRole) {
+	var buf [64]byte
 	for n := min(len(words), 5); n > 0; n-- {
-		if role, ok := columnWords[joinWords(words[:n])]; ok {
+		if role, ok := columnWords[string(appendJoinedWords(buf[:0], words[:n]))]; ok {
 			return n, role
 		}
 	}
 	return 0, colOther
+}
+
+// appendJoinedWords appends joinWords(ws) to dst: looked up in a map
+// straight from a buffer on the caller's stack, a phrase that is no column
+// costs no allocation.
+func appendJoinedWords(dst []byte, ws []headerWord) []byte {
+	for i, w := range ws {
+		if i > 0 {
+			dst = append(dst, ' ')
+		}
+		dst = append(dst, w.norm...)
+	}
+	return dst
 }
 
 func joinWords(ws []headerWord) string {
