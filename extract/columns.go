@@ -77,6 +77,19 @@ func buildColumns(src map[colRole]string) map[string]colRole {
 	return m
 }
 
+// columnVocabulary maps each word of the column phrases to itself:
+// headerWords takes a known word's normal form from it instead of making a
+// new string.
+var columnVocabulary = func() map[string]string {
+	m := map[string]string{}
+	for p := range columnWords {
+		for _, w := range strings.Fields(p) {
+			m[w] = w
+		}
+	}
+	return m
+}()
+
 // column is one column of an item table header.
 type column struct {
 	role       colRole
@@ -203,10 +216,20 @@ func headerWords(c cell) []headerWord {
 		if depth > 0 || isCurrencyWord(w) || isNoteWord(strings.ToLower(w)) || nonLatin(w) {
 			continue
 		}
-		norm := string(appendNormWord(nil, w))
-		out = append(out, headerWord{norm: norm, start: col + runeCount(text[:start]), end: col + runeCount(text[:end])})
+		out = append(out, headerWord{norm: normWord(w), start: col + runeCount(text[:start]), end: col + runeCount(text[:end])})
 	}
 	return out
+}
+
+// normWord is string(appendNormWord(nil, w)), from columnVocabulary when
+// the word is a column's.
+func normWord(w string) string {
+	var buf [32]byte
+	norm := appendNormWord(buf[:0], w)
+	if v, ok := columnVocabulary[string(norm)]; ok {
+		return v
+	}
+	return string(norm)
 }
 
 // isNoteWord: words of a header that qualify a column without naming one
