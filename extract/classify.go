@@ -199,13 +199,25 @@ func titleTypeWords(text string, maxWords int) string {
 	if billTitles[strings.TrimSpace(lower)] {
 		return DocInvoice
 	}
-	best, bestAt := "", len(lower)
-	for _, k := range docKeywords {
-		if at := wordIndex(lower, k.phrase); at >= 0 && at < bestAt {
-			best, bestAt = k.docType, at
-		}
+	if _, k := docKeywordSet.first(lower); k >= 0 {
+		return docKeywords[k].docType
 	}
-	return best
+	return ""
+}
+
+// docKeywordSet and markerSet look for the phrases of docKeywords and
+// markers.
+var (
+	docKeywordSet = newPhraseSet(phrasesOf(docKeywords))
+	markerSet     = newPhraseSet(phrasesOf(markers))
+)
+
+func phrasesOf(list []struct{ phrase, docType string }) []string {
+	out := make([]string, len(list))
+	for i, k := range list {
+		out[i] = k.phrase
+	}
+	return out
 }
 
 // billTitles are the titles of a bill that ask for payment like an invoice
@@ -301,20 +313,25 @@ func findMarker(d *document) string {
 		starts = append(starts, start)
 	}
 	text := string(buf)
-	bestLine, best := len(starts), ""
+	at, k := markerSet.first(text)
+	if at < 0 {
+		if stamp {
+			return DocReceipt
+		}
+		return ""
+	}
+	// The first marker of the list found on the line of the earliest one.
+	line := sort.SearchInts(starts, at+1) - 1
+	end := len(text)
+	if line+1 < len(starts) {
+		end = starts[line+1]
+	}
 	for _, m := range markers {
-		j := wordIndex(text, m.phrase)
-		if j < 0 {
-			continue
-		}
-		if line := sort.SearchInts(starts, j+1) - 1; line < bestLine {
-			bestLine, best = line, m.docType
+		if containsWord(text[starts[line]:end], m.phrase) {
+			return m.docType
 		}
 	}
-	if best == "" && stamp {
-		return DocReceipt
-	}
-	return best
+	return markers[k].docType // not reached: the line holds marker k
 }
 
 // isStampLine reports a line, in lower case, that is a "PAID" stamp.
