@@ -172,25 +172,31 @@ func addTaxIDs(m map[string]labelKind) {
 	}
 }
 
-// labelPrefixes holds every label and every run of its first words: the
-// matcher stops as soon as no label starts with what it has read.
-var labelPrefixes = func() map[string]bool {
-	m := map[string]bool{}
+// labelPrefix is what the matcher knows of a run of words: every label and
+// every run of its first words has one, so that the matcher stops as soon
+// as no label starts with what it has read.
+type labelPrefix struct {
+	// label: the run is a whole label, of kind kind; phrase is the run
+	// itself, returned rather than a new string per match.
+	label  bool
+	kind   labelKind
+	phrase string
+}
+
+// labelPrefixes holds the labelPrefix of every label and run of its first
+// words: one lookup per word read.
+var labelPrefixes = func() map[string]labelPrefix {
+	m := map[string]labelPrefix{}
 	for p := range labels {
 		words := strings.Split(p, " ")
-		for i := 1; i <= len(words); i++ {
-			m[strings.Join(words[:i], " ")] = true
+		for i := 1; i < len(words); i++ {
+			if run := strings.Join(words[:i], " "); !m[run].label {
+				m[run] = labelPrefix{}
+			}
 		}
 	}
-	return m
-}()
-
-// labelPhrases maps each label phrase to itself: matchLabel returns the
-// phrase of this map rather than a new string per match.
-var labelPhrases = func() map[string]string {
-	m := make(map[string]string, len(labels))
-	for p := range labels {
-		m[p] = p
+	for p, k := range labels {
+		m[p] = labelPrefix{label: true, kind: k, phrase: p}
 	}
 	return m
 }()
@@ -237,12 +243,12 @@ func matchLabel(s string) (labelMatch, bool) {
 		phrase = appendNormWord(phrase, w)
 		words++
 		pos = end
-		if !labelPrefixes[string(phrase)] {
+		prefix, ok := labelPrefixes[string(phrase)]
+		if !ok {
 			break // no label starts so
 		}
-		if k, ok := labels[string(phrase)]; ok {
-			best, found = labelMatch{kind: k, end: end}, true
-			best.phrase = labelPhrases[string(phrase)]
+		if prefix.label {
+			best, found = labelMatch{kind: prefix.kind, end: end, phrase: prefix.phrase}, true
 		}
 	}
 	if found {
@@ -363,6 +369,9 @@ func isUpperByte(c byte) bool { return c >= 'A' && c <= 'Z' }
 func isLowerByte(c byte) bool { return c >= 'a' && c <= 'z' }
 
 func isWordRune(r rune) bool {
+	if r < utf8.RuneSelf {
+		return isASCIIAlnum(byte(r))
+	}
 	return unicode.IsLetter(r) || unicode.IsDigit(r) || r == '°' || r == 'º'
 }
 
@@ -387,6 +396,16 @@ var numberWords = map[string]bool{
 	"numero": true, "número": true, "nummer": true, "núm": true, "n": true, "nbr": true,
 }
 
+// isNumberSpelling is numberWords[w] as a switch, which needs no hashing: it
+// runs on every word of every label candidate.
+func isNumberSpelling(w string) bool {
+	switch w {
+	case "#", "no", "nr", "num", "number", "nº", "n°", "numero", "número", "nummer", "núm", "n", "nbr":
+		return true
+	}
+	return false
+}
+
 // appendNormWord appends w lower-cased, "number" words as "no", "&" as
 // "and", with diacritics of common letters folded.
 func appendNormWord(dst []byte, w string) []byte {
@@ -396,7 +415,7 @@ func appendNormWord(dst []byte, w string) []byte {
 			dst = append(dst, lowerByte(w[i]))
 		}
 		switch word := dst[start:]; {
-		case numberWords[string(word)]:
+		case isNumberSpelling(string(word)):
 			return append(dst[:start], "no"...)
 		case string(word) == "&":
 			return append(dst[:start], "and"...)
@@ -405,7 +424,7 @@ func appendNormWord(dst []byte, w string) []byte {
 	}
 	lw := strings.ToLower(w)
 	switch {
-	case numberWords[lw]:
+	case isNumberSpelling(lw):
 		return append(dst, "no"...)
 	case lw == "&":
 		return append(dst, "and"...)

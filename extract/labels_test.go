@@ -24,3 +24,34 @@ func TestTextHelpers_AgreeWithTheStringsFunctionsTheyReplace(t *testing.T) {
 		require.Equal(t, strings.FieldsFunc(s, isSep), appendFieldsFunc(make([]string, 0), s, isSep), "%q", s)
 	}
 }
+
+func TestIsNumberSpelling_IsTheNumberWordsSet(t *testing.T) {
+	t.Parallel()
+	for w := range numberWords {
+		require.True(t, isNumberSpelling(w), w)
+	}
+	for _, w := range []string{"", "nos", "No", "numb", "n.", "nº.", "numéro", "#1", "nbrs"} {
+		require.Equal(t, numberWords[w], isNumberSpelling(w), w)
+	}
+}
+
+func TestLabelPrefixes_HoldEveryLabelAndEveryRunOfItsFirstWords(t *testing.T) {
+	t.Parallel()
+	runs := 0
+	for p, k := range labels {
+		require.Equal(t, labelPrefix{label: true, kind: k, phrase: p}, labelPrefixes[p], p)
+		words := strings.Split(p, " ")
+		for i := 1; i < len(words); i++ {
+			_, ok := labelPrefixes[strings.Join(words[:i], " ")]
+			require.True(t, ok, p)
+		}
+	}
+	for run, lp := range labelPrefixes {
+		_, isLabel := labels[run]
+		require.Equal(t, isLabel, lp.label, run)
+		if !isLabel {
+			runs++
+		}
+	}
+	require.Positive(t, runs)
+}
