@@ -363,7 +363,7 @@ func appendLower(b []byte, s string) []byte {
 func findClassLabels(d *document) []string {
 	var number, total bool
 	for i := range d.lines {
-		_, headerRow := pureLabels(&d.lines[i])
+		headerRow := isLabelRow(&d.lines[i])
 		for k := range d.lines[i].cells {
 			c := &d.lines[i].cells[k]
 			m, ok := c.labelOf()

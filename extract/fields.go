@@ -193,7 +193,7 @@ func headerRowHits(d *document, i int) ([]hit, bool) {
 		return nil, false
 	}
 	vals := &d.lines[n]
-	if _, anyLabel := pureLabels(vals); anyLabel || countCells(vals) < 2 || hasLabelCell(vals) {
+	if anyLabel := isLabelRow(vals); anyLabel || countCells(vals) < 2 || hasLabelCell(vals) {
 		return nil, false
 	}
 	var hits []hit
@@ -219,6 +219,9 @@ type cellLabel struct {
 // pureLabels returns the labels of a line whose every non-empty cell (two
 // at least) is a label with nothing after it.
 func pureLabels(l *line) ([]cellLabel, bool) {
+	if !isLabelRow(l) {
+		return nil, false
+	}
 	var out []cellLabel
 	for k := range l.cells {
 		c := &l.cells[k]
@@ -232,6 +235,23 @@ func pureLabels(l *line) ([]cellLabel, bool) {
 		out = append(out, cellLabel{labelMatch: m, cell: k})
 	}
 	return out, len(out) >= 2
+}
+
+// isLabelRow is the verdict of pureLabels without its labels: the scans
+// that only ask it make no slice.
+func isLabelRow(l *line) bool {
+	n := 0
+	for k := range l.cells {
+		c := &l.cells[k]
+		if c.text == "" {
+			continue
+		}
+		if m, ok := c.labelOf(); !ok || !onlyRates(c.text[m.end:]) {
+			return false
+		}
+		n++
+	}
+	return n >= 2
 }
 
 // onlyRates: what follows a label in a header cell is no value, only a
