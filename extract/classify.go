@@ -195,7 +195,8 @@ func titleTypeWords(text string, maxWords int) string {
 			return ""
 		}
 	}
-	lower := " " + strings.ToLower(text) + " "
+	var buf [128]byte
+	lower := string(append(appendLower(append(buf[:0], ' '), text), ' '))
 	if billTitles[strings.TrimSpace(lower)] {
 		return DocInvoice
 	}
@@ -231,7 +232,8 @@ var billTitles = map[string]bool{
 
 // unspaceLetters joins a letter-spaced word: "I N V O I C E" → "INVOICE".
 func unspaceLetters(text string) string {
-	f := strings.Fields(text)
+	var buf [16]string
+	f := appendFieldsFunc(buf[:0], text, unicode.IsSpace) // strings.Fields, on the stack
 	if len(f) < 4 {
 		return text
 	}

@@ -213,7 +213,7 @@ func headerWords(c cell) []headerWord {
 		}
 		depth += strings.Count(text[pos:start], "(") - strings.Count(text[pos:start], ")")
 		pos = end
-		if depth > 0 || isCurrencyWord(w) || isNoteWord(strings.ToLower(w)) || nonLatin(w) {
+		if depth > 0 || isCurrencyWord(w) || isNoteWordFold(w) || nonLatin(w) {
 			continue
 		}
 		out = append(out, headerWord{norm: normWord(w), start: col + runeCount(text[:start]), end: col + runeCount(text[:end])})
@@ -240,6 +240,23 @@ func isNoteWord(w string) bool {
 		return true
 	}
 	return false
+}
+
+// isNoteWordFold is isNoteWord(strings.ToLower(w)) without a new string:
+// an ASCII word keeps its length in lower case, and no note word is longer
+// than three letters.
+func isNoteWordFold(w string) bool {
+	if !isASCII(w) {
+		return isNoteWord(strings.ToLower(w))
+	}
+	if len(w) > 3 {
+		return false
+	}
+	var buf [3]byte
+	for i := 0; i < len(w); i++ {
+		buf[i] = lowerByte(w[i])
+	}
+	return isNoteWord(string(buf[:len(w)]))
 }
 
 func runeCount(s string) int {

@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/stretchr/testify/require"
 )
@@ -11,7 +12,7 @@ import (
 func TestTextHelpers_AgreeWithTheStringsFunctionsTheyReplace(t *testing.T) {
 	t.Parallel()
 	pieces := []string{" ", "  ", "\t", "\n", "\v", "\f", "\r", "\u0085", "\u00a0", "\u2003", "a", "Total", "1",
-		"*", "_", "`", "/", "-", "é", "\xff", "\xc3", "€"}
+		"*", "_", "`", "/", "-", "é", "\xff", "\xc3", "€", "EUR", "In", "usd", "GbP", "\u212a", "İ"}
 	r := rand.New(rand.NewPCG(7, 8))
 	for range 30000 {
 		s := randomText(r, pieces, r.IntN(12))
@@ -22,6 +23,9 @@ func TestTextHelpers_AgreeWithTheStringsFunctionsTheyReplace(t *testing.T) {
 		require.Equal(t, strings.ContainsAny(s, "0123456789"), hasDigit(s), "%q", s)
 		isSep := func(r rune) bool { return strings.ContainsRune(" :()[]@*\t", r) }
 		require.Equal(t, strings.FieldsFunc(s, isSep), appendFieldsFunc(make([]string, 0), s, isSep), "%q", s)
+		require.Equal(t, strings.Fields(s), appendFieldsFunc(make([]string, 0), s, unicode.IsSpace), "%q", s)
+		require.Equal(t, strings.ToLower(s), string(appendLower(nil, s)), "%q", s)
+		require.Equal(t, isNoteWord(strings.ToLower(s)), isNoteWordFold(s), "%q", s)
 	}
 }
 
