@@ -127,9 +127,61 @@ func invoiceNumberToken(v string) string {
 // legalFormRe finds the legal form that marks a company name; tradeWordRe
 // the trade word that may ("Brightline Studio").
 var (
-	legalFormRe = regexp.MustCompile(`(?i)(?:^|[\s,])(?:ltd|limited|llc|l\.l\.c|inc|incorporated|corp|corporation|co|company|gmbh|ag|kg|ohg|ug|se|sa|s\.a|sas|sarl|s\.r\.l|srl|spa|s\.p\.a|bv|b\.v|nv|n\.v|plc|llp|lp|pty|pte|oy|ab|a/s|aps|kk|k\.k|w\.l\.l|wll|s\.l|e\.k|e\.u|gbr|dac|sp\. z o\.o|s\.r\.o|a\.s|kft|zrt|d\.o\.o|gmbh & co\. kg)\.?(?:$|[\s,)])`)
-	tradeWordRe = regexp.MustCompile(`(?i)(?:^|[\s,])(?:group|holdings|partners|associates|studio|consulting|services|solutions|trading|traders|industries|enterprises|labs|systems|supplies|supply|agency|design|media)\.?(?:$|[\s,)])`)
+	legalFormRe = newNamePattern(`ltd|limited|llc|l\.l\.c|inc|incorporated|corp|corporation|co|company|gmbh|ag|kg|ohg|ug|se|sa|s\.a|sas|sarl|s\.r\.l|srl|spa|s\.p\.a|bv|b\.v|nv|n\.v|plc|llp|lp|pty|pte|oy|ab|a/s|aps|kk|k\.k|w\.l\.l|wll|s\.l|e\.k|e\.u|gbr|dac|sp\. z o\.o|s\.r\.o|a\.s|kft|zrt|d\.o\.o|gmbh & co\. kg`)
+	tradeWordRe = newNamePattern(`group|holdings|partners|associates|studio|consulting|services|solutions|trading|traders|industries|enterprises|labs|systems|supplies|supply|agency|design|media`)
 )
+
+// namePattern is a word of a list, in any case, standing alone in a name:
+// at the start or after a space or comma, perhaps with a '.', then at the
+// end or before a space, a comma or ')'.
+type namePattern struct {
+	re *regexp.Regexp
+	// words are the words of the list in lower case, by their first byte.
+	words [256][]string
+}
+
+// newNamePattern makes the pattern of alternatives, a regular expression
+// alternation of lower-case words whose only escapes are "\.".
+func newNamePattern(alternatives string) *namePattern {
+	np := &namePattern{re: regexp.MustCompile(`(?i)(?:^|[\s,])(?:` + alternatives + `)\.?(?:$|[\s,)])`)}
+	for _, w := range strings.Split(alternatives, "|") {
+		w = strings.ReplaceAll(w, `\.`, ".")
+		np.words[w[0]] = append(np.words[w[0]], w)
+	}
+	return np
+}
+
+// MatchString reports a match anywhere in s.
+func (np *namePattern) MatchString(s string) bool { return np.re.MatchString(s) }
+
+// mayMatchAfterStart reports whether the pattern could match an ASCII s
+// anywhere but at its start: a space or comma at 1 or later, a word of the
+// list, an optional '.', then the end, a space, a comma or ')'. When it
+// cannot, no match of the regular expression starts after 0 and it need
+// not run, which it rarely has to (the backtracker was ~2% of the rules'
+// CPU in afterFirstWord).
+func (np *namePattern) mayMatchAfterStart(s string) bool {
+	for p := 1; p+1 < len(s); p++ {
+		if !isRegexpSpace(s[p]) && s[p] != ',' {
+			continue
+		}
+		for _, w := range np.words[lowerByte(s[p+1])] {
+			end := p + 1 + len(w)
+			if end > len(s) || !strings.EqualFold(s[p+1:end], w) {
+				continue
+			}
+			if endsNameWord(s, end) || end < len(s) && s[end] == '.' && endsNameWord(s, end+1) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// endsNameWord: the end of s, or a space, a comma or ')' at i.
+func endsNameWord(s string, i int) bool {
+	return i == len(s) || isRegexpSpace(s[i]) || s[i] == ',' || s[i] == ')'
+}
 
 // hasCompanySuffix: a name with a legal form, or a trade word in a name
 // written as one. The word alone ("Services", a section heading) names no
@@ -144,9 +196,12 @@ func hasCompanySuffix(s string) bool {
 
 // afterFirstWord reports a match of re that is not the first word: "Studio
 // 4, 22 Canal Street" is an address, "Brightline Studio" a name.
-func afterFirstWord(re *regexp.Regexp, s string) bool {
+func afterFirstWord(np *namePattern, s string) bool {
 	s = strings.TrimSpace(s)
-	for _, m := range re.FindAllStringIndex(s, -1) {
+	if isASCII(s) && !np.mayMatchAfterStart(s) {
+		return false
+	}
+	for _, m := range np.re.FindAllStringIndex(s, -1) {
 		if m[0] > 0 && !unitAfterNumber(s, m) {
 			return true
 		}

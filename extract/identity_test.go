@@ -1,6 +1,9 @@
 package extract
 
 import (
+	"math/rand/v2"
+	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -60,5 +63,38 @@ func TestSentenceShaped_NamesWithALegalFormAreNot(t *testing.T) {
 		"Harbour & Finch Office Supplies Ltd.":                             false,
 	} {
 		require.Equal(t, want, sentenceShaped(s), s)
+	}
+}
+
+// The company-name expressions as first written, the reference of the
+// patterns built from their word lists.
+var (
+	legalFormRef = regexp.MustCompile(`(?i)(?:^|[\s,])(?:ltd|limited|llc|l\.l\.c|inc|incorporated|corp|corporation|co|company|gmbh|ag|kg|ohg|ug|se|sa|s\.a|sas|sarl|s\.r\.l|srl|spa|s\.p\.a|bv|b\.v|nv|n\.v|plc|llp|lp|pty|pte|oy|ab|a/s|aps|kk|k\.k|w\.l\.l|wll|s\.l|e\.k|e\.u|gbr|dac|sp\. z o\.o|s\.r\.o|a\.s|kft|zrt|d\.o\.o|gmbh & co\. kg)\.?(?:$|[\s,)])`)
+	tradeWordRef = regexp.MustCompile(`(?i)(?:^|[\s,])(?:group|holdings|partners|associates|studio|consulting|services|solutions|trading|traders|industries|enterprises|labs|systems|supplies|supply|agency|design|media)\.?(?:$|[\s,)])`)
+)
+
+// afterFirstWordRef is afterFirstWord without the prefilter.
+func afterFirstWordRef(re *regexp.Regexp, s string) bool {
+	s = strings.TrimSpace(s)
+	for _, m := range re.FindAllStringIndex(s, -1) {
+		if m[0] > 0 && !unitAfterNumber(s, m) {
+			return true
+		}
+	}
+	return false
+}
+
+func TestAfterFirstWord_AgreesWithTheRegexpAlone(t *testing.T) {
+	t.Parallel()
+	require.Equal(t, legalFormRef.String(), legalFormRe.re.String())
+	require.Equal(t, tradeWordRef.String(), tradeWordRe.re.String())
+	pieces := []string{" ", ",", ".", ")", "(", "\t", "\n", "\v", "Acme", "1.6", "kg", "KG", "Ltd", "ltd.", "co", "Co.",
+		"Studio", "design", "sp. z o.o", "GmbH & Co. KG", "a/s", "S.A", "x", "é", "ſa", "\u212a\u212a", "gmbh"}
+	r := rand.New(rand.NewPCG(13, 14))
+	for range 30000 {
+		s := randomText(r, pieces, 1+r.IntN(7))
+		require.Equal(t, afterFirstWordRef(legalFormRef, s), afterFirstWord(legalFormRe, s), "%q", s)
+		require.Equal(t, afterFirstWordRef(tradeWordRef, s), afterFirstWord(tradeWordRe, s), "%q", s)
+		require.Equal(t, legalFormRef.MatchString(s), legalFormRe.MatchString(s), "%q", s)
 	}
 }
