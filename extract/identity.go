@@ -154,33 +154,75 @@ func newNamePattern(alternatives string) *namePattern {
 // MatchString reports a match anywhere in s.
 func (np *namePattern) MatchString(s string) bool { return np.re.MatchString(s) }
 
-// mayMatchAfterStart reports whether the pattern could match an ASCII s
-// anywhere but at its start: a space or comma at 1 or later, a word of the
-// list, an optional '.', then the end, a space, a comma or ')'. When it
-// cannot, no match of the regular expression starts after 0 and it need
-// not run, which it rarely has to (the backtracker was ~2% of the rules'
-// CPU in afterFirstWord).
-func (np *namePattern) mayMatchAfterStart(s string) bool {
-	for p := 1; p+1 < len(s); p++ {
-		if !isRegexpSpace(s[p]) && s[p] != ',' {
-			continue
-		}
-		for _, w := range np.words[lowerByte(s[p+1])] {
-			end := p + 1 + len(w)
-			if end > len(s) || !strings.EqualFold(s[p+1:end], w) {
-				continue
-			}
-			if endsNameWord(s, end) || end < len(s) && s[end] == '.' && endsNameWord(s, end+1) {
-				return true
+// appendMatches appends to dst the matches of the pattern in an ASCII s,
+// as FindAllStringIndex of its regular expression finds them: leftmost
+// first, each search starting where the last match ended. At a start, "^"
+// is tried before a separator, the words in the order of the list, a '.'
+// after the word before none, the end before a closing separator: the
+// order of the expression's alternatives. It is scanned by hand because
+// the backtracker ran on every vendor candidate (~2% of the rules' CPU).
+func (np *namePattern) appendMatches(dst [][2]int, s string) [][2]int {
+	for pos := 0; pos < len(s); {
+		q, end := pos, -1
+		for ; q < len(s); q++ {
+			if end = np.matchAt(s, q); end >= 0 {
+				break
 			}
 		}
+		if end < 0 {
+			break
+		}
+		dst = append(dst, [2]int{q, end})
+		pos = end
 	}
-	return false
+	return dst
 }
 
-// endsNameWord: the end of s, or a space, a comma or ')' at i.
-func endsNameWord(s string, i int) bool {
-	return i == len(s) || isRegexpSpace(s[i]) || s[i] == ',' || s[i] == ')'
+// matchAt returns the end of the match that starts at q, or -1.
+func (np *namePattern) matchAt(s string, q int) int {
+	if q == 0 {
+		if end := np.wordAt(s, 0); end >= 0 {
+			return end
+		}
+	}
+	if isRegexpSpace(s[q]) || s[q] == ',' {
+		return np.wordAt(s, q+1)
+	}
+	return -1
+}
+
+// wordAt returns the end of a listed word at i, its optional '.' and the end
+// of the text or a closing separator, or -1.
+func (np *namePattern) wordAt(s string, i int) int {
+	if i >= len(s) {
+		return -1
+	}
+	for _, w := range np.words[lowerByte(s[i])] {
+		end := i + len(w)
+		if end > len(s) || !strings.EqualFold(s[i:end], w) {
+			continue
+		}
+		if end < len(s) && s[end] == '.' {
+			if e := closesNameWord(s, end+1); e >= 0 {
+				return e
+			}
+		}
+		if e := closesNameWord(s, end); e >= 0 {
+			return e
+		}
+	}
+	return -1
+}
+
+// closesNameWord returns the end of "(?:$|[\s,)])" at i, or -1.
+func closesNameWord(s string, i int) int {
+	switch {
+	case i == len(s):
+		return i
+	case isRegexpSpace(s[i]) || s[i] == ',' || s[i] == ')':
+		return i + 1
+	}
+	return -1
 }
 
 // hasCompanySuffix: a name with a legal form, or a trade word in a name
@@ -198,7 +240,13 @@ func hasCompanySuffix(s string) bool {
 // 4, 22 Canal Street" is an address, "Brightline Studio" a name.
 func afterFirstWord(np *namePattern, s string) bool {
 	s = strings.TrimSpace(s)
-	if isASCII(s) && !np.mayMatchAfterStart(s) {
+	if isASCII(s) {
+		var buf [8][2]int
+		for _, m := range np.appendMatches(buf[:0], s) {
+			if m[0] > 0 && !unitAfterNumber(s, m[:]) {
+				return true
+			}
+		}
 		return false
 	}
 	for _, m := range np.re.FindAllStringIndex(s, -1) {

@@ -89,12 +89,48 @@ func TestAfterFirstWord_AgreesWithTheRegexpAlone(t *testing.T) {
 	require.Equal(t, legalFormRef.String(), legalFormRe.re.String())
 	require.Equal(t, tradeWordRef.String(), tradeWordRe.re.String())
 	pieces := []string{" ", ",", ".", ")", "(", "\t", "\n", "\v", "Acme", "1.6", "kg", "KG", "Ltd", "ltd.", "co", "Co.",
-		"Studio", "design", "sp. z o.o", "GmbH & Co. KG", "a/s", "S.A", "x", "é", "ſa", "\u212a\u212a", "gmbh"}
+		"Studio", "design", "sp. z o.o", "GmbH & Co. KG", "a/s", "S.A", "x", "é", "ſa", "\u212a\u212a", "gmbh",
+		"company", "corp", "Corporation", "co.", "ltd)", "s.a.", "supplies", "supply", "l.l.c.", "inc,"}
 	r := rand.New(rand.NewPCG(13, 14))
 	for range 30000 {
 		s := randomText(r, pieces, 1+r.IntN(7))
 		require.Equal(t, afterFirstWordRef(legalFormRef, s), afterFirstWord(legalFormRe, s), "%q", s)
 		require.Equal(t, afterFirstWordRef(tradeWordRef, s), afterFirstWord(tradeWordRe, s), "%q", s)
 		require.Equal(t, legalFormRef.MatchString(s), legalFormRe.MatchString(s), "%q", s)
+		if isASCII(s) {
+			for _, c := range []struct {
+				ref *regexp.Regexp
+				np  *namePattern
+			}{{legalFormRef, legalFormRe}, {tradeWordRef, tradeWordRe}} {
+				var got [][]int
+				for _, m := range c.np.appendMatches(nil, s) {
+					got = append(got, []int{m[0], m[1]})
+				}
+				require.Equal(t, c.ref.FindAllStringIndex(s, -1), got, "%q", s)
+			}
+		}
 	}
+}
+
+func FuzzNamePattern_FindsTheRegexpMatches(f *testing.F) {
+	for _, s := range []string{"Acme Ltd", "Acme Co. Ltd.", ",co", "Studio 4, 22 Canal Street", "Brightline Studio",
+		"1.6 kg of steel", "X GmbH & Co. KG)", "a company co", "Foo  Inc,Bar"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if !isASCII(s) {
+			return // the expressions run themselves on other text
+		}
+		for _, c := range []struct {
+			ref *regexp.Regexp
+			np  *namePattern
+		}{{legalFormRef, legalFormRe}, {tradeWordRef, tradeWordRe}} {
+			var got [][]int
+			for _, m := range c.np.appendMatches(nil, s) {
+				got = append(got, []int{m[0], m[1]})
+			}
+			require.Equal(t, c.ref.FindAllStringIndex(s, -1), got, "%q", s)
+		}
+		require.Equal(t, afterFirstWordRef(legalFormRef, s), afterFirstWord(legalFormRe, s), "%q", s)
+	})
 }
