@@ -57,8 +57,8 @@ func (Rules) Extract(ctx context.Context, content string, classification []byte)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	var c Classification
-	if err := json.Unmarshal(classification, &c); err != nil {
+	c, err := decodeClassification(classification)
+	if err != nil {
 		return nil, fmt.Errorf("extract: rules: decode classification: %w", ErrPermanent)
 	}
 	if c.DocumentType == DocDeferred {
@@ -76,8 +76,8 @@ func (Rules) Validate(ctx context.Context, extraction []byte) ([]byte, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	var x Extraction
-	if err := json.Unmarshal(extraction, &x); err != nil {
+	x, err := decodeExtraction(extraction)
+	if err != nil {
 		return nil, fmt.Errorf("extract: rules: decode extraction: %w", ErrPermanent)
 	}
 	inv, err := ValidateExtraction(x)
