@@ -28,7 +28,7 @@ func (Rules) Classify(ctx context.Context, content string) ([]byte, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return json.Marshal(classifyContent(content))
+	return marshalClassification(classifyContent(content))
 }
 
 func classifyContent(content string) Classification {
@@ -68,7 +68,7 @@ func (Rules) Extract(ctx context.Context, content string, classification []byte)
 	if c.DocumentType == DocInvoice && len(content) <= MaxDocumentBytes {
 		x = extractInvoice(content)
 	}
-	return json.Marshal(x)
+	return marshalExtraction(x)
 }
 
 // Validate judges the extraction with ValidateExtraction.
@@ -84,7 +84,10 @@ func (Rules) Validate(ctx context.Context, extraction []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return json.Marshal(inv)
+	if inv == nil {
+		return json.Marshal(inv)
+	}
+	return marshalInvoice(*inv)
 }
 
 // extractInvoice runs the rules over an invoice: the document's
