@@ -58,12 +58,28 @@ func scanNumbers(s string, spaceGroups bool) []numTok {
 			if n := len(out); n > 0 && tok.start < out[n-1].end {
 				tok.start = out[n-1].end // a symbol between two numbers belongs to the first
 			}
+			if out == nil {
+				// Each number holds a run of digits of its own: room for
+				// them all at once rather than growing one by one.
+				out = make([]numTok, 0, digitRuns(s[i:]))
+			}
 			out = append(out, tok)
 			end = max(end, tok.end)
 		}
 		i = end
 	}
 	return out
+}
+
+// digitRuns counts the runs of ASCII digits in s.
+func digitRuns(s string) int {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if isDigit(s[i]) && (i == 0 || !isDigit(s[i-1])) {
+			n++
+		}
+	}
+	return n
 }
 
 // gluedRand reports a rand sign glued to an amount at s[i] ("R12 450.00",
@@ -114,7 +130,7 @@ func numberRun(s string, start, end int, spaceGroups bool) (numTok, bool) {
 	if i := strings.IndexByte(run, '/'); i > 0 && isAllLetters(run[i+1:]) {
 		run, end = run[:i], start+i // "45/hr": a price per unit
 	}
-	if run == "" || run[0] < '0' || run[0] > '9' || strings.ContainsAny(run, "/-_") {
+	if run == "" || run[0] < '0' || run[0] > '9' || containsASCII(run, "/-_") {
 		return numTok{}, false
 	}
 	k := 0

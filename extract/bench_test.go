@@ -33,7 +33,20 @@ func benchDocs(b *testing.B) []string {
 // BenchmarkRules runs classify → extract → validate over the sample
 // invoices and reports documents per second and nanoseconds per document.
 func BenchmarkRules(b *testing.B) {
-	docs := benchDocs(b)
+	benchmarkRules(b, benchDocs(b))
+}
+
+// BenchmarkRulesBasicInvoice runs the three stages on the 1 KiB invoice the
+// pipeline benchmark submits.
+func BenchmarkRulesBasicInvoice(b *testing.B) {
+	content, err := os.ReadFile(filepath.Join("..", "testdata", "invoices", "valid-basic-eur.txt"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchmarkRules(b, []string{string(content)})
+}
+
+func benchmarkRules(b *testing.B, docs []string) {
 	ctx := context.Background()
 	r := Rules{}
 	b.ReportAllocs()

@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"sort"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -182,7 +183,7 @@ func titleType(text string) string {
 // Services Pty. Ltd.").
 func titleTypeWords(text string, maxWords int) string {
 	text = unspaceLetters(text)
-	if len(strings.Fields(text)) > maxWords || !titleShaped(text) {
+	if countFields(text) > maxWords || !titleShaped(text) {
 		return ""
 	}
 	if i := strings.IndexByte(text, ':'); i >= 0 {
@@ -194,17 +195,30 @@ func titleTypeWords(text string, maxWords int) string {
 			return ""
 		}
 	}
-	lower := " " + strings.ToLower(text) + " "
+	var buf [128]byte
+	lower := string(append(appendLower(append(buf[:0], ' '), text), ' '))
 	if billTitles[strings.TrimSpace(lower)] {
 		return DocInvoice
 	}
-	best, bestAt := "", len(lower)
-	for _, k := range docKeywords {
-		if at := wordIndex(lower, k.phrase); at >= 0 && at < bestAt {
-			best, bestAt = k.docType, at
-		}
+	if _, k := docKeywordSet.first(lower); k >= 0 {
+		return docKeywords[k].docType
 	}
-	return best
+	return ""
+}
+
+// docKeywordSet and markerSet look for the phrases of docKeywords and
+// markers.
+var (
+	docKeywordSet = newPhraseSet(phrasesOf(docKeywords))
+	markerSet     = newPhraseSet(phrasesOf(markers))
+)
+
+func phrasesOf(list []struct{ phrase, docType string }) []string {
+	out := make([]string, len(list))
+	for i, k := range list {
+		out[i] = k.phrase
+	}
+	return out
 }
 
 // billTitles are the titles of a bill that ask for payment like an invoice
@@ -218,7 +232,8 @@ var billTitles = map[string]bool{
 
 // unspaceLetters joins a letter-spaced word: "I N V O I C E" → "INVOICE".
 func unspaceLetters(text string) string {
-	f := strings.Fields(text)
+	var buf [16]string
+	f := appendFieldsFunc(buf[:0], text, unicode.IsSpace) // strings.Fields, on the stack
 	if len(f) < 4 {
 		return text
 	}
@@ -271,23 +286,78 @@ func wordIndex(s, phrase string) int {
 
 // findMarker returns the type of the first non-invoice marker in d, or a
 // receipt for a "PAID" stamp line.
+//
+// The lines before the first stamp line are lower-cased into one text, each
+// padded with spaces and ended by a newline, so that each marker is looked
+// for once in the whole text rather than once per line: the marker found
+// is that of the earliest line with one, the first of markers on that line.
+// No marker spans two lines, since none contains a newline.
 func findMarker(d *document) string {
+	size := 0
 	for i := range d.lines {
-		t := strings.ToLower(strings.TrimSpace(d.lines[i].text))
+		size += len(d.lines[i].text) + 3
+	}
+	buf := make([]byte, 0, size)
+	starts := make([]int, 0, len(d.lines)) // where each line of buf starts
+	stamp := false
+	for i := range d.lines {
+		t := strings.TrimSpace(d.lines[i].text)
 		if t == "" {
 			continue
 		}
-		if t == "paid" || t == "*** paid ***" || t == "status: paid" || t == "payment status: paid" {
+		start := len(buf)
+		buf = appendLower(append(buf, ' '), t)
+		if isStampLine(buf[start+1:]) {
+			buf, stamp = buf[:start], true
+			break
+		}
+		buf = append(buf, ' ', '\n')
+		starts = append(starts, start)
+	}
+	text := string(buf)
+	at, k := markerSet.first(text)
+	if at < 0 {
+		if stamp {
 			return DocReceipt
 		}
-		padded := " " + t + " "
-		for _, m := range markers {
-			if containsWord(padded, m.phrase) {
-				return m.docType
-			}
+		return ""
+	}
+	// The first marker of the list found on the line of the earliest one.
+	line := sort.SearchInts(starts, at+1) - 1
+	end := len(text)
+	if line+1 < len(starts) {
+		end = starts[line+1]
+	}
+	for _, m := range markers {
+		if containsWord(text[starts[line]:end], m.phrase) {
+			return m.docType
 		}
 	}
-	return ""
+	return markers[k].docType // not reached: the line holds marker k
+}
+
+// isStampLine reports a line, in lower case, that is a "PAID" stamp.
+func isStampLine(lower []byte) bool {
+	switch string(lower) {
+	case "paid", "*** paid ***", "status: paid", "payment status: paid":
+		return true
+	}
+	return false
+}
+
+// appendLower appends s in lower case (strings.ToLower) to b.
+func appendLower(b []byte, s string) []byte {
+	if !isASCII(s) {
+		return append(b, strings.ToLower(s)...)
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if isUpperByte(c) {
+			c += 'a' - 'A'
+		}
+		b = append(b, c)
+	}
+	return b
 }
 
 // findClassLabels reports an invoice number label with a value and a
@@ -295,9 +365,10 @@ func findMarker(d *document) string {
 func findClassLabels(d *document) []string {
 	var number, total bool
 	for i := range d.lines {
-		_, headerRow := pureLabels(&d.lines[i])
-		for _, c := range d.lines[i].cells {
-			m, ok := matchLabel(c.text)
+		headerRow := isLabelRow(&d.lines[i])
+		for k := range d.lines[i].cells {
+			c := &d.lines[i].cells[k]
+			m, ok := c.labelOf()
 			if !ok {
 				continue
 			}

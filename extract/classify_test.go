@@ -1,6 +1,8 @@
 package extract
 
 import (
+	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -73,5 +75,72 @@ func TestClassify_SignalsNeverQuoteTheDocument(t *testing.T) {
 	for _, s := range c.Signals {
 		require.NotContains(t, s, "SECRET")
 		require.Regexp(t, `^[a-z_]+$`, s)
+	}
+}
+
+// findMarkerByLine is findMarker as first written, line by line: the
+// reference of the single-text search.
+func findMarkerByLine(d *document) string {
+	for i := range d.lines {
+		t := strings.ToLower(strings.TrimSpace(d.lines[i].text))
+		if t == "" {
+			continue
+		}
+		if t == "paid" || t == "*** paid ***" || t == "status: paid" || t == "payment status: paid" {
+			return DocReceipt
+		}
+		padded := " " + t + " "
+		for _, m := range markers {
+			if containsWord(padded, m.phrase) {
+				return m.docType
+			}
+		}
+	}
+	return ""
+}
+
+func TestFindMarker_AgreesWithTheLineByLineSearch(t *testing.T) {
+	t.Parallel()
+	docs := []string{
+		"Invoice\nPAID\nChange due 1.00", "Change due 1.00\nPAID", "Valid until May\nOpening balance 3",
+		"opening balance 1 valid until 2", "Status: PAID\nclosing balance", "x\n*** PAID ***", "statement\ndatechange due",
+		"ÜBER change due", "tendered\n", "balance b/f 3", "quote validity", "", "\n\n",
+		"Valid until May, change due 3", "Statement date 1\nAUTH CODE 2", "x\nthis quote: tendered\nchange due",
+	}
+	for _, g := range goldenDocs(t) {
+		docs = append(docs, g.text)
+	}
+	for _, doc := range docs {
+		d := parseDocument(doc)
+		require.Equal(t, findMarkerByLine(d), findMarker(d), "%q", doc)
+	}
+}
+
+// firstByWordIndex is the search phraseSet replaces: the smallest wordIndex
+// of all phrases, ties to the phrase listed first.
+func firstByWordIndex(s string, phrases []string) (int, int) {
+	at, which := -1, -1
+	for k, p := range phrases {
+		if j := wordIndex(s, p); j >= 0 && (at < 0 || j < at) {
+			at, which = j, k
+		}
+	}
+	return at, which
+}
+
+func TestPhraseSet_FindsWhatOneSearchPerPhraseFinds(t *testing.T) {
+	t.Parallel()
+	for _, set := range []*phraseSet{docKeywordSet, markerSet} {
+		pieces := []string{" ", "-", "x", "s", "é", "1", "\n"}
+		for _, p := range set.phrases {
+			pieces = append(pieces, p, p[:len(p)/2+1])
+		}
+		r := rand.New(rand.NewPCG(9, 10))
+		for range 20000 {
+			s := randomText(r, pieces, 1+r.IntN(8))
+			wantAt, wantK := firstByWordIndex(s, set.phrases)
+			gotAt, gotK := set.first(s)
+			require.Equal(t, [2]int{wantAt, wantK}, [2]int{gotAt, gotK}, "%q", s)
+		}
 	}
 }

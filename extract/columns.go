@@ -77,6 +77,19 @@ func buildColumns(src map[colRole]string) map[string]colRole {
 	return m
 }
 
+// columnVocabulary maps each word of the column phrases to itself:
+// headerWords takes a known word's normal form from it instead of making a
+// new string.
+var columnVocabulary = func() map[string]string {
+	m := map[string]string{}
+	for p := range columnWords {
+		for _, w := range strings.Fields(p) {
+			m[w] = w
+		}
+	}
+	return m
+}()
+
 // column is one column of an item table header.
 type column struct {
 	role       colRole
@@ -120,7 +133,9 @@ func cellColumns(c cell, pipe bool) ([]column, bool) {
 	if len(words) == 0 {
 		return []column{{role: colOther, start: c.start, end: c.end}}, pipe || c.text == "#"
 	}
-	if phrase := joinWords(words); columnWords[phrase] != colOther || phrase == "" {
+	var buf [64]byte
+	if joined := appendJoinedWords(buf[:0], words); columnWords[string(joined)] != colOther || len(joined) == 0 {
+		phrase := joinWords(words)
 		return []column{{role: columnWords[phrase], phrase: phrase, start: c.start, end: c.end}}, true
 	}
 	if pipe {
@@ -146,12 +161,26 @@ func cellColumns(c cell, pipe bool) ([]column, bool) {
 // longestColumn returns the length and role of the longest column phrase
 // that starts words.
 func longestColumn(words []headerWord) (int, colRole) {
+	var buf [64]byte
 	for n := min(len(words), 5); n > 0; n-- {
-		if role, ok := columnWords[joinWords(words[:n])]; ok {
+		if role, ok := columnWords[string(appendJoinedWords(buf[:0], words[:n]))]; ok {
 			return n, role
 		}
 	}
 	return 0, colOther
+}
+
+// appendJoinedWords appends joinWords(ws) to dst: looked up in a map
+// straight from a buffer on the caller's stack, a phrase that is no column
+// costs no allocation.
+func appendJoinedWords(dst []byte, ws []headerWord) []byte {
+	for i, w := range ws {
+		if i > 0 {
+			dst = append(dst, ' ')
+		}
+		dst = append(dst, w.norm...)
+	}
+	return dst
 }
 
 func joinWords(ws []headerWord) string {
@@ -184,13 +213,23 @@ func headerWords(c cell) []headerWord {
 		}
 		depth += strings.Count(text[pos:start], "(") - strings.Count(text[pos:start], ")")
 		pos = end
-		if depth > 0 || isCurrencyWord(w) || isNoteWord(strings.ToLower(w)) || nonLatin(w) {
+		if depth > 0 || isCurrencyWord(w) || isNoteWordFold(w) || nonLatin(w) {
 			continue
 		}
-		norm := string(appendNormWord(nil, w))
-		out = append(out, headerWord{norm: norm, start: col + runeCount(text[:start]), end: col + runeCount(text[:end])})
+		out = append(out, headerWord{norm: normWord(w), start: col + runeCount(text[:start]), end: col + runeCount(text[:end])})
 	}
 	return out
+}
+
+// normWord is string(appendNormWord(nil, w)), from columnVocabulary when
+// the word is a column's.
+func normWord(w string) string {
+	var buf [32]byte
+	norm := appendNormWord(buf[:0], w)
+	if v, ok := columnVocabulary[string(norm)]; ok {
+		return v
+	}
+	return string(norm)
 }
 
 // isNoteWord: words of a header that qualify a column without naming one
@@ -201,6 +240,23 @@ func isNoteWord(w string) bool {
 		return true
 	}
 	return false
+}
+
+// isNoteWordFold is isNoteWord(strings.ToLower(w)) without a new string:
+// an ASCII word keeps its length in lower case, and no note word is longer
+// than three letters.
+func isNoteWordFold(w string) bool {
+	if !isASCII(w) {
+		return isNoteWord(strings.ToLower(w))
+	}
+	if len(w) > 3 {
+		return false
+	}
+	var buf [3]byte
+	for i := 0; i < len(w); i++ {
+		buf[i] = lowerByte(w[i])
+	}
+	return isNoteWord(string(buf[:len(w)]))
 }
 
 func runeCount(s string) int {

@@ -49,24 +49,56 @@ var currencySymbols = []struct{ sym, code string }{
 	{"R", "ZAR"},
 }
 
-// isCurrencyWord reports a word that names a currency beside an amount: an
-// ISO code or a symbol written in letters ("kr", "KD").
-func isCurrencyWord(w string) bool {
-	if isCurrencyCode(strings.ToUpper(w)) && len(w) == 3 {
-		return true
+// symbolsByFirst and symbolsByLast list, for each byte, the indexes in
+// currencySymbols of the symbols that start or end with it, in the order of
+// currencySymbols: a symbol is looked for among those alone.
+var symbolsByFirst, symbolsByLast = func() (first, last [256][]int) {
+	for i, c := range currencySymbols {
+		first[c.sym[0]] = append(first[c.sym[0]], i)
+		last[c.sym[len(c.sym)-1]] = append(last[c.sym[len(c.sym)-1]], i)
 	}
+	return first, last
+}()
+
+// letterSymbols are the symbols written in letters, without a final '.'.
+var letterSymbols = func() map[string]bool {
+	m := map[string]bool{}
 	for _, c := range currencySymbols {
-		if strings.TrimSuffix(c.sym, ".") == strings.TrimSuffix(w, ".") && isLetterByte(c.sym[0]) {
+		if isLetterByte(c.sym[0]) {
+			m[strings.TrimSuffix(c.sym, ".")] = true
+		}
+	}
+	return m
+}()
+
+// isCurrencyWord reports a word that names a currency beside an amount: an
+// ISO code in any case or a symbol written in letters ("kr", "KD").
+func isCurrencyWord(w string) bool {
+	// Three runes at least make a code: a word of three bytes that is not
+	// ASCII has fewer, and strings.ToUpper keeps the number of runes.
+	if len(w) == 3 && isASCII(w) {
+		var upper [3]byte
+		for i := range upper {
+			upper[i] = w[i]
+			if isLowerByte(w[i]) {
+				upper[i] -= 'a' - 'A'
+			}
+		}
+		if isCurrencyCode(string(upper[:])) {
 			return true
 		}
 	}
-	return false
+	return letterSymbols[strings.TrimSuffix(w, ".")]
 }
 
 // currencyBefore finds a currency symbol or code that ends t (the text
 // right before an amount, spaces trimmed) and returns its code and length.
 func currencyBefore(t string) (string, int) {
-	for _, c := range currencySymbols {
+	if t == "" {
+		return "", 0
+	}
+	for _, i := range symbolsByLast[t[len(t)-1]] {
+		c := currencySymbols[i]
 		if strings.HasSuffix(t, c.sym) && boundedBefore(t[:len(t)-len(c.sym)], c.sym) {
 			if c.code == "$" { // "MXN $4,500.00": the code names the dollar
 				u := strings.TrimRight(t[:len(t)-1], " ")
@@ -97,7 +129,11 @@ func currencyAfter(s string) (string, int) {
 		skip = len("\u00a0")
 	}
 	t := s[skip:]
-	for _, c := range currencySymbols {
+	if t == "" {
+		return "", 0
+	}
+	for _, i := range symbolsByFirst[t[0]] {
+		c := currencySymbols[i]
 		if strings.HasPrefix(t, c.sym) && boundedAfter(t[len(c.sym):], c.sym) {
 			return c.code, skip + len(c.sym)
 		}

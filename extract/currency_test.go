@@ -1,6 +1,8 @@
 package extract
 
 import (
+	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -53,5 +55,76 @@ func TestEvidence_CurrencyFromTheDocument(t *testing.T) {
 	}
 	for _, tt := range tests {
 		require.Equal(t, tt.want, currencyOf(tt.doc), tt.name)
+	}
+}
+
+// The currency lookups as first written, scanning every symbol: the
+// reference of the indexed ones.
+func isCurrencyWordRef(w string) bool {
+	if isCurrencyCode(strings.ToUpper(w)) && len(w) == 3 {
+		return true
+	}
+	for _, c := range currencySymbols {
+		if strings.TrimSuffix(c.sym, ".") == strings.TrimSuffix(w, ".") && isLetterByte(c.sym[0]) {
+			return true
+		}
+	}
+	return false
+}
+
+func currencyBeforeRef(t string) (string, int) {
+	for _, c := range currencySymbols {
+		if strings.HasSuffix(t, c.sym) && boundedBefore(t[:len(t)-len(c.sym)], c.sym) {
+			if c.code == "$" {
+				u := strings.TrimRight(t[:len(t)-1], " ")
+				if code, n := currencyBeforeRef(u); n == 3 && isCurrencyCode(u[len(u)-3:]) {
+					return code, len(t) - len(u) + n
+				}
+			}
+			return c.code, len(c.sym)
+		}
+	}
+	if len(t) >= 3 {
+		code := t[len(t)-3:]
+		if isCurrencyCode(code) && boundedBefore(t[:len(t)-3], code) {
+			return code, 3
+		}
+	}
+	return "", 0
+}
+
+func currencyAfterRef(s string) (string, int) {
+	skip := 0
+	if strings.HasPrefix(s, " ") {
+		skip = 1
+	} else if strings.HasPrefix(s, "\u00a0") {
+		skip = len("\u00a0")
+	}
+	t := s[skip:]
+	for _, c := range currencySymbols {
+		if strings.HasPrefix(t, c.sym) && boundedAfter(t[len(c.sym):], c.sym) {
+			return c.code, skip + len(c.sym)
+		}
+	}
+	if len(t) >= 3 && isCurrencyCode(t[:3]) && boundedAfter(t[3:], "ABC") {
+		return t[:3], skip + 3
+	}
+	return "", 0
+}
+
+func TestCurrencyLookups_AgreeWithTheFullScan(t *testing.T) {
+	t.Parallel()
+	pieces := []string{" ", "\u00a0", "$", "US", "€", "£", "kr", "Kr.", ".", "R", "S", "eur", "EUR", "usd", "Usd",
+		"euros", "yen", "1", "a", "ſ", "ı", "K", "MXN", "₹", "Rs", "SFr", "zł", "¥", "JP", "x"}
+	r := rand.New(rand.NewPCG(5, 6))
+	for range 30000 {
+		s := randomText(r, pieces, r.IntN(5))
+		require.Equal(t, isCurrencyWordRef(s), isCurrencyWord(s), "%q", s)
+		wantCode, wantN := currencyBeforeRef(s)
+		gotCode, gotN := currencyBefore(s)
+		require.Equal(t, [2]any{wantCode, wantN}, [2]any{gotCode, gotN}, "%q", s)
+		wantCode, wantN = currencyAfterRef(s)
+		gotCode, gotN = currencyAfter(s)
+		require.Equal(t, [2]any{wantCode, wantN}, [2]any{gotCode, gotN}, "%q", s)
 	}
 }

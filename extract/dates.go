@@ -65,7 +65,7 @@ func monthNumber(name string) int { return months[strings.ToLower(name)] }
 
 // findDates returns the dates of s in order of position.
 func findDates(s string) []dateTok {
-	if !strings.ContainsAny(s, "0123456789") {
+	if !hasDigit(s) {
 		return nil
 	}
 	var out []dateTok
@@ -98,6 +98,10 @@ func monthWords(s string) [][2]int {
 	var out [][2]int
 	var buf [12]byte
 	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf && !isLetterByte(c) {
+			i++ // most bytes: the ASCII test is enough
+			continue
+		}
 		r, n := utf8.DecodeRuneInString(s[i:])
 		if !unicode.IsLetter(r) {
 			i += n
@@ -105,6 +109,19 @@ func monthWords(s string) [][2]int {
 		}
 		j, k := i, 0
 		for j < len(s) {
+			if c := s[j]; c < utf8.RuneSelf {
+				if !isLetterByte(c) {
+					break
+				}
+				if k < len(buf) {
+					buf[k] = lowerByte(c)
+					k++
+				} else {
+					k = len(buf) + 1
+				}
+				j++
+				continue
+			}
 			r, m := utf8.DecodeRuneInString(s[j:])
 			if !unicode.IsLetter(r) {
 				break

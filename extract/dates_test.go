@@ -1,7 +1,10 @@
 package extract
 
 import (
+	"math/rand/v2"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
 )
@@ -110,4 +113,47 @@ func TestRules_DateOrderPerDocument(t *testing.T) {
 	}
 	_, err := run(t, doc("", "CAD "))
 	require.Equal(t, ReasonAmbiguousDate, reasonOf(t, err), "no evidence either way")
+}
+
+// monthWordsByRune is monthWords as first written, rune by rune: the
+// reference of its ASCII fast path.
+func monthWordsByRune(s string) [][2]int {
+	var out [][2]int
+	var buf [12]byte
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if !unicode.IsLetter(r) {
+			i += n
+			continue
+		}
+		j, k := i, 0
+		for j < len(s) {
+			r, m := utf8.DecodeRuneInString(s[j:])
+			if !unicode.IsLetter(r) {
+				break
+			}
+			if k+m <= len(buf) {
+				k += utf8.EncodeRune(buf[k:], unicode.ToLower(r))
+			} else {
+				k = len(buf) + 1
+			}
+			j += m
+		}
+		if k >= 3 && k <= len(buf) && months[string(buf[:k])] > 0 {
+			out = append(out, [2]int{i, j})
+		}
+		i = j
+	}
+	return out
+}
+
+func TestMonthWords_AgreesWithTheRuneByRuneScan(t *testing.T) {
+	t.Parallel()
+	pieces := []string{"March", "MÄRZ", "mär", "Février", "jan", "JANUARY", "Dezember", "x", "é", "É", " ", "3",
+		"\xff", "abcdefghijkl", "SeptemberX", "Ⅻ", "ǅ", "-", "İ", "ſept"}
+	r := rand.New(rand.NewPCG(11, 12))
+	for range 30000 {
+		s := randomText(r, pieces, r.IntN(8))
+		require.Equal(t, monthWordsByRune(s), monthWords(s), "%q", s)
+	}
 }

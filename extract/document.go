@@ -67,8 +67,21 @@ const (
 type cell struct {
 	text       string
 	start, end int
+	// label, labelOK cache matchLabel(text) once labelDone: most scans
+	// ask a cell for its label, several times per document.
+	label              labelMatch
+	labelOK, labelDone bool
 	// customer: the cell is part of a "Bill to" or "Ship to" block.
 	customer bool
+}
+
+// labelOf returns matchLabel(c.text), computed once per cell.
+func (c *cell) labelOf() (labelMatch, bool) {
+	if !c.labelDone {
+		c.label, c.labelOK = matchLabel(c.text)
+		c.labelDone = true
+	}
+	return c.label, c.labelOK
 }
 
 func (l *line) blank() bool { return l.text == "" }
@@ -79,9 +92,11 @@ func parseDocument(content string) *document {
 	if len(content) > MaxDocumentBytes {
 		content = content[:MaxDocumentBytes]
 	}
-	d := &document{lines: make([]line, 0, strings.Count(content, "\n")+1)}
+	n := strings.Count(content, "\n") + 1
+	d := &document{lines: make([]line, 0, n)}
+	cs := cellStore{chunk: make([]cell, 0, n)}
 	for raw := range strings.Lines(content) {
-		d.lines = append(d.lines, parseLine(raw))
+		d.lines = append(d.lines, parseLine(raw, &cs))
 	}
 	d.mail = detectMail(d.lines)
 	if d.mail {
@@ -100,7 +115,7 @@ func parseDocument(content string) *document {
 // page or a PDF into ordinary ones, so that they separate words and
 // columns; between two digits one stays, grouping them ("1 234,56").
 func plainSpaces(s string) string {
-	if !strings.ContainsAny(s, "\u00a0\u202f\u2009\u2007") {
+	if isASCII(s) || !strings.ContainsAny(s, "\u00a0\u202f\u2009\u2007") {
 		return s
 	}
 	var b strings.Builder
@@ -119,7 +134,7 @@ func plainSpaces(s string) string {
 	return b.String()
 }
 
-func parseLine(raw string) line {
+func parseLine(raw string, cs *cellStore) line {
 	raw = strings.TrimRight(raw, "\r\n")
 	if !utf8.ValidString(raw) {
 		raw = strings.ToValidUTF8(raw, " ")
@@ -134,7 +149,7 @@ func parseLine(raw string) line {
 	l.sep = cellSeparator(l.text)
 	l.pipe = !l.rule && l.sep != 0
 	if !l.rule {
-		l.cells = splitCells(l.text, l.sep)
+		l.cells = cs.split(l.text, l.sep)
 	}
 	return l
 }
@@ -212,12 +227,13 @@ func stripHeading(s string) (string, bool) {
 // stripMarkdown removes emphasis and code markers, keeping columns aligned
 // by replacing them with nothing only when they hug text.
 func stripMarkdown(s string) string {
-	if !strings.ContainsAny(s, "*_`") {
+	if !containsASCII(s, "*_`") {
 		return s
 	}
-	r := strings.NewReplacer("**", "", "__", "", "`", "")
-	return r.Replace(s)
+	return markdownReplacer.Replace(s)
 }
+
+var markdownReplacer = strings.NewReplacer("**", "", "__", "", "`", "")
 
 // stripBullet removes a leading list bullet ("- ", "* ", "• ").
 func stripBullet(s string) (string, bool) {
@@ -247,24 +263,42 @@ func isRule(s string) bool {
 	return n >= 3
 }
 
-// splitCells cuts a line into cells at its separator ('|' or ';', empty
-// cells kept so that cells keep their column) or at runs of two or more
-// spaces.
-func splitCells(s string, sep rune) []cell {
+// cellStore holds the cells of a document's lines: a line is split into
+// scratch, then its cells are copied into a shared chunk, so that a
+// document costs a few allocations rather than one or more per line.
+type cellStore struct {
+	scratch, chunk []cell
+}
+
+// split cuts a line into cells at its separator ('|' or ';', empty cells
+// kept so that cells keep their column) or at runs of two or more spaces.
+// The cells are capped so that an append to them can never overwrite the
+// next line's.
+func (cs *cellStore) split(s string, sep rune) []cell {
 	var cells []cell
 	if sep != 0 {
-		cells = splitPipes(s, sep)
+		cs.scratch = splitPipes(s, sep, cs.scratch[:0])
+		cells = trimEmptyEnds(cs.scratch)
 	} else {
-		cells = splitSpaces(s)
+		cs.scratch = splitSpaces(s, cs.scratch[:0])
+		cells = cs.scratch
 	}
 	if len(cells) > maxCells {
 		cells = cells[:maxCells]
 	}
-	return cells
+	if len(cells) == 0 {
+		return nil
+	}
+	if cap(cs.chunk)-len(cs.chunk) < len(cells) {
+		cs.chunk = make([]cell, 0, max(len(cells), 2*cap(cs.chunk)))
+	}
+	start := len(cs.chunk)
+	cs.chunk = append(cs.chunk, cells...)
+	return cs.chunk[start:len(cs.chunk):len(cs.chunk)]
 }
 
-func splitPipes(s string, sep rune) []cell {
-	var cells []cell
+// splitPipes appends the cells of a delimited row to cells.
+func splitPipes(s string, sep rune, cells []cell) []cell {
 	col, startCol, startByte := 0, 0, 0
 	for i, r := range s {
 		if r == sep {
@@ -273,7 +307,12 @@ func splitPipes(s string, sep rune) []cell {
 		}
 		col++
 	}
-	cells = append(cells, trimmedCell(s[startByte:], startCol))
+	return append(cells, trimmedCell(s[startByte:], startCol))
+}
+
+// trimEmptyEnds drops the empty cells outside the first and last
+// delimiters ("| a | b |").
+func trimEmptyEnds(cells []cell) []cell {
 	if cells[0].text == "" {
 		cells = cells[1:]
 	}
@@ -291,8 +330,9 @@ func trimmedCell(raw string, col int) cell {
 	return cell{text: t, start: start, end: start + runeCount(t)}
 }
 
-func splitSpaces(s string) []cell {
-	var cells []cell
+// splitSpaces appends the cells of s, cut at runs of two or more spaces, to
+// cells.
+func splitSpaces(s string, cells []cell) []cell {
 	col, spaces := 0, 0
 	startCol, startByte := -1, 0
 	flush := func(endByte int) {

@@ -1,7 +1,6 @@
 package extract
 
 import (
-	"regexp"
 	"sort"
 	"strings"
 )
@@ -51,18 +50,11 @@ func codeWords(s string) []string {
 	return out
 }
 
-var (
-	// ukRe finds a UK postcode ("EX2 8PW") or a GB VAT number.
-	ukRe = regexp.MustCompile(`\b(?:[A-Z]{1,2}[0-9][A-Z0-9]? [0-9][A-Z]{2}|GB ?[0-9]{3} ?[0-9]{4} ?[0-9]{2})\b`)
-	// usStateZipRe finds a US state abbreviation and ZIP code.
-	usStateZipRe = regexp.MustCompile(`\b(?:AL|AK|AZ|AR|CA|CO|CT|DE|FL|GA|HI|ID|IL|IN|IA|KS|KY|LA|ME|MD|MA|MI|MN|MS|MO|MT|NE|NV|NH|NJ|NM|NY|NC|ND|OH|OK|OR|PA|RI|SC|SD|TN|TX|UT|VT|VA|WA|WV|WI|WY|DC),?\s+\d{5}(?:-\d{4})?\b`)
-)
-
 // usStateZip reports a US state and ZIP code ("Boulder, CO 80301"), not a
 // label's value that looks like one ("Customer ID 13118").
 func usStateZip(text string) bool {
-	for _, m := range usStateZipRe.FindAllStringIndex(text, -1) {
-		before := strings.TrimRight(text[:m[0]], " ")
+	for at := nextStateZip(text, 0); at >= 0; at = nextStateZip(text, at+1) {
+		before := strings.TrimRight(text[:at], " ")
 		if strings.HasSuffix(before, ",") {
 			return true
 		}
@@ -85,6 +77,11 @@ var idLabelWords = map[string]bool{
 // gatherEvidence reads every line of d once.
 func gatherEvidence(d *document) *evidence {
 	e := &evidence{currencies: map[string]int{}, usAt: -1, ukAt: -1}
+	size := 0
+	for i := range d.lines {
+		size += len(d.lines[i].text) + 1
+	}
+	e.raw.Grow(size)
 	for i := range d.lines {
 		e.line(&d.lines[i])
 	}
@@ -95,10 +92,11 @@ func (e *evidence) line(l *line) {
 	if l.blank() {
 		return
 	}
-	if e.usAt < 0 && hasDigitRun(l.text, 5) && usStateZip(l.text) {
+	us := hasDigitRun(l.text, 5) && usStateZip(l.text)
+	if e.usAt < 0 && us {
 		e.usAt = e.raw.Len()
 	}
-	if e.ukAt < 0 && ukRe.MatchString(l.text) {
+	if e.ukAt < 0 && hasUKMarker(l.text) {
 		e.ukAt = e.raw.Len()
 	}
 	e.raw.WriteString(l.text)
@@ -130,14 +128,16 @@ func (e *evidence) line(l *line) {
 			e.currencies[code]++
 		}
 	}
-	e.conventions(l)
+	e.conventions(l, us)
 }
 
 // conventions notes a "Currency:" label and the tax words and addresses
-// that tell US documents from others.
-func (e *evidence) conventions(l *line) {
-	for _, c := range l.cells {
-		m, ok := matchLabel(c.text)
+// that tell US documents from others; us: the line has a US state and ZIP
+// code.
+func (e *evidence) conventions(l *line, us bool) {
+	for i := range l.cells {
+		c := &l.cells[i]
+		m, ok := c.labelOf()
 		if ok && m.kind == lkCurrency && e.labelled == "" {
 			e.labelled = currencyValue(labelValue(c.text, m))
 		}
@@ -150,7 +150,7 @@ func (e *evidence) conventions(l *line) {
 			}
 		}
 	}
-	if hasDigitRun(l.text, 5) && usStateZip(l.text) {
+	if us {
 		e.dates.strongUS++
 	}
 }

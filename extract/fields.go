@@ -46,7 +46,7 @@ func scanFields(d *document) []hit {
 			hits = append(hits, hs...)
 			continue
 		}
-		hits = append(hits, cellHits(d, i)...)
+		hits = appendCellHits(hits, d, i)
 	}
 	return hits
 }
@@ -64,15 +64,14 @@ func mailHits(l *line, i int) []hit {
 	return nil
 }
 
-// cellHits reads the labels of line i: each cell that starts with a label
-// gives a hit whose value is the rest of the cell, else the next cells,
-// else the cell below.
-func cellHits(d *document, i int) []hit {
+// appendCellHits appends to hits the labels of line i: each cell that
+// starts with a label gives a hit whose value is the rest of the cell, else
+// the next cells, else the cell below.
+func appendCellHits(hits []hit, d *document, i int) []hit {
 	l := &d.lines[i]
-	var hits []hit
 	for j := 0; j < len(l.cells); j++ {
 		c := &l.cells[j]
-		m, ok := matchLabel(c.text)
+		m, ok := c.labelOf()
 		if !ok || c.customer {
 			continue
 		}
@@ -194,7 +193,7 @@ func headerRowHits(d *document, i int) ([]hit, bool) {
 		return nil, false
 	}
 	vals := &d.lines[n]
-	if _, anyLabel := pureLabels(vals); anyLabel || countCells(vals) < 2 || hasLabelCell(vals) {
+	if anyLabel := isLabelRow(vals); anyLabel || countCells(vals) < 2 || hasLabelCell(vals) {
 		return nil, false
 	}
 	var hits []hit
@@ -220,12 +219,16 @@ type cellLabel struct {
 // pureLabels returns the labels of a line whose every non-empty cell (two
 // at least) is a label with nothing after it.
 func pureLabels(l *line) ([]cellLabel, bool) {
+	if !isLabelRow(l) {
+		return nil, false
+	}
 	var out []cellLabel
-	for k, c := range l.cells {
+	for k := range l.cells {
+		c := &l.cells[k]
 		if c.text == "" {
 			continue
 		}
-		m, ok := matchLabel(c.text)
+		m, ok := c.labelOf()
 		if !ok || !onlyRates(c.text[m.end:]) {
 			return nil, false
 		}
@@ -234,11 +237,29 @@ func pureLabels(l *line) ([]cellLabel, bool) {
 	return out, len(out) >= 2
 }
 
+// isLabelRow is the verdict of pureLabels without its labels: the scans
+// that only ask it make no slice.
+func isLabelRow(l *line) bool {
+	n := 0
+	for k := range l.cells {
+		c := &l.cells[k]
+		if c.text == "" {
+			continue
+		}
+		if m, ok := c.labelOf(); !ok || !onlyRates(c.text[m.end:]) {
+			return false
+		}
+		n++
+	}
+	return n >= 2
+}
+
 // onlyRates: what follows a label in a header cell is no value, only a
 // rate, its base, a currency or punctuation: "(25%)", "@ 19%", "(EUR)",
 // "on 261.00".
 func onlyRates(s string) bool {
-	words := strings.FieldsFunc(s, func(r rune) bool { return strings.ContainsRune(" :()[]@", r) })
+	var buf [16]string
+	words := appendFieldsFunc(buf[:0], s, func(r rune) bool { return strings.ContainsRune(" :()[]@", r) })
 	for i := 0; i < len(words); i++ {
 		w := strings.Trim(words[i], ".")
 		switch {
@@ -266,8 +287,8 @@ func countCells(l *line) int {
 }
 
 func hasLabelCell(l *line) bool {
-	for _, c := range l.cells {
-		if m, ok := matchLabel(c.text); ok && m.colon {
+	for i := range l.cells {
+		if m, ok := l.cells[i].labelOf(); ok && m.colon {
 			return true
 		}
 	}

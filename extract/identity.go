@@ -127,9 +127,103 @@ func invoiceNumberToken(v string) string {
 // legalFormRe finds the legal form that marks a company name; tradeWordRe
 // the trade word that may ("Brightline Studio").
 var (
-	legalFormRe = regexp.MustCompile(`(?i)(?:^|[\s,])(?:ltd|limited|llc|l\.l\.c|inc|incorporated|corp|corporation|co|company|gmbh|ag|kg|ohg|ug|se|sa|s\.a|sas|sarl|s\.r\.l|srl|spa|s\.p\.a|bv|b\.v|nv|n\.v|plc|llp|lp|pty|pte|oy|ab|a/s|aps|kk|k\.k|w\.l\.l|wll|s\.l|e\.k|e\.u|gbr|dac|sp\. z o\.o|s\.r\.o|a\.s|kft|zrt|d\.o\.o|gmbh & co\. kg)\.?(?:$|[\s,)])`)
-	tradeWordRe = regexp.MustCompile(`(?i)(?:^|[\s,])(?:group|holdings|partners|associates|studio|consulting|services|solutions|trading|traders|industries|enterprises|labs|systems|supplies|supply|agency|design|media)\.?(?:$|[\s,)])`)
+	legalFormRe = newNamePattern(`ltd|limited|llc|l\.l\.c|inc|incorporated|corp|corporation|co|company|gmbh|ag|kg|ohg|ug|se|sa|s\.a|sas|sarl|s\.r\.l|srl|spa|s\.p\.a|bv|b\.v|nv|n\.v|plc|llp|lp|pty|pte|oy|ab|a/s|aps|kk|k\.k|w\.l\.l|wll|s\.l|e\.k|e\.u|gbr|dac|sp\. z o\.o|s\.r\.o|a\.s|kft|zrt|d\.o\.o|gmbh & co\. kg`)
+	tradeWordRe = newNamePattern(`group|holdings|partners|associates|studio|consulting|services|solutions|trading|traders|industries|enterprises|labs|systems|supplies|supply|agency|design|media`)
 )
+
+// namePattern is a word of a list, in any case, standing alone in a name:
+// at the start or after a space or comma, perhaps with a '.', then at the
+// end or before a space, a comma or ')'.
+type namePattern struct {
+	re *regexp.Regexp
+	// words are the words of the list in lower case, by their first byte.
+	words [256][]string
+}
+
+// newNamePattern makes the pattern of alternatives, a regular expression
+// alternation of lower-case words whose only escapes are "\.".
+func newNamePattern(alternatives string) *namePattern {
+	np := &namePattern{re: regexp.MustCompile(`(?i)(?:^|[\s,])(?:` + alternatives + `)\.?(?:$|[\s,)])`)}
+	for _, w := range strings.Split(alternatives, "|") {
+		w = strings.ReplaceAll(w, `\.`, ".")
+		np.words[w[0]] = append(np.words[w[0]], w)
+	}
+	return np
+}
+
+// MatchString reports a match anywhere in s.
+func (np *namePattern) MatchString(s string) bool { return np.re.MatchString(s) }
+
+// appendMatches appends to dst the matches of the pattern in an ASCII s,
+// as FindAllStringIndex of its regular expression finds them: leftmost
+// first, each search starting where the last match ended. At a start, "^"
+// is tried before a separator, the words in the order of the list, a '.'
+// after the word before none, the end before a closing separator: the
+// order of the expression's alternatives. It is scanned by hand because
+// the backtracker ran on every vendor candidate (~2% of the rules' CPU).
+func (np *namePattern) appendMatches(dst [][2]int, s string) [][2]int {
+	for pos := 0; pos < len(s); {
+		q, end := pos, -1
+		for ; q < len(s); q++ {
+			if end = np.matchAt(s, q); end >= 0 {
+				break
+			}
+		}
+		if end < 0 {
+			break
+		}
+		dst = append(dst, [2]int{q, end})
+		pos = end
+	}
+	return dst
+}
+
+// matchAt returns the end of the match that starts at q, or -1.
+func (np *namePattern) matchAt(s string, q int) int {
+	if q == 0 {
+		if end := np.wordAt(s, 0); end >= 0 {
+			return end
+		}
+	}
+	if isRegexpSpace(s[q]) || s[q] == ',' {
+		return np.wordAt(s, q+1)
+	}
+	return -1
+}
+
+// wordAt returns the end of a listed word at i, its optional '.' and the end
+// of the text or a closing separator, or -1.
+func (np *namePattern) wordAt(s string, i int) int {
+	if i >= len(s) {
+		return -1
+	}
+	for _, w := range np.words[lowerByte(s[i])] {
+		end := i + len(w)
+		if end > len(s) || !strings.EqualFold(s[i:end], w) {
+			continue
+		}
+		if end < len(s) && s[end] == '.' {
+			if e := closesNameWord(s, end+1); e >= 0 {
+				return e
+			}
+		}
+		if e := closesNameWord(s, end); e >= 0 {
+			return e
+		}
+	}
+	return -1
+}
+
+// closesNameWord returns the end of "(?:$|[\s,)])" at i, or -1.
+func closesNameWord(s string, i int) int {
+	switch {
+	case i == len(s):
+		return i
+	case isRegexpSpace(s[i]) || s[i] == ',' || s[i] == ')':
+		return i + 1
+	}
+	return -1
+}
 
 // hasCompanySuffix: a name with a legal form, or a trade word in a name
 // written as one. The word alone ("Services", a section heading) names no
@@ -144,9 +238,18 @@ func hasCompanySuffix(s string) bool {
 
 // afterFirstWord reports a match of re that is not the first word: "Studio
 // 4, 22 Canal Street" is an address, "Brightline Studio" a name.
-func afterFirstWord(re *regexp.Regexp, s string) bool {
+func afterFirstWord(np *namePattern, s string) bool {
 	s = strings.TrimSpace(s)
-	for _, m := range re.FindAllStringIndex(s, -1) {
+	if isASCII(s) {
+		var buf [8][2]int
+		for _, m := range np.appendMatches(buf[:0], s) {
+			if m[0] > 0 && !unitAfterNumber(s, m[:]) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, m := range np.re.FindAllStringIndex(s, -1) {
 		if m[0] > 0 && !unitAfterNumber(s, m) {
 			return true
 		}
@@ -268,7 +371,7 @@ func vendorLike(s string) bool {
 			digits++
 		}
 	}
-	if letters < 2 || len(s) > 120 || len(strings.Fields(s)) > 12 || strings.HasSuffix(s, ":") {
+	if letters < 2 || len(s) > 120 || countFields(s) > 12 || strings.HasSuffix(s, ":") {
 		return false
 	}
 	if digits > 0 && !hasCompanySuffix(s) || digits > 3 {
@@ -346,7 +449,7 @@ func sentenceShaped(text string) bool {
 // colon before a value are a field the labels do not know, not a name.
 func fieldShaped(text string) bool {
 	i := strings.Index(text, ": ")
-	return i > 0 && len(strings.Fields(text[:i])) <= 3 && strings.TrimSpace(text[i+2:]) != ""
+	return i > 0 && countFields(text[:i]) <= 3 && strings.TrimSpace(text[i+2:]) != ""
 }
 
 // signatureVendor returns the company in the closing lines of an e-mail,

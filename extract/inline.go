@@ -104,7 +104,7 @@ func descriptionAbove(d *document, i int) string {
 		if l.used || hasMoney(stripNumbering(l.text)) {
 			return ""
 		}
-		if _, ok := matchLabel(firstCellText(l)); ok {
+		if _, ok := firstCellLabel(l); ok {
 			return ""
 		}
 		l.used = true
@@ -123,11 +123,12 @@ func hasMoney(s string) bool {
 	return false
 }
 
-func firstCellText(l *line) string {
+// firstCellLabel is matchLabel of the first non-empty cell of l.
+func firstCellLabel(l *line) (labelMatch, bool) {
 	if c := firstCell(l); c != nil {
-		return c.text
+		return c.labelOf()
 	}
-	return ""
+	return matchLabel("")
 }
 
 // stripNumbering removes "1.", "2)", "#3", "Item 4:" from the start.
@@ -158,21 +159,59 @@ func numbersOf(s string, f numberFormat, garbled bool) []numTok {
 	return out
 }
 
-// spaceMarkers separates '×', '@' and '=' and a glued "x3" from their
-// neighbours so that the numbers around them read as numbers.
-var spaceMarkers = regexp.MustCompile(`(?i)(^|[\s(])x(\d)|[×@=]`)
-
+// spaceInline separates '×', '@' and '=' and a glued "x3" from their
+// neighbours so that the numbers around them read as numbers: every match m
+// of the regular expression
+//
+//	(?i)(^|[\s(])x(\d)|[×@=]
+//
+// becomes " m ", or m with a space before its digit for the glued form. It
+// is scanned by hand: it runs on most lines of a document.
 func spaceInline(s string) string {
-	if !strings.ContainsAny(s, "×@=xX") {
+	var b []byte // nil until the first marker
+	last := 0
+	for p := 0; p < len(s); {
+		n, glued := inlineMarkAt(s, p)
+		if n == 0 {
+			p++
+			continue
+		}
+		if b == nil {
+			b = make([]byte, 0, len(s)+8)
+		}
+		b = append(b, s[last:p]...)
+		if m := s[p : p+n]; glued {
+			b = append(append(append(b, m[:n-1]...), ' '), m[n-1])
+		} else {
+			b = append(append(append(b, ' '), m...), ' ')
+		}
+		p += n
+		last = p
+	}
+	if b == nil {
 		return s
 	}
-	return spaceMarkers.ReplaceAllStringFunc(s, func(m string) string {
-		if len(m) >= 2 && (m[len(m)-1] >= '0' && m[len(m)-1] <= '9') {
-			return m[:len(m)-1] + " " + m[len(m)-1:]
-		}
-		return " " + m + " "
-	})
+	return string(append(b, s[last:]...))
 }
+
+// inlineMarkAt returns the length of the marker spaceInline separates at
+// byte p of s, or 0; glued: the "x3" form.
+func inlineMarkAt(s string, p int) (n int, glued bool) {
+	c := s[p]
+	switch {
+	case p == 0 && isTimesX(c) && len(s) > 1 && isDigit(s[1]):
+		return 2, true
+	case (isRegexpSpace(c) || c == '(') && p+2 < len(s) && isTimesX(s[p+1]) && isDigit(s[p+2]):
+		return 3, true
+	case c == '@' || c == '=':
+		return 1, false
+	case strings.HasPrefix(s[p:], "×"):
+		return len("×"), false
+	}
+	return 0, false
+}
+
+func isTimesX(c byte) bool { return c == 'x' || c == 'X' }
 
 // parseInline reads an item written on one line. With '@' or "at" the
 // price follows it and the quantity starts the line ("3 x Widget @ 4.00",
@@ -192,15 +231,28 @@ func parseInline(text string, f numberFormat) (ExtractedLine, bool) {
 	return inlineTimes(s, toks, f)
 }
 
-var atRe = regexp.MustCompile(`(?i)(?:@|\bat\b)`)
+// lastAt returns the bounds of the last '@' or word "at" (in any case) in
+// s, as [start, end], or false: the last match of the regular expression
+// (?i)(?:@|\bat\b).
+func lastAt(s string) ([2]int, bool) {
+	for p := len(s) - 1; p >= 0; p-- {
+		if s[p] == '@' {
+			return [2]int{p, p + 1}, true
+		}
+		if p+2 <= len(s) && s[p]|0x20 == 'a' && s[p+1]|0x20 == 't' &&
+			(p == 0 || !isWordByte(s[p-1])) && wordEnds(s, p+2) {
+			return [2]int{p, p + 2}, true
+		}
+	}
+	return [2]int{}, false
+}
 
 // inlineAt reads the '@' and "at" forms.
 func inlineAt(s string, toks []numTok, f numberFormat) (ExtractedLine, bool) {
-	ats := atRe.FindAllStringIndex(s, -1)
-	if len(ats) == 0 {
+	at, ok := lastAt(s)
+	if !ok {
 		return ExtractedLine{}, false
 	}
-	at := ats[len(ats)-1]
 	p := firstAfter(toks, at[1])
 	if p < 1 || strings.TrimSpace(s[at[1]:toks[p].start]) != "" {
 		return ExtractedLine{}, false

@@ -75,8 +75,9 @@ func freeDate(d *document) (dateTok, bool) {
 		if l.used || (d.mail && i < d.mailEnd) || l.blank() {
 			continue
 		}
-		for _, c := range l.cells {
-			if m, ok := matchLabel(c.text); ok && m.kind != lkIssueDate && m.kind != lkInvoiceNo {
+		for k := range l.cells {
+			c := &l.cells[k]
+			if m, ok := c.labelOf(); ok && m.kind != lkIssueDate && m.kind != lkInvoiceNo {
 				continue // another field's date; a title's is the issue date ("Invoice 2041 | 30 November 2026")
 			}
 			for _, dt := range findDates(c.text) {

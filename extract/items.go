@@ -122,7 +122,7 @@ func readTable(d *document, hi int, cols []column, f numberFormat, it *items) in
 			continue
 		case endsTable(l):
 			k, _, pure := amountLabelOf(l)
-			if _, labelRow := pureLabels(l); labelRow || !pure || !k.isCharge() {
+			if labelRow := isLabelRow(l); labelRow || !pure || !k.isCharge() {
 				return j - 1
 			}
 			if r := parseRow(l, cols, f); r.nums < 2 {
@@ -176,7 +176,7 @@ func (st *tableState) nextIsNumbers(d *document, j int, cols []column, f numberF
 // continuesTable reports whether the line after a blank line is still a
 // row of the table.
 func continuesTable(l *line, cols []column, f numberFormat) bool {
-	if _, labelRow := pureLabels(l); labelRow {
+	if labelRow := isLabelRow(l); labelRow {
 		return false
 	}
 	if endsTable(l) {
@@ -193,14 +193,14 @@ func endsTable(l *line) bool {
 	if _, _, ok := amountLabelOf(l); ok {
 		return true
 	}
-	if _, ok := pureLabels(l); ok {
+	if isLabelRow(l) {
 		return true
 	}
 	c := firstCell(l)
 	if c == nil {
 		return false
 	}
-	m, ok := matchLabel(c.text)
+	m, ok := c.labelOf()
 	return ok && m.colon && m.kind != lkOtherRef
 }
 
@@ -223,7 +223,7 @@ func amountLabelOf(l *line) (labelKind, int, bool) {
 		if c.text == "" || allNonLatin(c.text) {
 			continue // the other language of a bilingual label ("الإجمالي  Total")
 		}
-		m, ok := matchLabel(c.text)
+		m, ok := c.labelOf()
 		if !ok || !m.kind.isAmount() {
 			return lkNone, -1, false
 		}

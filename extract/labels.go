@@ -172,15 +172,31 @@ func addTaxIDs(m map[string]labelKind) {
 	}
 }
 
-// labelPrefixes holds every label and every run of its first words: the
-// matcher stops as soon as no label starts with what it has read.
-var labelPrefixes = func() map[string]bool {
-	m := map[string]bool{}
+// labelPrefix is what the matcher knows of a run of words: every label and
+// every run of its first words has one, so that the matcher stops as soon
+// as no label starts with what it has read.
+type labelPrefix struct {
+	// label: the run is a whole label, of kind kind; phrase is the run
+	// itself, returned rather than a new string per match.
+	label  bool
+	kind   labelKind
+	phrase string
+}
+
+// labelPrefixes holds the labelPrefix of every label and run of its first
+// words: one lookup per word read.
+var labelPrefixes = func() map[string]labelPrefix {
+	m := map[string]labelPrefix{}
 	for p := range labels {
 		words := strings.Split(p, " ")
-		for i := 1; i <= len(words); i++ {
-			m[strings.Join(words[:i], " ")] = true
+		for i := 1; i < len(words); i++ {
+			if run := strings.Join(words[:i], " "); !m[run].label {
+				m[run] = labelPrefix{}
+			}
 		}
+	}
+	for p, k := range labels {
+		m[p] = labelPrefix{label: true, kind: k, phrase: p}
 	}
 	return m
 }()
@@ -191,10 +207,10 @@ const maxLabelWords = 6
 // labelMatch is a label found at the start of a text.
 type labelMatch struct {
 	kind labelKind
-	// end is the byte offset just after the label's last word.
-	end int
 	// colon: a ':' follows the label (after spaces and closing brackets).
 	colon bool
+	// end is the byte offset just after the label's last word.
+	end int
 	// phrase is the normalised label ("invoice no", "total due").
 	phrase string
 }
@@ -227,12 +243,12 @@ func matchLabel(s string) (labelMatch, bool) {
 		phrase = appendNormWord(phrase, w)
 		words++
 		pos = end
-		if !labelPrefixes[string(phrase)] {
+		prefix, ok := labelPrefixes[string(phrase)]
+		if !ok {
 			break // no label starts so
 		}
-		if k, ok := labels[string(phrase)]; ok {
-			best, found = labelMatch{kind: k, end: end}, true
-			best.phrase = string(phrase)
+		if prefix.label {
+			best, found = labelMatch{kind: prefix.kind, end: end, phrase: prefix.phrase}, true
 		}
 	}
 	if found {
@@ -353,6 +369,9 @@ func isUpperByte(c byte) bool { return c >= 'A' && c <= 'Z' }
 func isLowerByte(c byte) bool { return c >= 'a' && c <= 'z' }
 
 func isWordRune(r rune) bool {
+	if r < utf8.RuneSelf {
+		return isASCIIAlnum(byte(r))
+	}
 	return unicode.IsLetter(r) || unicode.IsDigit(r) || r == '°' || r == 'º'
 }
 
@@ -377,6 +396,16 @@ var numberWords = map[string]bool{
 	"numero": true, "número": true, "nummer": true, "núm": true, "n": true, "nbr": true,
 }
 
+// isNumberSpelling is numberWords[w] as a switch, which needs no hashing: it
+// runs on every word of every label candidate.
+func isNumberSpelling(w string) bool {
+	switch w {
+	case "#", "no", "nr", "num", "number", "nº", "n°", "numero", "número", "nummer", "núm", "n", "nbr":
+		return true
+	}
+	return false
+}
+
 // appendNormWord appends w lower-cased, "number" words as "no", "&" as
 // "and", with diacritics of common letters folded.
 func appendNormWord(dst []byte, w string) []byte {
@@ -386,7 +415,7 @@ func appendNormWord(dst []byte, w string) []byte {
 			dst = append(dst, lowerByte(w[i]))
 		}
 		switch word := dst[start:]; {
-		case numberWords[string(word)]:
+		case isNumberSpelling(string(word)):
 			return append(dst[:start], "no"...)
 		case string(word) == "&":
 			return append(dst[:start], "and"...)
@@ -395,7 +424,7 @@ func appendNormWord(dst []byte, w string) []byte {
 	}
 	lw := strings.ToLower(w)
 	switch {
-	case numberWords[lw]:
+	case isNumberSpelling(lw):
 		return append(dst, "no"...)
 	case lw == "&":
 		return append(dst, "and"...)
@@ -404,6 +433,52 @@ func appendNormWord(dst []byte, w string) []byte {
 		dst = utf8.AppendRune(dst, foldDiacritic(r))
 	}
 	return dst
+}
+
+// containsASCII is strings.ContainsAny for a small set of ASCII bytes: one
+// strings.IndexByte per byte of the set is cheaper than the set
+// strings.ContainsAny builds on every call, or its rune by rune scan of a
+// short s.
+func containsASCII(s, set string) bool {
+	for k := 0; k < len(set); k++ {
+		if strings.IndexByte(s, set[k]) >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// appendFieldsFunc appends the fields of strings.FieldsFunc(s, sep) to dst:
+// with a dst on the caller's stack, a short text's fields cost no
+// allocation.
+func appendFieldsFunc(dst []string, s string, sep func(rune) bool) []string {
+	start := -1
+	for i, r := range s {
+		switch {
+		case sep(r) && start >= 0:
+			dst = append(dst, s[start:i])
+			start = -1
+		case !sep(r) && start < 0:
+			start = i
+		}
+	}
+	if start >= 0 {
+		dst = append(dst, s[start:])
+	}
+	return dst
+}
+
+// countFields is len(strings.Fields(s)) without making the fields.
+func countFields(s string) int {
+	n, in := 0, false
+	for _, r := range s {
+		space := unicode.IsSpace(r)
+		if !space && !in {
+			n++
+		}
+		in = !space
+	}
+	return n
 }
 
 func isASCII(s string) bool {

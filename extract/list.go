@@ -40,7 +40,7 @@ func findListItems(d *document, f numberFormat, it *items) {
 // sectionHeading: a short line of words alone ("LABOR", "Materials:")
 // that groups the items under it.
 func sectionHeading(l *line) bool {
-	return len(l.cells) == 1 && !hasDigit(l.text) && len(strings.Fields(l.text)) <= 4
+	return len(l.cells) == 1 && !hasDigit(l.text) && countFields(l.text) <= 4
 }
 
 // listAbove reports a list line as the next non-blank line above j.
@@ -67,7 +67,7 @@ func listLine(l *line, f numberFormat) bool {
 	if l.used || len(l.cells) < 2 {
 		return false
 	}
-	if m, ok := matchLabel(firstCellText(l)); ok && (m.colon || m.kind != lkOtherRef) {
+	if m, ok := firstCellLabel(l); ok && (m.colon || m.kind != lkOtherRef) {
 		return false
 	}
 	_, ok := listItem(l, f)

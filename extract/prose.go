@@ -66,7 +66,7 @@ func paragraphs(d *document) []paragraph {
 		}
 		cur.starts = append(cur.starts, b.Len())
 		b.WriteString(strings.TrimSpace(l.text))
-		cur.prose = cur.prose || len(l.cells) == 1 && len(strings.Fields(l.text)) >= 10 && !labelledField(l.text)
+		cur.prose = cur.prose || len(l.cells) == 1 && countFields(l.text) >= 10 && !labelledField(l.text)
 	}
 	flush()
 	return out

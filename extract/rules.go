@@ -28,7 +28,7 @@ func (Rules) Classify(ctx context.Context, content string) ([]byte, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return json.Marshal(classifyContent(content))
+	return marshalClassification(classifyContent(content))
 }
 
 func classifyContent(content string) Classification {
@@ -57,8 +57,8 @@ func (Rules) Extract(ctx context.Context, content string, classification []byte)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	var c Classification
-	if err := json.Unmarshal(classification, &c); err != nil {
+	c, err := decodeClassification(classification)
+	if err != nil {
 		return nil, fmt.Errorf("extract: rules: decode classification: %w", ErrPermanent)
 	}
 	if c.DocumentType == DocDeferred {
@@ -68,7 +68,7 @@ func (Rules) Extract(ctx context.Context, content string, classification []byte)
 	if c.DocumentType == DocInvoice && len(content) <= MaxDocumentBytes {
 		x = extractInvoice(content)
 	}
-	return json.Marshal(x)
+	return marshalExtraction(x)
 }
 
 // Validate judges the extraction with ValidateExtraction.
@@ -76,15 +76,18 @@ func (Rules) Validate(ctx context.Context, extraction []byte) ([]byte, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	var x Extraction
-	if err := json.Unmarshal(extraction, &x); err != nil {
+	x, err := decodeExtraction(extraction)
+	if err != nil {
 		return nil, fmt.Errorf("extract: rules: decode extraction: %w", ErrPermanent)
 	}
 	inv, err := ValidateExtraction(x)
 	if err != nil {
 		return nil, err
 	}
-	return json.Marshal(inv)
+	if inv == nil {
+		return json.Marshal(inv)
+	}
+	return marshalInvoice(*inv)
 }
 
 // extractInvoice runs the rules over an invoice: the document's

@@ -50,15 +50,14 @@ func classifyCell(c cell, f numberFormat) rowCell {
 	return rc
 }
 
-// splitNumberCell reads a cell, splitting one that holds nothing but
-// several numbers ("4 001,00 SEK 24 006,00 SEK", a price and an amount
-// one space apart) into one cell per number.
-func splitNumberCell(c cell, f numberFormat) []rowCell {
+// appendNumberCell appends a cell to out, split into one cell per number
+// when it holds nothing but several numbers ("4 001,00 SEK 24 006,00 SEK",
+// a price and an amount one space apart).
+func appendNumberCell(out []rowCell, c cell, f numberFormat) []rowCell {
 	toks := scanNumbers(c.text, f.spaces())
 	if len(toks) < 2 || !onlyNumbers(c.text, toks) {
-		return []rowCell{classifyCell(c, f)}
+		return append(out, classifyCell(c, f))
 	}
-	out := make([]rowCell, 0, len(toks))
 	for _, t := range toks {
 		start := c.start + runeCount(c.text[:t.start])
 		sub := cell{text: c.text[t.start:t.end], start: start, end: start + runeCount(c.text[t.start:t.end])}
@@ -112,7 +111,7 @@ type tableRow struct {
 func parseRow(l *line, cols []column, f numberFormat) tableRow {
 	cells := make([]rowCell, 0, len(l.cells))
 	for _, c := range l.cells {
-		cells = append(cells, splitNumberCell(c, f)...)
+		cells = appendNumberCell(cells, c, f)
 	}
 	if l.pipe && len(cells) == len(cols) {
 		return rowByIndex(cells, cols)

@@ -39,9 +39,8 @@ type lineParts struct {
 // price. It fills in what the line implies: the amount of a quantity and a
 // price, the quantity 1 of a line with only an amount.
 func validateLine(l ExtractedLine, minor int) (LineItem, int64, error) {
-	invalid := Reject(FieldReason(ReasonInvalidField, "lineItems"))
 	if len(l.Description) > maxDescriptionBytes || !printable(l.Description) {
-		return LineItem{}, 0, invalid
+		return LineItem{}, 0, invalidLineItems()
 	}
 	p, err := parseLineParts(l, minor)
 	if err != nil {
@@ -54,12 +53,12 @@ func validateLine(l ExtractedLine, minor int) (LineItem, int64, error) {
 		}
 	case p.hasQty && p.hasPrice:
 		if p.amount, err = mulDecimal(p.qty, p.price).roundMinor(minor); err != nil {
-			return LineItem{}, 0, invalid
+			return LineItem{}, 0, invalidLineItems()
 		}
 	case p.hasAmount:
 		p.fillFromAmount(minor)
 	default:
-		return LineItem{}, 0, invalid
+		return LineItem{}, 0, invalidLineItems()
 	}
 	li := LineItem{
 		Description: strings.TrimSpace(l.Description),
@@ -73,6 +72,10 @@ func validateLine(l ExtractedLine, minor int) (LineItem, int64, error) {
 	}
 	return li, p.amount, nil
 }
+
+// invalidLineItems is the rejection of a line that cannot be read, made
+// only when one is found (not for every line).
+func invalidLineItems() error { return Reject(FieldReason(ReasonInvalidField, "lineItems")) }
 
 func parseLineParts(l ExtractedLine, minor int) (lineParts, error) {
 	var p lineParts
