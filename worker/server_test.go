@@ -69,13 +69,12 @@ func TestAsynqLogger_RepeatedErrors_HeldBack(t *testing.T) {
 	require.Len(t, jsonRecords(t, &buf), 5, "info lines are not held back")
 }
 
-func TestQueueWeights_EveryQueueOfTheLayoutServedWithTheSameWeight(t *testing.T) {
+func TestExtractionQueues_EveryQueueOfTheLayoutServedWithTheSameWeight(t *testing.T) {
 	t.Parallel()
-	require.Equal(t, map[string]int{"extract": 1}, queueWeights(task.Layout{}, false))
-	w := queueWeights(task.NewLayout(0, 16, true), true)
-	require.Len(t, w, 17, "16 extraction queues and the webhooks queue")
+	require.Equal(t, map[string]int{"extract": 1}, extractionQueues(task.Layout{}))
+	w := extractionQueues(task.NewLayout(0, 16, true))
+	require.Len(t, w, 16, "the 16 extraction queues, and no other")
 	for _, q := range task.NewLayout(0, 16, true).Names() {
 		require.Equal(t, 1, w[q], q)
 	}
-	require.Equal(t, 1, w[task.QueueWebhooks])
 }

@@ -3,20 +3,21 @@ package worker
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
-	"github.com/hibiken/asynq"
-
-	"github.com/relayops/relayops/internal/task"
 	"github.com/relayops/relayops/outbox"
 	"github.com/relayops/relayops/webhook"
 )
 
 // WebhookConfig turns on webhook deliveries in a worker: its relays notify
-// the endpoints' deliveries, its Asynq server runs them from the "webhooks"
-// queue. Zero fields take the defaults of package webhook.
+// the endpoints' deliveries, an Asynq server of its own runs them from the
+// "webhooks" queue. Zero fields take the defaults of package webhook.
 type WebhookConfig struct {
 	Registry *webhook.Registry // required
+	// Concurrency is how many deliveries run at once, apart from the
+	// extraction's Config.Concurrency. Default DefaultWebhookConcurrency.
+	Concurrency int
 	// AttemptTimeout bounds one request. Default 10s.
 	AttemptTimeout time.Duration
 	// Window is how long a delivery is retried before it is dead. Default 24h.
@@ -33,8 +34,9 @@ type WebhookConfig struct {
 
 // webhooks are a worker's webhook parts.
 type webhooks struct {
-	notifier  *webhook.Notifier
-	deliverer *webhook.Deliverer
+	notifier    *webhook.Notifier
+	deliverer   *webhook.Deliverer
+	concurrency int
 }
 
 // buildWebhooks builds the notifier and the deliverer, or nothing when
@@ -46,6 +48,13 @@ func (w *Worker) buildWebhooks() (*webhooks, error) {
 	}
 	if c.Registry == nil {
 		return nil, errors.New("worker: Config.Webhooks.Registry is required")
+	}
+	if c.Concurrency < 0 {
+		return nil, fmt.Errorf("worker: Config.Webhooks.Concurrency must not be negative, got %d", c.Concurrency)
+	}
+	concurrency := c.Concurrency
+	if concurrency == 0 {
+		concurrency = DefaultWebhookConcurrency
 	}
 	attempt := c.AttemptTimeout
 	if attempt == 0 {
@@ -68,7 +77,7 @@ func (w *Worker) buildWebhooks() (*webhooks, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &webhooks{notifier: n, deliverer: d}, nil
+	return &webhooks{notifier: n, deliverer: d, concurrency: concurrency}, nil
 }
 
 // relayNotifier is the relays' Notifier: nil (an untyped nil, so the relay
@@ -78,15 +87,4 @@ func (wh *webhooks) relayNotifier() outbox.Notifier {
 		return nil
 	}
 	return wh.notifier
-}
-
-// mux routes the server's task types to their handlers.
-func (w *Worker) mux() asynq.Handler {
-	if w.webhooks == nil {
-		return w.handler
-	}
-	m := asynq.NewServeMux()
-	m.Handle(task.TypeExtract, w.handler)
-	m.Handle(task.TypeWebhook, w.webhooks.deliverer)
-	return m
 }

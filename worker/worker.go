@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	"os"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/hibiken/asynq"
@@ -71,9 +72,10 @@ type Config struct {
 	// offers no wake-up, so this bounds how long a published task waits to
 	// be picked up; an idle poll costs Redis 3 commands per queue served
 	// (docs/architecture.md, Performance). Default: PollPerQueue times the
-	// queues served (the layout's, plus webhooks), at least 5ms — 5ms on
-	// one Redis, ~42ms with a cluster's 16 queues — so the idle cost stays
-	// about 1,200 commands/s however many queues there are.
+	// layout's queues, at least 5ms — 5ms on one Redis, 40ms with a
+	// cluster's 16 queues — so the idle cost stays about the same however
+	// many queues there are. Webhook deliveries have a server of their own
+	// (polling every 50ms).
 	TaskCheckInterval time.Duration
 	// DelayedTaskCheckInterval is how often due retries are moved to
 	// pending. Default 1s.
@@ -190,11 +192,7 @@ func (c Config) withDefaults() Config {
 	def(&c.RetryBase, time.Second)
 	def(&c.RetryMax, 5*time.Minute)
 	if c.TaskCheckInterval == 0 {
-		served := c.Queues
-		if c.Webhooks != nil {
-			served++
-		}
-		c.TaskCheckInterval = DefaultTaskCheckInterval(served)
+		c.TaskCheckInterval = DefaultTaskCheckInterval(c.Queues)
 	}
 	def(&c.DelayedTaskCheckInterval, time.Second)
 	def(&c.ShutdownTimeout, 25*time.Second)
@@ -243,17 +241,19 @@ func (c Config) validate() error {
 // handler, the outbox relay (with the review consumer in-process), the
 // reconciler and the metrics endpoint.
 type Worker struct {
-	cfg        Config
-	log        *slog.Logger
-	handler    *Handler
-	server     *asynq.Server
-	client     *asynq.Client
-	inspector  *asynq.Inspector
-	relays     []*outbox.Relay
-	admitter   *admission.Admitter // nil: admission off
-	reconciler *Reconciler
-	metrics    *metricsServer
-	webhooks   *webhooks
+	cfg     Config
+	log     *slog.Logger
+	handler *Handler
+	server  *asynq.Server
+	// webhookServer runs webhook deliveries (nil without webhooks).
+	webhookServer *asynq.Server
+	client        *asynq.Client
+	inspector     *asynq.Inspector
+	relays        []*outbox.Relay
+	admitter      *admission.Admitter // nil: admission off
+	reconciler    *Reconciler
+	metrics       *metricsServer
+	webhooks      *webhooks
 }
 
 // New checks cfg and builds a Worker. It binds the metrics address at once,
@@ -331,13 +331,18 @@ func (w *Worker) build() error {
 	if err != nil {
 		return err
 	}
-	w.server = newAsynqServer(cfg.Redis, serverConfig{
+	sc := serverConfig{
 		concurrency: cfg.Concurrency, taskCheckInterval: cfg.TaskCheckInterval,
 		delayedTaskCheckInterval: cfg.DelayedTaskCheckInterval,
 		retryBase:                cfg.RetryBase, retryMax: cfg.RetryMax,
-		shutdownTimeout: cfg.ShutdownTimeout, logger: cfg.Logger, layout: w.layout(),
-		webhooks: w.webhooks != nil,
-	})
+		shutdownTimeout: cfg.ShutdownTimeout, logger: cfg.Logger, queues: extractionQueues(w.layout()),
+	}
+	w.server = newAsynqServer(cfg.Redis, sc)
+	if w.webhooks != nil {
+		sc.concurrency, sc.taskCheckInterval = w.webhooks.concurrency, webhookTaskCheckInterval
+		sc.queues = map[string]int{task.QueueWebhooks: 1}
+		w.webhookServer = newAsynqServer(cfg.Redis, sc)
+	}
 	cfg.Metrics.watchRelays(w.relays, cfg.Clock)
 	if cfg.MetricsAddr != "" {
 		w.metrics, err = listenMetrics(cfg.MetricsAddr, cfg.Metrics, probes{health: cfg.Store.Ping, ready: w.ready},
@@ -427,11 +432,11 @@ func (w *Worker) MetricsAddr() string {
 // stopped a part early.
 func (w *Worker) Run(ctx context.Context) error {
 	w.announce()
-	if err := w.server.Start(w.mux()); err != nil {
+	if err := w.startServers(); err != nil {
 		if w.metrics != nil {
 			w.metrics.shutdown()
 		}
-		return fmt.Errorf("worker: start asynq server: %w", err)
+		return err
 	}
 	metricsDone := make(chan error, 1)
 	if w.metrics != nil {
@@ -457,7 +462,7 @@ func (w *Worker) Run(ctx context.Context) error {
 	}
 	<-gctx.Done()
 	w.log.Info("shutting down: waiting for running handlers")
-	w.server.Shutdown()
+	w.shutdownServers()
 	err := g.Wait()
 	w.drain()
 	if w.metrics != nil {
@@ -465,6 +470,36 @@ func (w *Worker) Run(ctx context.Context) error {
 	}
 	w.log.Info("worker stopped")
 	return err
+}
+
+// startServers starts the extraction server and, with webhooks, the webhook
+// server.
+func (w *Worker) startServers() error {
+	if err := w.server.Start(w.handler); err != nil {
+		return fmt.Errorf("worker: start asynq server: %w", err)
+	}
+	if w.webhookServer == nil {
+		return nil
+	}
+	if err := w.webhookServer.Start(w.webhooks.deliverer); err != nil {
+		w.server.Shutdown()
+		return fmt.Errorf("worker: start the webhook asynq server: %w", err)
+	}
+	return nil
+}
+
+// shutdownServers stops both Asynq servers at once, so a shutdown waits for
+// the slower one's running handlers, not for the sum of both.
+func (w *Worker) shutdownServers() {
+	if w.webhookServer == nil {
+		w.server.Shutdown()
+		return
+	}
+	var wg sync.WaitGroup
+	for _, s := range []*asynq.Server{w.server, w.webhookServer} {
+		wg.Go(s.Shutdown)
+	}
+	wg.Wait()
 }
 
 // announce logs the configuration, and fault injection loudly.

@@ -138,24 +138,30 @@ func TestNew_DefaultQueues_OneOnOneRedisSpreadOnACluster(t *testing.T) {
 
 // Asynq's idle poll runs its dequeue script once per queue served, so the
 // default poll interval grows with the queues: an idle worker costs Redis
-// about the same on one Redis (1 queue + webhooks: 5ms) as with a cluster's
-// 16 queues (+ webhooks: 42.5ms). An explicit interval is kept.
+// about the same on one Redis (1 queue: 5ms) as with a cluster's 16 queues
+// (40ms); webhook deliveries are polled by a server of their own. An
+// explicit interval is kept.
 func TestNew_DefaultTaskCheckInterval_GrowsWithTheQueuesServed(t *testing.T) {
 	t.Parallel()
 	b := setup(t, nil)
 	require.Equal(t, 5*time.Millisecond, DefaultTaskCheckInterval(1))
 	require.Equal(t, 5*time.Millisecond, DefaultTaskCheckInterval(2))
-	require.Equal(t, 42500*time.Microsecond, DefaultTaskCheckInterval(17))
+	require.Equal(t, 40*time.Millisecond, DefaultTaskCheckInterval(16))
 
 	reg, err := webhook.NewRegistry(webhook.RegistryConfig{Redis: b.store.Redis()})
 	require.NoError(t, err)
 	w, err := New(Config{Store: b.store, Redis: b.rdb, Queues: 4})
 	require.NoError(t, err)
-	require.Equal(t, 10*time.Millisecond, w.cfg.TaskCheckInterval, "4 queues, no webhooks")
+	require.Equal(t, 10*time.Millisecond, w.cfg.TaskCheckInterval, "4 queues")
+	require.Nil(t, w.webhookServer, "no webhooks, no webhook server")
 	w, err = New(Config{Store: b.store, Redis: b.rdb, Queues: 4, Webhooks: &WebhookConfig{Registry: reg}})
 	require.NoError(t, err)
-	require.Equal(t, 12500*time.Microsecond, w.cfg.TaskCheckInterval, "4 queues and webhooks")
+	require.Equal(t, 10*time.Millisecond, w.cfg.TaskCheckInterval, "webhooks have a server of their own")
+	require.NotNil(t, w.webhookServer)
+	require.Equal(t, DefaultWebhookConcurrency, w.webhooks.concurrency)
 	w, err = New(Config{Store: b.store, Redis: b.rdb, Queues: 4, TaskCheckInterval: time.Millisecond})
 	require.NoError(t, err)
 	require.Equal(t, time.Millisecond, w.cfg.TaskCheckInterval, "an explicit interval is kept")
+	_, err = New(Config{Store: b.store, Redis: b.rdb, Webhooks: &WebhookConfig{Registry: reg, Concurrency: -1}})
+	require.ErrorContains(t, err, "Config.Webhooks.Concurrency")
 }

@@ -106,6 +106,7 @@ func Webhooks(c *config.Config, store *jobs.Store) *worker.WebhookConfig {
 	return &worker.WebhookConfig{
 		Registry: WebhookRegistry(c, store), AttemptTimeout: w.Timeout, Window: w.Window,
 		RetryBase: w.RetryBase, RetryMax: w.RetryMax, DisableAfter: disableAfter, CacheTTL: w.CacheTTL,
+		Concurrency: w.Concurrency,
 	}
 }
 

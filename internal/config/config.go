@@ -83,6 +83,7 @@ type Webhook struct {
 	DisableAfter  int           // RELAYOPS_WEBHOOK_DISABLE_AFTER, default 100 failed attempts in a row; 0 never
 	RotationGrace time.Duration // RELAYOPS_WEBHOOK_ROTATION_GRACE, default 24h: both secrets sign after a rotation
 	CacheTTL      time.Duration // RELAYOPS_WEBHOOK_CACHE_TTL, default 5s: how late a new endpoint is seen
+	Concurrency   int           // RELAYOPS_WEBHOOK_CONCURRENCY, default 10: deliveries a worker runs at once (1..10000)
 }
 
 // Extractor choices (RELAYOPS_EXTRACTOR).
@@ -213,6 +214,7 @@ var vars = []Var{
 	{"RELAYOPS_WEBHOOK_DISABLE_AFTER", "100", "failed attempts in a row that disable a webhook endpoint (0..1000000; 0 never)"},
 	{"RELAYOPS_WEBHOOK_ROTATION_GRACE", "24h", "how long a rotated-out webhook secret keeps signing beside the new one (>= 0)"},
 	{"RELAYOPS_WEBHOOK_CACHE_TTL", "5s", "how long a worker reuses a tenant's webhook endpoint list (> 0)"},
+	{"RELAYOPS_WEBHOOK_CONCURRENCY", "10", "webhook deliveries a worker process runs at once, beside RELAYOPS_CONCURRENCY's extraction tasks (1..10000)"},
 	{"RELAYOPS_TENANT_MAX_INFLIGHT", "100", "jobs of one tenant enqueued or running at once (0..1000000); 0 turns fair admission off"},
 	{"RELAYOPS_TENANT_LIMITS", "", "per-tenant in-flight caps overriding RELAYOPS_TENANT_MAX_INFLIGHT, as tenant=n,tenant=n (0: no cap for that tenant)"},
 	{"RELAYOPS_TENANT_SUBMIT_RATE", "", "new jobs per tenant as count/duration, e.g. 1000/1s (none: no rate limit)"},
@@ -287,6 +289,7 @@ func FromEnv(getenv func(string) string) (*Config, error) {
 			DisableAfter:  l.intRange("RELAYOPS_WEBHOOK_DISABLE_AFTER", 0, 1_000_000),
 			RotationGrace: l.duration("RELAYOPS_WEBHOOK_ROTATION_GRACE", atLeast(0), "0 or a positive duration"),
 			CacheTTL:      l.duration("RELAYOPS_WEBHOOK_CACHE_TTL", atLeast(time.Millisecond), "a duration of at least 1ms"),
+			Concurrency:   l.intRange("RELAYOPS_WEBHOOK_CONCURRENCY", 1, 10000),
 		},
 	}
 	c.Tenants = l.tenants()

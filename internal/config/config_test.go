@@ -47,7 +47,7 @@ func TestFromEnv_NothingSet_UsesDefaults(t *testing.T) {
 		Extractor: ExtractorRules,
 		LLM:       LLM{Timeout: time.Minute, MaxTokens: 2048},
 		Webhook: Webhook{Timeout: 10 * time.Second, Window: day, RetryBase: 5 * time.Second, RetryMax: time.Hour,
-			DisableAfter: 100, RotationGrace: day, CacheTTL: 5 * time.Second},
+			DisableAfter: 100, RotationGrace: day, CacheTTL: 5 * time.Second, Concurrency: 10},
 		Tenants: Tenants{MaxInFlight: 100},
 	}, c)
 }
@@ -409,9 +409,10 @@ func TestFromEnv_Webhook_ReadsOverridesAndNamesBadValues(t *testing.T) {
 	c, err := FromEnv(env(map[string]string{
 		"RELAYOPS_WEBHOOK_ALLOW_INSECURE": "1", "RELAYOPS_WEBHOOK_ALLOW_PRIVATE": "true",
 		"RELAYOPS_WEBHOOK_WINDOW": "2h", "RELAYOPS_WEBHOOK_RETRY_BASE": "100ms", "RELAYOPS_WEBHOOK_RETRY_MAX": "1s",
-		"RELAYOPS_WEBHOOK_DISABLE_AFTER": "0",
+		"RELAYOPS_WEBHOOK_DISABLE_AFTER": "0", "RELAYOPS_WEBHOOK_CONCURRENCY": "3",
 	}))
 	require.NoError(t, err)
+	require.Equal(t, 3, c.Webhook.Concurrency)
 	require.True(t, c.Webhook.AllowInsecure)
 	require.True(t, c.Webhook.AllowPrivate)
 	require.Equal(t, 2*time.Hour, c.Webhook.Window)
@@ -420,8 +421,10 @@ func TestFromEnv_Webhook_ReadsOverridesAndNamesBadValues(t *testing.T) {
 
 	_, err = FromEnv(env(map[string]string{
 		"RELAYOPS_WEBHOOK_RETRY_BASE": "10s", "RELAYOPS_WEBHOOK_RETRY_MAX": "1s", "RELAYOPS_WEBHOOK_ALLOW_PRIVATE": "maybe",
+		"RELAYOPS_WEBHOOK_CONCURRENCY": "0",
 	}))
 	require.ErrorContains(t, err, "RELAYOPS_WEBHOOK_RETRY_MAX")
+	require.ErrorContains(t, err, `RELAYOPS_WEBHOOK_CONCURRENCY: must be an integer from 1 to 10000, got "0"`)
 	require.ErrorContains(t, err, "RELAYOPS_WEBHOOK_ALLOW_PRIVATE")
 }
 
