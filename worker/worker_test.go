@@ -85,6 +85,12 @@ func TestWorker_Run_DrainsJobsToReviewsAndStopsGracefully(t *testing.T) {
 	queues, err := insp.Queues()
 	require.NoError(t, err)
 	require.Subset(t, layout.Names(), queues, "tasks only in the layout's queues")
+	servers, err := insp.Servers()
+	require.NoError(t, err)
+	require.Len(t, servers, DefaultServers, "the extraction servers")
+	for _, s := range servers {
+		require.Equal(t, 2, s.Concurrency, "sharing the worker's concurrency of 4")
+	}
 	require.Greater(t, len(queues), 1, "the jobs' tasks spread over several queues")
 
 	resp, err := http.Get("http://" + w.MetricsAddr() + "/metrics")
@@ -164,4 +170,21 @@ func TestNew_DefaultTaskCheckInterval_GrowsWithTheQueuesServed(t *testing.T) {
 	require.Equal(t, time.Millisecond, w.cfg.TaskCheckInterval, "an explicit interval is kept")
 	_, err = New(Config{Store: b.store, Redis: b.rdb, Webhooks: &WebhookConfig{Registry: reg, Concurrency: -1}})
 	require.ErrorContains(t, err, "Config.Webhooks.Concurrency")
+}
+
+func TestNew_Servers_ShareTheConcurrency_NeverMoreThanItsSlots(t *testing.T) {
+	t.Parallel()
+	b := setup(t, nil)
+	require.Equal(t, []int{10, 10}, shares(20, 2))
+	require.Equal(t, []int{3, 2}, shares(5, 2))
+	require.Equal(t, []int{1, 1, 1}, shares(3, 3))
+
+	w, err := New(Config{Store: b.store, Redis: b.rdb})
+	require.NoError(t, err)
+	require.Len(t, w.servers, DefaultServers)
+	w, err = New(Config{Store: b.store, Redis: b.rdb, Concurrency: 1})
+	require.NoError(t, err)
+	require.Len(t, w.servers, 1, "one slot: one server")
+	_, err = New(Config{Store: b.store, Redis: b.rdb, Concurrency: 2, Servers: 3})
+	require.ErrorContains(t, err, "Config.Servers must be 1..Config.Concurrency (2), got 3")
 }

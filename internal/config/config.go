@@ -44,6 +44,7 @@ type Config struct {
 	MaxRecoveries     int           // RELAYOPS_MAX_RECOVERIES, default 5 (0..100)
 	DefaultDeadline   time.Duration // RELAYOPS_DEFAULT_DEADLINE, default 24h (>= 1s, whole seconds)
 	Concurrency       int           // RELAYOPS_CONCURRENCY, default 20 (1..10000)
+	AsynqServers      int           // RELAYOPS_ASYNQ_SERVERS, default auto (0: the worker's default, 2, at most Concurrency): Asynq servers sharing Concurrency (1..64, at most Concurrency)
 	AttemptTimeout    time.Duration // RELAYOPS_ATTEMPT_TIMEOUT, default 5m (>= 1s)
 	RetryBase         time.Duration // RELAYOPS_RETRY_BASE, default 1s (> 0)
 	RetryMax          time.Duration // RELAYOPS_RETRY_MAX, default 5m (>= RetryBase)
@@ -184,6 +185,7 @@ var vars = []Var{
 	{"RELAYOPS_MAX_RECOVERIES", "5", "crash recoveries per job before crash_loop (0..100), stamped at submission"},
 	{"RELAYOPS_DEFAULT_DEADLINE", "24h", "absolute job deadline when the request sets none (>= 1s, whole seconds)"},
 	{"RELAYOPS_CONCURRENCY", "20", "tasks a worker process runs at once (1..10000)"},
+	{"RELAYOPS_ASYNQ_SERVERS", "auto", "Asynq servers a worker process runs its extraction tasks on, sharing RELAYOPS_CONCURRENCY: auto (2, at most RELAYOPS_CONCURRENCY) or 1..64, at most RELAYOPS_CONCURRENCY"},
 	{"RELAYOPS_ATTEMPT_TIMEOUT", "5m", "time limit of one handler attempt (>= 1s)"},
 	{"RELAYOPS_RETRY_BASE", "1s", "first retry backoff (> 0)"},
 	{"RELAYOPS_RETRY_MAX", "5m", "largest retry backoff (>= RELAYOPS_RETRY_BASE)"},
@@ -254,6 +256,7 @@ func FromEnv(getenv func(string) string) (*Config, error) {
 		MaxRecoveries:     l.intRange("RELAYOPS_MAX_RECOVERIES", 0, 100),
 		DefaultDeadline:   l.duration("RELAYOPS_DEFAULT_DEADLINE", atLeastWholeSeconds, "a duration of at least 1s in whole seconds"),
 		Concurrency:       l.intRange("RELAYOPS_CONCURRENCY", 1, 10000),
+		AsynqServers:      l.asynqServers("RELAYOPS_ASYNQ_SERVERS"),
 		AttemptTimeout:    l.duration("RELAYOPS_ATTEMPT_TIMEOUT", atLeast(time.Second), "a duration of at least 1s"),
 		RetryBase:         l.duration("RELAYOPS_RETRY_BASE", atLeast(1), "a positive duration"),
 		RetryMax:          l.duration("RELAYOPS_RETRY_MAX", atLeast(1), "a positive duration"),
@@ -325,9 +328,26 @@ func (l *loader) crossCheck(c *Config) {
 		l.fail("RELAYOPS_RETENTION_LEDGER", "must be 0 (forever) or at least RELAYOPS_RETENTION_INPUT (%s) and RELAYOPS_RETENTION_RESULT (%s), got %q",
 			r.Input, r.Result, l.raw("RELAYOPS_RETENTION_LEDGER"))
 	}
+	if !l.failed("RELAYOPS_ASYNQ_SERVERS") && !l.failed("RELAYOPS_CONCURRENCY") && c.AsynqServers > c.Concurrency {
+		l.fail("RELAYOPS_ASYNQ_SERVERS", "must be at most RELAYOPS_CONCURRENCY (%d): each server needs a slot, got %q", c.Concurrency, l.raw("RELAYOPS_ASYNQ_SERVERS"))
+	}
 	l.queues(c)
 	l.uniqueTokens(c)
 	l.modelNeeds(c)
+}
+
+// asynqServers reads RELAYOPS_ASYNQ_SERVERS: "auto" is 0, which the worker
+// resolves (worker.DefaultServers, at most its concurrency).
+func (l *loader) asynqServers(name string) int {
+	if strings.EqualFold(l.raw(name), "auto") {
+		return 0
+	}
+	n, err := strconv.Atoi(l.raw(name))
+	if err != nil || n < 1 || n > 64 {
+		l.fail(name, "must be auto or an integer from 1 to 64, got %q", l.raw(name))
+		return 0
+	}
+	return n
 }
 
 // queueCount reads RELAYOPS_QUEUES: "auto" is 0, which the api and the

@@ -92,6 +92,8 @@ func TestFromEnv_GoodValue_IsApplied(t *testing.T) {
 		{"RELAYOPS_DEFAULT_DEADLINE", "7d", func(c *Config) any { return c.DefaultDeadline }, 7 * day},
 		{"RELAYOPS_DEFAULT_DEADLINE", "1s", func(c *Config) any { return c.DefaultDeadline }, time.Second},
 		{"RELAYOPS_CONCURRENCY", "10000", func(c *Config) any { return c.Concurrency }, 10000},
+		{"RELAYOPS_ASYNQ_SERVERS", "4", func(c *Config) any { return c.AsynqServers }, 4},
+		{"RELAYOPS_ASYNQ_SERVERS", "AUTO", func(c *Config) any { return c.AsynqServers }, 0},
 		{"RELAYOPS_ATTEMPT_TIMEOUT", "90s", func(c *Config) any { return c.AttemptTimeout }, 90 * time.Second},
 		{"RELAYOPS_RETRY_BASE", "200ms", func(c *Config) any { return c.RetryBase }, 200 * time.Millisecond},
 		{"RELAYOPS_RETRY_MAX", "1d", func(c *Config) any { return c.RetryMax }, day},
@@ -159,6 +161,8 @@ func TestFromEnv_BadValue_MessageNamesVariable(t *testing.T) {
 		{"RELAYOPS_DEFAULT_DEADLINE", "1500ms", `RELAYOPS_DEFAULT_DEADLINE: must be a duration of at least 1s in whole seconds`},
 		{"RELAYOPS_DEFAULT_DEADLINE", "500ms", `got "500ms"`},
 		{"RELAYOPS_CONCURRENCY", "10001", `RELAYOPS_CONCURRENCY: must be an integer from 1 to 10000, got "10001"`},
+		{"RELAYOPS_ASYNQ_SERVERS", "0", `RELAYOPS_ASYNQ_SERVERS: must be auto or an integer from 1 to 64, got "0"`},
+		{"RELAYOPS_ASYNQ_SERVERS", "two", `RELAYOPS_ASYNQ_SERVERS: must be auto or an integer from 1 to 64, got "two"`},
 		{"RELAYOPS_ATTEMPT_TIMEOUT", "999ms", `RELAYOPS_ATTEMPT_TIMEOUT: must be a duration of at least 1s`},
 		{"RELAYOPS_RETRY_BASE", "0s", `RELAYOPS_RETRY_BASE: must be a positive duration`},
 		{"RELAYOPS_RETRY_MAX", "500ms", `RELAYOPS_RETRY_MAX: must be at least RELAYOPS_RETRY_BASE (1s), got "500ms"`},
@@ -442,4 +446,13 @@ func TestFromEnv_TenantSettings_Parsed(t *testing.T) {
 		MaxInFlight: 0, Limits: map[string]int{"acme": 50, "globex": 5, "initech": 0},
 		SubmitRate: Rate{1000, time.Second}, MaxBacklog: 50000, MaxBacklogBytes: 256 << 20,
 	}, c.Tenants)
+}
+
+func TestFromEnv_AsynqServers_AtMostTheConcurrency(t *testing.T) {
+	t.Parallel()
+	c, err := FromEnv(env(map[string]string{"RELAYOPS_CONCURRENCY": "1"}))
+	require.NoError(t, err, "auto fits any concurrency")
+	require.Zero(t, c.AsynqServers)
+	_, err = FromEnv(env(map[string]string{"RELAYOPS_CONCURRENCY": "3", "RELAYOPS_ASYNQ_SERVERS": "4"}))
+	require.ErrorContains(t, err, `RELAYOPS_ASYNQ_SERVERS: must be at most RELAYOPS_CONCURRENCY (3): each server needs a slot, got "4"`)
 }

@@ -47,6 +47,7 @@ import (
 
 type options struct {
 	n, rounds, concurrency, shards, submitters int
+	bareServers                                int
 	relays                                     int
 	// admission is the worker's per-tenant in-flight cap (0: admission
 	// off); webhooks runs the webhook notifier and delivery queue. Both
@@ -77,6 +78,7 @@ func main() {
 	flag.IntVar(&o.relays, "relays", 0, "relay loops in the worker (0: the worker's default)")
 	flag.IntVar(&o.admission, "admission", 100, "worker's per-tenant in-flight cap, RELAYOPS_TENANT_MAX_INFLIGHT (0: fair admission off)")
 	flag.BoolVar(&o.webhooks, "webhooks", true, "run the worker's webhook notifier and delivery queue, as shipped (no endpoint registered)")
+	flag.IntVar(&o.bareServers, "bare-servers", 1, "Asynq servers of the bare side, sharing -concurrency (1: bare Asynq as it is usually run; the worker runs worker.DefaultServers)")
 	flag.IntVar(&o.submitters, "submitters", 16, "goroutines submitting jobs / enqueueing bare tasks")
 	flag.StringVar(&o.redisURL, "redis-url", "", "use this Redis (it is FLUSHALLed!) instead of starting redis-server")
 	flag.StringVar(&o.contentPath, "content", "testdata/invoices/valid-basic-eur.txt", "document every job carries")
@@ -115,6 +117,9 @@ func run(o options) error {
 	if o.mode != "drain" && o.mode != "latency" {
 		return fmt.Errorf("-mode: %q is neither drain nor latency", o.mode)
 	}
+	if o.mode == "drain" && (o.bareServers < 1 || o.bareServers > o.concurrency) {
+		return fmt.Errorf("-bare-servers: must be 1..-concurrency (%d), got %d", o.concurrency, o.bareServers)
+	}
 	content, err := os.ReadFile(o.contentPath)
 	if err != nil {
 		return fmt.Errorf("read -content: %w (run from the repository root)", err)
@@ -132,8 +137,8 @@ func run(o options) error {
 	if o.mode == "latency" {
 		return b.latency()
 	}
-	fmt.Printf("benchpipeline: n=%d rounds=%d concurrency=%d shards=%d task-check-interval=%s redis=%s cpus=%d load=%s\n",
-		o.n, o.rounds, o.concurrency, o.shards, o.taskCheck, b.redisVersion(), runtime.NumCPU(), loadAvg())
+	fmt.Printf("benchpipeline: n=%d rounds=%d concurrency=%d shards=%d task-check-interval=%s worker asynq servers=%d bare asynq servers=%d redis=%s cpus=%d load=%s\n",
+		o.n, o.rounds, o.concurrency, o.shards, o.taskCheck, worker.DefaultServers, o.bareServers, b.redisVersion(), runtime.NumCPU(), loadAvg())
 	if l, err := strconv.ParseFloat(strings.Fields(loadAvg() + " 0")[0], 64); err == nil && l > 0.5 {
 		fmt.Println("warning: the machine is busy (1-minute load above 0.5): figures will be low and noisy")
 	}
@@ -337,13 +342,28 @@ func (b *bench) bare(round int) (result, error) {
 	res.prepCmds, res.prepTrips = c1-c0, t1-t0
 
 	var handled atomic.Int64
-	srv := asynq.NewServerFromRedisClient(b.asynq, asynq.Config{
-		Concurrency: b.o.concurrency, TaskCheckInterval: b.o.taskCheck, LogLevel: asynq.WarnLevel,
-	})
+	// -bare-servers servers share the concurrency and poll every
+	// servers × the interval, as the worker's extraction servers do.
+	var srvs []*asynq.Server
+	for i := range b.o.bareServers {
+		n := b.o.concurrency / b.o.bareServers
+		if i < b.o.concurrency%b.o.bareServers {
+			n++
+		}
+		srvs = append(srvs, asynq.NewServerFromRedisClient(b.asynq, asynq.Config{
+			Concurrency: n, TaskCheckInterval: b.o.taskCheck * time.Duration(b.o.bareServers), LogLevel: asynq.WarnLevel,
+		}))
+	}
 	noop := asynq.HandlerFunc(func(context.Context, *asynq.Task) error { handled.Add(1); return nil })
 	var startErr error
-	err = b.drain(&res, func() { startErr = srv.Start(noop) }, handled.Load, nil)
-	srv.Shutdown()
+	err = b.drain(&res, func() {
+		for _, srv := range srvs {
+			startErr = errors.Join(startErr, srv.Start(noop))
+		}
+	}, handled.Load, nil)
+	for _, srv := range srvs {
+		srv.Shutdown()
+	}
 	return res, errors.Join(startErr, err)
 }
 

@@ -20,7 +20,7 @@ func setup(t *testing.T) testBundle {
 	t.Helper()
 	srv := redistest.Start(t, nil)
 	return testBundle{o: options{
-		n: 40, rounds: 1, concurrency: 4, shards: 4, submitters: 4,
+		n: 40, rounds: 1, concurrency: 4, bareServers: 2, shards: 4, submitters: 4,
 		redisURL: srv.URL, contentPath: "../../testdata/invoices/valid-basic-eur.txt",
 		taskCheck: 10 * time.Millisecond, timeout: time.Minute,
 		mode: "drain", rates: []int{50}, duration: 200 * time.Millisecond,
