@@ -5,12 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"sync/atomic"
 	"testing"
 
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 
+	"github.com/relayops/relayops/internal/redistest"
 	"github.com/relayops/relayops/jobs"
 )
 
@@ -218,11 +218,11 @@ func TestPublishBatch_OneRoundTrip_AdmitsUnderTheCapQueuesTheRest_PublishesToget
 	_, err := x.rdb.Pipelined(x.ctx, func(p redis.Pipeliner) error { return p.Ping(x.ctx).Err() })
 	require.NoError(t, err)
 	require.NoError(t, publishScript.Load(x.ctx, x.rdb).Err())
-	trips := &tripCounter{}
+	trips := &redistest.Trips{}
 	x.rdb.AddHook(trips)
 
 	errs := x.adm.PublishBatch(x.ctx, evs)
-	require.Equal(t, int64(1), trips.n.Load(), "every take and the tenants' stamps in one round trip")
+	require.Equal(t, int64(1), trips.N(), "every take and the tenants' stamps in one round trip")
 	require.Len(t, errs, len(evs))
 	for _, err := range errs[:5] {
 		require.NoError(t, err)
@@ -277,17 +277,4 @@ func TestStep_BatchPublisher_AdmittedPublishedRoundRobinInOneCall_FailuresWaitAg
 	require.NotEqual(t, calls[0][2].Tenant, calls[0][3].Tenant)
 	require.Equal(t, []string{globex[1].String()}, x.waiting(t, "globex"), "its publish failed: back to waiting")
 	require.Equal(t, int64(1), x.inFlight(t, "globex"))
-}
-
-// tripCounter counts the round trips a client makes (a pipeline is one).
-type tripCounter struct{ n atomic.Int64 }
-
-func (c *tripCounter) DialHook(next redis.DialHook) redis.DialHook { return next }
-
-func (c *tripCounter) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
-	return func(ctx context.Context, cmd redis.Cmder) error { c.n.Add(1); return next(ctx, cmd) }
-}
-
-func (c *tripCounter) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
-	return func(ctx context.Context, cmds []redis.Cmder) error { c.n.Add(1); return next(ctx, cmds) }
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strconv"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -13,6 +12,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 
+	"github.com/relayops/relayops/internal/redistest"
 	"github.com/relayops/relayops/internal/task"
 	"github.com/relayops/relayops/jobs"
 )
@@ -124,17 +124,17 @@ func TestPublisher_PublishBatch_OneRoundTripEachTaskOnceInOrder(t *testing.T) {
 	_, err := b.rdb.Pipelined(b.ctx, func(pipe redis.Pipeliner) error { return pipe.Ping(b.ctx).Err() })
 	require.NoError(t, err, "a pipeline connection is open: its handshake is not counted")
 	require.NoError(t, b.rdb.Ping(b.ctx).Err(), "and a plain one")
-	trips := &tripCounter{}
+	trips := &redistest.Trips{}
 	b.rdb.AddHook(trips)
 	for _, err := range p.PublishBatch(b.ctx, evs[:25]) {
 		require.NoError(t, err)
 	}
-	require.Equal(t, int64(3), trips.n.Load(), "first use: the pipeline, SCRIPT LOAD, and the pipeline again")
-	trips.n.Store(0)
+	require.Equal(t, int64(3), trips.N(), "first use: the pipeline, SCRIPT LOAD, and the pipeline again")
+	trips.Reset()
 	for _, err := range p.PublishBatch(b.ctx, evs[25:]) {
 		require.NoError(t, err)
 	}
-	require.Equal(t, int64(1), trips.n.Load(), "one pipelined round trip for the batch")
+	require.Equal(t, int64(1), trips.N(), "one pipelined round trip for the batch")
 	var pending []*asynq.TaskInfo
 	for i, err := range p.PublishBatch(b.ctx, append(evs[:3:3], jobs.Event{Type: jobs.EventJobSubmitted, Key: mustKey(t, "acme", "inv-new", 1)})) {
 		require.NoError(t, err, "event %d: a republish is absorbed", i)
@@ -194,17 +194,4 @@ func TestPublisher_RedisDown_EveryEventFails(t *testing.T) {
 	}) {
 		require.Error(t, err)
 	}
-}
-
-// tripCounter counts the round trips a client makes (a pipeline is one).
-type tripCounter struct{ n atomic.Int64 }
-
-func (c *tripCounter) DialHook(next redis.DialHook) redis.DialHook { return next }
-
-func (c *tripCounter) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
-	return func(ctx context.Context, cmd redis.Cmder) error { c.n.Add(1); return next(ctx, cmd) }
-}
-
-func (c *tripCounter) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
-	return func(ctx context.Context, cmds []redis.Cmder) error { c.n.Add(1); return next(ctx, cmds) }
 }
