@@ -30,13 +30,19 @@ type serverConfig struct {
 	retryBase, retryMax      time.Duration
 	shutdownTimeout          time.Duration
 	logger                   *slog.Logger
-	queues                   map[string]int // queue → weight
+	// asynqLog is Asynq's logger; the servers of a worker share one, so an
+	// outage's repeated lines are rate-limited once, not once per server.
+	asynqLog asynq.Logger
+	queues   map[string]int // queue → weight
 }
 
 // newAsynqServer builds an Asynq server: the worker's extraction server
 // (the layout's queues) or its webhook server (the webhooks queue).
 func newAsynqServer(rdb redis.UniversalClient, c serverConfig) *asynq.Server {
 	logger := c.logger.With("component", "asynq")
+	if c.asynqLog == nil {
+		c.asynqLog = NewAsynqLogger(logger)
+	}
 	return asynq.NewServerFromRedisClient(rdb, asynq.Config{
 		Concurrency:       c.concurrency,
 		Queues:            c.queues,
@@ -46,7 +52,7 @@ func newAsynqServer(rdb redis.UniversalClient, c serverConfig) *asynq.Server {
 		DelayedTaskCheckInterval: c.delayedTaskCheckInterval,
 		RetryDelayFunc:           withWebhookDelay(RetryDelay(c.retryBase, c.retryMax)),
 		IsFailure:                IsFailure,
-		Logger:                   NewAsynqLogger(logger),
+		Logger:                   c.asynqLog,
 		LogLevel:                 asynqLevel(logger),
 		ShutdownTimeout:          c.shutdownTimeout,
 		HealthCheckFunc: func(err error) {

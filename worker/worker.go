@@ -350,6 +350,7 @@ func (w *Worker) build() error {
 		delayedTaskCheckInterval: cfg.DelayedTaskCheckInterval,
 		retryBase:                cfg.RetryBase, retryMax: cfg.RetryMax,
 		shutdownTimeout: cfg.ShutdownTimeout, logger: cfg.Logger, queues: extractionQueues(w.layout()),
+		asynqLog: NewAsynqLogger(cfg.Logger.With("component", "asynq")),
 	}
 	for _, n := range shares(cfg.Concurrency, cfg.Servers) {
 		one := sc
