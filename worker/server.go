@@ -75,13 +75,14 @@ func extractionQueues(l task.Layout) map[string]int {
 	return w
 }
 
-// Webhook deliveries run on an Asynq server of their own, beside the
-// extraction server, on the one queue task.QueueWebhooks. Asynq's dequeue
-// tries a server's queues one round trip at a time, so an empty webhooks
-// queue served with the extraction queues cost half a round trip per job
-// (measured: 5.9 → 5.4 round trips and 47 → 46 commands per job in the
-// drain benchmark); on its own server it also has its own concurrency, so
-// slow receivers never hold extraction slots, and its own poll interval.
+// A worker runs its extraction tasks on Config.Servers Asynq servers and,
+// with webhooks, its deliveries on one more, on the one queue
+// task.QueueWebhooks. Asynq's dequeue tries a server's queues one round
+// trip at a time, so an empty webhooks queue served with the extraction
+// queues cost half a round trip per job (measured: 5.9 → 5.4 round trips
+// and 47 → 46 commands per job in the drain benchmark); on its own server
+// it also has its own concurrency, so slow receivers never hold extraction
+// slots, and its own poll interval.
 const (
 	// DefaultServers is how many Asynq servers a worker runs for
 	// extraction (Config.Servers). Measured with benchpipeline, one worker

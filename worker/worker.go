@@ -58,8 +58,8 @@ type Config struct {
 	// the worker polls as often in all). An Asynq server fetches its tasks
 	// one round trip at a time, in one goroutine that waits behind the
 	// handlers for a CPU under load; two fetch about a fifth more jobs per
-	// second per worker at the same CPU per job. Default DefaultServers;
-	// 1..Concurrency.
+	// second per worker, at less CPU per job. Default DefaultServers (at
+	// most Concurrency); 1..Concurrency.
 	Servers int
 	// Queues is the number of Asynq queues extraction tasks are spread
 	// over (task.Layout): the task of shard s goes to queue s mod Queues,
