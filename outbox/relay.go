@@ -19,7 +19,7 @@ import (
 )
 
 // Publisher publishes job.submitted events; the worker implements it with
-// asynq.Enqueue (TaskID = job key, so a republish is absorbed).
+// Asynq tasks (TaskID = job key, so a republish is absorbed).
 type Publisher interface {
 	Publish(ctx context.Context, ev jobs.Event) error
 }
