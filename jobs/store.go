@@ -115,7 +115,7 @@ func (c Config) validate() error {
 	if c.WaitReplicas < 0 || c.WaitTimeout < time.Millisecond {
 		errs = append(errs, fmt.Errorf("jobs: Config.WaitReplicas must not be negative and Config.WaitTimeout must be at least 1ms, got %d and %s", c.WaitReplicas, c.WaitTimeout))
 	}
-	if rt := readTimeout(c.Redis); c.WaitReplicas > 0 && rt > 0 && c.WaitTimeout >= rt {
+	if rt := ReadTimeout(c.Redis); c.WaitReplicas > 0 && rt > 0 && c.WaitTimeout >= rt {
 		errs = append(errs, fmt.Errorf("jobs: Config.WaitTimeout (%s) must be below the Redis client's ReadTimeout (%s)", c.WaitTimeout, rt))
 	}
 	r := c.Retention
@@ -128,9 +128,9 @@ func (c Config) validate() error {
 	return errors.Join(errs...)
 }
 
-// readTimeout is the read timeout of the store's client, 0 when unknown
-// or none.
-func readTimeout(rdb redis.UniversalClient) time.Duration {
+// ReadTimeout is rdb's ReadTimeout (negative: none), 0 when rdb is neither
+// a *redis.Client nor a *redis.ClusterClient.
+func ReadTimeout(rdb redis.UniversalClient) time.Duration {
 	switch c := rdb.(type) {
 	case *redis.Client:
 		return c.Options().ReadTimeout

@@ -431,7 +431,7 @@ func (r *Relay) read(ctx context.Context, shard int, rdb redis.UniversalClient, 
 		if len(o.committed) > 0 {
 			args.Block = min(args.Block, applyWait)
 		}
-		if rt := readTimeout(rdb); rt >= 0 && args.Block > rt-minReadMargin {
+		if rt := jobs.ReadTimeout(rdb); rt >= 0 && args.Block > rt-minReadMargin {
 			args.Block = -1
 		}
 		pipe := rdb.Pipeline()
@@ -463,17 +463,6 @@ const applyWait = 20 * time.Millisecond
 // minReadMargin is how much longer than a blocking read in a pipeline the
 // client's ReadTimeout must be.
 const minReadMargin = 500 * time.Millisecond
-
-// readTimeout is rdb's ReadTimeout (negative: none), 0 when unknown.
-func readTimeout(rdb redis.UniversalClient) time.Duration {
-	switch c := rdb.(type) {
-	case *redis.Client:
-		return c.Options().ReadTimeout
-	case *redis.ClusterClient:
-		return c.Options().ReadTimeout
-	}
-	return 0
-}
 
 // consume hands one entry to its consumer; a failing consumer leaves it
 // pending.
