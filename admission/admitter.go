@@ -35,6 +35,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/relayops/relayops/internal/clock"
+	"github.com/relayops/relayops/internal/scriptpipe"
 	"github.com/relayops/relayops/jobs"
 	"github.com/relayops/relayops/outbox"
 )
@@ -331,51 +332,30 @@ type takeResult struct {
 // registry stamp per tenant. The registry is stamped on every publish: a
 // stamp skipped because an earlier one was recent would leave the tenant
 // unregistered, its waiting jobs never admitted, if Redis lost the registry
-// in between. The scripts go as EVALSHA (a script run in a pipeline cannot
-// fall back by itself); when Redis refuses them for not having the script
-// cached (first use, a restart), it is loaded (on every master of a
-// cluster) and they are sent again in one more pipeline (as EVAL should the
-// load fail).
+// in between. Calls Redis refuses for not having the script cached go
+// again in one more pipeline (scriptpipe.Retry).
 func (a *Admitter) takeAll(ctx context.Context, ks []jobs.Key, scores []time.Time, now time.Time) []takeResult {
 	out := make([]takeResult, len(ks))
 	if len(ks) == 0 {
 		return out
 	}
-	args := func(j int) ([]string, []any) {
-		k := ks[j]
-		return []string{waitingKey(k.Tenant), inFlightKey(k.Tenant)},
-			[]any{k.String(), scores[j].UnixMilli(), now.UnixMilli(), a.Cap(k.Tenant)}
+	calls := make([]scriptpipe.Call, len(ks))
+	for j, k := range ks {
+		calls[j] = scriptpipe.Call{
+			Keys: []string{waitingKey(k.Tenant), inFlightKey(k.Tenant)},
+			Args: []any{k.String(), scores[j].UnixMilli(), now.UnixMilli(), a.Cap(k.Tenant)},
+		}
 	}
 	pipe := a.rdb.Pipeline()
 	stamps := map[string]*redis.IntCmd{}
-	cmds := make([]*redis.Cmd, len(ks))
-	for j, k := range ks {
+	for _, k := range ks {
 		if _, ok := stamps[k.Tenant]; !ok {
 			stamps[k.Tenant] = pipe.ZAddGT(ctx, registryKey, redis.Z{Score: float64(now.UnixMilli()), Member: k.Tenant})
 		}
-		keys, argv := args(j)
-		cmds[j] = publishScript.EvalSha(ctx, pipe, keys, argv...)
 	}
+	cmds := scriptpipe.Queue(ctx, pipe, publishScript, calls)
 	_, _ = pipe.Exec(ctx) // each command's error is read below
-	var again redis.Pipeliner
-	loaded := false
-	for j, cmd := range cmds {
-		if redis.HasErrorPrefix(cmd.Err(), "NOSCRIPT") {
-			if again == nil {
-				again = a.rdb.Pipeline()
-				loaded = publishScript.Load(ctx, a.rdb).Err() == nil
-			}
-			keys, argv := args(j)
-			if loaded {
-				cmds[j] = publishScript.EvalSha(ctx, again, keys, argv...)
-			} else {
-				cmds[j] = publishScript.Eval(ctx, again, keys, argv...)
-			}
-		}
-	}
-	if again != nil {
-		_, _ = again.Exec(ctx)
-	}
+	scriptpipe.Retry(ctx, a.rdb, publishScript, calls, cmds)
 	for j, cmd := range cmds {
 		k := ks[j]
 		if err := stamps[k.Tenant].Err(); err != nil {

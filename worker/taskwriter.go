@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -15,6 +16,8 @@ import (
 	// Asynq registers its task message type (asynq.TaskMessage) with the
 	// protobuf registry when it is linked; the import makes sure it is.
 	_ "github.com/hibiken/asynq"
+
+	"github.com/relayops/relayops/internal/scriptpipe"
 )
 
 // taskWriter enqueues Asynq tasks many at a time, in one pipelined round
@@ -135,51 +138,34 @@ func (w *taskWriter) enqueue(ctx context.Context, tasks []asynqTask) []error {
 		}
 	}
 	now := time.Now().UnixNano() // pending_since, as Asynq writes it
-	pipe := w.rdb.Pipeline()
+	var calls []scriptpipe.Call
+	at := make([]int, 0, len(tasks)) // calls[j] enqueues tasks[at[j]]
 	var newQueues []string
-	for _, t := range tasks {
-		if _, known := w.queues.Load(t.queue); !known {
+	for i, t := range tasks {
+		if _, known := w.queues.Load(t.queue); !known && !slices.Contains(newQueues, t.queue) {
 			newQueues = append(newQueues, t.queue)
 		}
+		if errs[i] == nil {
+			calls = append(calls, scriptpipe.Call{Keys: []string{asynqTaskKey(t.queue, t.id), asynqPendingKey(t.queue)}, Args: []any{msgs[i], t.id, now}})
+			at = append(at, i)
+		}
 	}
+	pipe := w.rdb.Pipeline()
 	var sadd *redis.IntCmd
 	if len(newQueues) > 0 {
 		sadd = pipe.SAdd(ctx, asynqAllQueues, stringsToAny(newQueues)...)
 	}
-	cmds := make([]*redis.Cmd, len(tasks))
-	for i, t := range tasks {
-		if errs[i] == nil {
-			cmds[i] = enqueueTaskScript.EvalSha(ctx, pipe, []string{asynqTaskKey(t.queue, t.id), asynqPendingKey(t.queue)}, msgs[i], t.id, now)
-		}
-	}
+	queued := scriptpipe.Queue(ctx, pipe, enqueueTaskScript, calls)
 	_, _ = pipe.Exec(ctx) // each command's error is read below
 	if sadd != nil && sadd.Err() == nil {
 		for _, q := range newQueues {
 			w.queues.Store(q, true)
 		}
 	}
-	// Redis had not cached the script (first use, a restart): it is loaded
-	// (on every master of a cluster), and the tasks it refused are sent once
-	// more in one more pipeline. Should the load fail, they go as EVAL.
-	var again redis.Pipeliner
-	loaded := false
-	for i, cmd := range cmds {
-		if cmd != nil && redis.HasErrorPrefix(cmd.Err(), "NOSCRIPT") {
-			if again == nil {
-				again = w.rdb.Pipeline()
-				loaded = enqueueTaskScript.Load(ctx, w.rdb).Err() == nil
-			}
-			t := tasks[i]
-			keys := []string{asynqTaskKey(t.queue, t.id), asynqPendingKey(t.queue)}
-			if loaded {
-				cmds[i] = enqueueTaskScript.EvalSha(ctx, again, keys, msgs[i], t.id, now)
-			} else {
-				cmds[i] = enqueueTaskScript.Eval(ctx, again, keys, msgs[i], t.id, now)
-			}
-		}
-	}
-	if again != nil {
-		_, _ = again.Exec(ctx)
+	scriptpipe.Retry(ctx, w.rdb, enqueueTaskScript, calls, queued)
+	cmds := make([]*redis.Cmd, len(tasks))
+	for j, cmd := range queued {
+		cmds[at[j]] = cmd
 	}
 	for i, cmd := range cmds {
 		if cmd == nil {
