@@ -17,24 +17,14 @@ import (
 // besides ns/op, the Redis round trips per operation counted by a client hook
 // and the Redis commands per operation from INFO commandstats.
 
-type roundTrips struct{ n int64 }
-
-func (h *roundTrips) DialHook(next redis.DialHook) redis.DialHook { return next }
-func (h *roundTrips) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
-	return func(ctx context.Context, cmd redis.Cmder) error { h.n++; return next(ctx, cmd) }
-}
-func (h *roundTrips) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
-	return func(ctx context.Context, cmds []redis.Cmder) error { h.n++; return next(ctx, cmds) }
-}
-
-func benchStore(b *testing.B) (*Store, *roundTrips, *redis.Client) {
+func benchStore(b *testing.B) (*Store, *redistest.Trips, *redis.Client) {
 	srv := redistest.Start(b, nil)
 	c, err := NewRedisClient(srv.URL)
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { _ = c.Close() })
-	rt := &roundTrips{}
+	rt := &redistest.Trips{}
 	c.AddHook(rt)
 	s, err := NewStore(Config{Redis: c})
 	if err != nil {
@@ -59,8 +49,8 @@ func commands(b *testing.B, c *redis.Client) int64 {
 	return total
 }
 
-func report(b *testing.B, rt *roundTrips, c *redis.Client, cmds0 int64) {
-	b.ReportMetric(float64(rt.n)/float64(b.N), "roundtrips/op")
+func report(b *testing.B, rt *redistest.Trips, c *redis.Client, cmds0 int64) {
+	b.ReportMetric(float64(rt.N())/float64(b.N), "roundtrips/op")
 	// Every command counts, including the info call itself; subtract it.
 	b.ReportMetric(float64(commands(b, c)-cmds0-1)/float64(b.N), "rediscmds/op")
 }
@@ -77,7 +67,7 @@ func BenchmarkSubmit(b *testing.B) {
 	s, rt, c := benchStore(b)
 	ctx, keys := context.Background(), benchKeys(b)
 	content := strings.Repeat("x", 1024)
-	rt.n = 0
+	rt.Reset()
 	cmds0 := commands(b, c)
 	b.ResetTimer()
 	for i := range keys {
@@ -97,7 +87,7 @@ func BenchmarkClaim(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	rt.n = 0
+	rt.Reset()
 	cmds0 := commands(b, c)
 	b.ResetTimer()
 	for i, k := range keys {
@@ -120,7 +110,7 @@ func BenchmarkCommit(b *testing.B) {
 		claims[i], _ = s.Claim(ctx, k, "t")
 	}
 	result := []byte(`{"invoiceNumber":"INV-1","total":"100.00","currency":"EUR"}`)
-	rt.n = 0
+	rt.Reset()
 	cmds0 := commands(b, c)
 	b.ResetTimer()
 	for i, k := range keys {
@@ -159,7 +149,7 @@ func scriptServerTime(b *testing.B, stages []string) {
 	result := []byte(`{"invoiceNumber":"INV-1","vendor":"Acme","total":"10.00","currency":"EUR"}`)
 	keys := benchKeys(b)
 	c.SlowLogReset(ctx)
-	rt.n = 0
+	rt.Reset()
 	cmds0 := commands(b, c)
 	b.ResetTimer()
 	for i, k := range keys {
