@@ -34,7 +34,36 @@ const (
 	// ReasonModelOutputInvalid: the model's answer did not match the schema
 	// after the bounded number of tries.
 	ReasonModelOutputInvalid = "model_output_invalid"
+
+	// Reasons of the read stage, which turns a file into a document before
+	// any field is read.
+
+	// ReasonUnreadableDocument: the file is corrupt, truncated, empty or not
+	// what its media type says.
+	ReasonUnreadableDocument = "unreadable_document"
+	// ReasonEncryptedDocument: a password-protected PDF.
+	ReasonEncryptedDocument = "encrypted_document"
+	// ReasonNoTextLayer: a PDF without text (a scan) and no OCR to read it.
+	ReasonNoTextLayer = "no_text_layer"
+	// ReasonTooManyPages: more pages than the deployment reads.
+	ReasonTooManyPages = "too_many_pages"
+	// ReasonInvalidEInvoice + ":" + rule: a structured e-invoice that breaks
+	// a rule of EN 16931 (a rule from EInvoiceRules), or is not a readable
+	// e-invoice at all ("syntax").
+	ReasonInvalidEInvoice = "invalid_einvoice"
 )
+
+// EInvoiceRules are the rules an invalid_einvoice reason may name: the
+// EN 16931 business rules the validator checks (BR-CO-10 … BR-CO-16: the
+// document-level arithmetic; BR-01 … BR-16: required business terms) and
+// "syntax" for XML that is not a readable invoice of a supported syntax.
+var EInvoiceRules = []string{
+	"syntax",
+	"BR-01", "BR-02", "BR-03", "BR-04", "BR-05", "BR-06", "BR-07", "BR-08",
+	"BR-09", "BR-10", "BR-11", "BR-12", "BR-13", "BR-14", "BR-15", "BR-16",
+	"BR-CO-10", "BR-CO-11", "BR-CO-12", "BR-CO-13", "BR-CO-14", "BR-CO-15", "BR-CO-16",
+	"BR-CO-17", "BR-S-08", "BR-S-09", "BR-LIN-01", "BR-LIN-03",
+}
 
 // Fields are the invoice fields a reason code may name.
 var Fields = []string{"invoiceNumber", "vendor", "issueDate", "currency", "lineItems", "subtotal", "charges", "tax", "total"}
@@ -46,6 +75,7 @@ var fieldReasons = []string{ReasonMissingField, ReasonInvalidField, ReasonUnpars
 var bareReasons = []string{
 	ReasonNotAnInvoice, ReasonAmbiguousDate, ReasonLineMismatch, ReasonSubtotalMismatch,
 	ReasonTotalMismatch, ReasonModelOutputInvalid,
+	ReasonUnreadableDocument, ReasonEncryptedDocument, ReasonNoTextLayer, ReasonTooManyPages,
 }
 
 // Reasons returns every reason code, in a stable order: the bounded set of
@@ -56,6 +86,9 @@ func Reasons() []string {
 		for _, f := range Fields {
 			out = append(out, r+":"+f)
 		}
+	}
+	for _, rule := range EInvoiceRules {
+		out = append(out, ReasonInvalidEInvoice+":"+rule)
 	}
 	return out
 }

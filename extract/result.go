@@ -53,6 +53,9 @@ type Extraction struct {
 	Problems []string `json:"problems,omitempty"`
 	// Source says who extracted the fields.
 	Source Source `json:"source"`
+	// Evidence says, per field found, where it came from (see
+	// Invoice.Evidence).
+	Evidence map[string]Evidence `json:"evidence,omitempty"`
 }
 
 // ExtractedLine is one line item as found. Amount is the line's stated
@@ -102,7 +105,69 @@ type Invoice struct {
 	TaxIncluded   bool       `json:"taxIncluded,omitempty"`
 	Total         string     `json:"total"`
 	Source        Source     `json:"source"`
+
+	// Fields a structured e-invoice states (EN 16931 business terms), and
+	// that a text extractor fills when it reads them; empty when unknown.
+	DueDate        string `json:"dueDate,omitempty"`        // BT-9
+	OrderReference string `json:"orderReference,omitempty"` // BT-13
+	SellerVATID    string `json:"sellerVatId,omitempty"`    // BT-31
+	Buyer          string `json:"buyer,omitempty"`          // BT-44
+	IBAN           string `json:"iban,omitempty"`           // BT-84
+	PaidAmount     string `json:"paidAmount,omitempty"`     // BT-113
+	AmountDue      string `json:"amountDue,omitempty"`      // BT-115
+	// InvoiceTypeCode is the UNTDID 1001 code of an e-invoice (BT-3: 380
+	// commercial invoice, 381 credit note, …).
+	InvoiceTypeCode string `json:"invoiceTypeCode,omitempty"`
+
+	// Evidence says, per committed field (the JSON names above:
+	// "invoiceNumber", "total", …), where its value came from, for the
+	// reviewer and the console.
+	Evidence map[string]Evidence `json:"evidence,omitempty"`
+	// Flags are content-free notes on the result a reviewer must see (see
+	// the Flag constants), e.g. a hybrid PDF whose visible total differs
+	// from its XML.
+	Flags []string `json:"flags,omitempty"`
 }
+
+// Evidence is where one field's value came from. Every member is optional;
+// a text extractor gives the page, line and label, an e-invoice its
+// business terms and XML path.
+type Evidence struct {
+	// Source: "text" (a PDF's text layer or submitted text), "ocr",
+	// "einvoice" (the structured XML), "model", "correction" (an operator).
+	Source string `json:"source,omitempty"`
+	// Page and Line are 1-based positions in the read document.
+	Page int `json:"page,omitempty"`
+	Line int `json:"line,omitempty"`
+	// Label is the label the value followed, as written ("Rechnungsnr.").
+	Label string `json:"label,omitempty"`
+	// BusinessTerms are the EN 16931 terms of an e-invoice value ("BT-112").
+	BusinessTerms []string `json:"businessTerms,omitempty"`
+	// Path is the XML element the value was read from.
+	Path string `json:"path,omitempty"`
+	// LowConfidence: OCR read some of the value's words below its
+	// confidence threshold.
+	LowConfidence bool `json:"lowConfidence,omitempty"`
+}
+
+// Evidence sources.
+const (
+	EvidenceText       = "text"
+	EvidenceOCR        = "ocr"
+	EvidenceEInvoice   = "einvoice"
+	EvidenceModel      = "model"
+	EvidenceCorrection = "correction"
+)
+
+// Flags of a result.
+const (
+	// FlagVisibleTotalMismatch: a hybrid PDF whose visible page states a
+	// total that is not its XML's (BT-112); the XML, the legally binding
+	// part, was committed.
+	FlagVisibleTotalMismatch = "visible_total_mismatch"
+	// FlagOCR: some committed fields were read by OCR.
+	FlagOCR = "ocr"
+)
 
 // LineItem is one validated line. Quantity is a decimal string ("3",
 // "9.5"); Amount is in the currency's precision, UnitPrice in at least that

@@ -253,9 +253,9 @@ func TestValidateExtraction_NeverOverflows(t *testing.T) {
 func TestReasons_AreASmallFixedSetOfFieldsAndBareCodes(t *testing.T) {
 	t.Parallel()
 	rs := Reasons()
-	require.Len(t, rs, len(bareReasons)+len(fieldReasons)*len(Fields))
+	require.Len(t, rs, len(bareReasons)+len(fieldReasons)*len(Fields)+len(EInvoiceRules))
 	for _, r := range rs {
-		require.Regexp(t, `^[a-z_]+(:[a-zA-Z]+)?$`, r)
+		require.Regexp(t, `^[a-z_]+(:([a-zA-Z]+|BR-[A-Z0-9-]+))?$`, r)
 	}
 	require.Contains(t, rs, "missing_field:charges")
 }

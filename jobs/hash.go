@@ -18,7 +18,13 @@ import (
 // other content takes CanonicalHash's decode and re-encode, which turns each
 // invalid byte into U+FFFD. TestPayloadHash_MatchesCanonicalHash holds the
 // two paths to the same bytes.
+//
+// A file's stored content (see FileContent) hashes as the business payload
+// {"file":{"mediaType":…,"sha256":…}} instead.
 func PayloadHash(content string) string {
+	if h, ok := filePayloadHash(content); ok {
+		return h
+	}
 	if !utf8.ValidString(content) {
 		h, _ := CanonicalHash(mustJSON(map[string]any{"content": content}))
 		return h
