@@ -102,8 +102,17 @@ func FieldReason(reason, field string) string { return reason + ":" + field }
 // Rejection is a permanent verdict on a document: it is not an invoice, or
 // it is one that cannot be accepted. Reason is one of Reasons(). Error()
 // carries only the code, never document text.
+//
+// A rejection for the document's content keeps what was read: Extraction is
+// the partial extraction (the fields found, with their evidence), nil when
+// nothing was read (a read-stage rejection, not_an_invoice from the
+// classifier); Fields names the fields the failing check concerns
+// ("total", "subtotal" for a total_mismatch). Both are document data: the
+// store keeps them with the job's result, never in logs, metrics or Asynq.
 type Rejection struct {
-	Reason string
+	Reason     string
+	Extraction *Extraction
+	Fields     []string
 }
 
 // Reject returns a *Rejection with reason.
