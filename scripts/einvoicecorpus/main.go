@@ -141,7 +141,7 @@ func read(source, file string, data []byte, fromPDF bool) result {
 // markedInvalid reports a file its source names as a negative example.
 func markedInvalid(file string) bool {
 	base := strings.ToLower(filepath.Base(file))
-	for _, m := range []string{"invalid", "fail", "not_validating", "corrupt", "negativ"} {
+	for _, m := range []string{"invalid", "fail_", "not_validating", "corrupt"} {
 		if strings.Contains(base, m) {
 			return true
 		}
