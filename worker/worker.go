@@ -23,6 +23,7 @@ import (
 
 	"github.com/relayops/relayops/admission"
 	"github.com/relayops/relayops/extract"
+	"github.com/relayops/relayops/extract/rules"
 	"github.com/relayops/relayops/internal/clock"
 	"github.com/relayops/relayops/internal/task"
 	"github.com/relayops/relayops/jobs"
@@ -38,7 +39,7 @@ type Config struct {
 	// Redis is Asynq's connection: an ordinary client (Asynq's own scripts
 	// are safe to retry), separate from the store's. Required.
 	Redis redis.UniversalClient
-	// Extractor runs the stages. Default extract.Rules{}.
+	// Extractor runs the stages. Default rules.Rules{}.
 	Extractor extract.Extractor
 	// Faults injects failures (tests and chaos only); nil injects none.
 	Faults *Faults
@@ -170,7 +171,7 @@ func (c Config) withDefaults() Config {
 		}
 	}
 	if c.Extractor == nil {
-		c.Extractor = extract.Rules{}
+		c.Extractor = rules.Rules{}
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))

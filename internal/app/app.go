@@ -15,6 +15,7 @@ import (
 	"github.com/relayops/relayops/api"
 	"github.com/relayops/relayops/dashboard"
 	"github.com/relayops/relayops/extract"
+	"github.com/relayops/relayops/extract/rules"
 	"github.com/relayops/relayops/internal/config"
 	"github.com/relayops/relayops/jobs"
 	"github.com/relayops/relayops/quota"
@@ -147,7 +148,7 @@ func Worker(c *config.Config, store *jobs.Store, asynqRedis redis.UniversalClien
 // extractor, the model extractor, or the chain of both. The model's calls
 // are counted in metrics.
 func Extractor(c *config.Config, metrics *worker.Metrics) (extract.Extractor, error) {
-	rules := extract.Rules{}
+	rules := rules.Rules{}
 	if !c.UsesModel() {
 		return rules, nil
 	}
