@@ -45,8 +45,9 @@ var Rules = []string{
 //     Schematron does: each sum rounded to two decimals with XPath's round
 //     (half towards positive infinity), then compared exactly.
 //   - BR-CO-17, BR-S-08, BR-S-09: the VAT breakdown against its rate and
-//     the lines, with the Schematron's tolerance of one currency unit
-//     (strict in UBL; BR-S-08 is exact in CII).
+//     the lines, with the Schematron's tolerance of one currency unit:
+//     less than one (BR-S-09; BR-CO-17 and BR-S-08 in UBL), at most one
+//     (BR-CO-17 in CII), none (BR-S-08 in CII, exact).
 //
 // Factur-X / ZUGFeRD MINIMUM and BASIC WL invoices are not EN 16931
 // invoices: the rules their own Schematron leaves out do not apply to them
