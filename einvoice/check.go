@@ -20,7 +20,11 @@ type Violation struct {
 var Rules = []string{
 	"BR-01", "BR-02", "BR-03", "BR-04", "BR-05", "BR-06", "BR-07", "BR-08",
 	"BR-09", "BR-10", "BR-11", "BR-12", "BR-13", "BR-14", "BR-15", "BR-16",
-	"syntax", "BR-LIN-01", "BR-LIN-03",
+	"syntax",
+	"BR-DEC-01", "BR-DEC-02", "BR-DEC-05", "BR-DEC-06", "BR-DEC-09", "BR-DEC-10", "BR-DEC-11",
+	"BR-DEC-12", "BR-DEC-13", "BR-DEC-14", "BR-DEC-15", "BR-DEC-16", "BR-DEC-17", "BR-DEC-18",
+	"BR-DEC-19", "BR-DEC-20", "BR-DEC-23",
+	"BR-LIN-01", "BR-LIN-03",
 	"BR-CO-10", "BR-CO-11", "BR-CO-12", "BR-CO-13", "BR-CO-14", "BR-CO-15", "BR-CO-16",
 	"BR-CO-17", "BR-S-08", "BR-S-09",
 }
@@ -33,13 +37,17 @@ var Rules = []string{
 //     Paths).
 //   - syntax: every amount, quantity and rate is an xs:decimal and every
 //     date a calendar date.
+//   - BR-DEC-01 … BR-DEC-23: amounts are written with at most two
+//     decimals (a trailing zero counts, as in the Schematron's
+//     string-length test), for every amount term the package reads.
 //   - BR-LIN-01, BR-LIN-03: each line has its identifier and net amount.
 //   - BR-CO-10 … BR-CO-16: the document totals, computed as the standard's
 //     Schematron does: each sum rounded to two decimals with XPath's round
 //     (half towards positive infinity), then compared exactly.
 //   - BR-CO-17, BR-S-08, BR-S-09: the VAT breakdown against its rate and
-//     the lines, with the Schematron's tolerance of one currency unit
-//     (strict in UBL; BR-S-08 is exact in CII).
+//     the lines, with the Schematron's tolerance of one currency unit:
+//     less than one (BR-S-09; BR-CO-17 and BR-S-08 in UBL), at most one
+//     (BR-CO-17 in CII), none (BR-S-08 in CII, exact).
 //
 // Factur-X / ZUGFeRD MINIMUM and BASIC WL invoices are not EN 16931
 // invoices: the rules their own Schematron leaves out do not apply to them
@@ -50,6 +58,7 @@ func (inv *Invoice) Check() []Violation {
 	c := &checker{inv: inv, skip: skippedRules(inv)}
 	c.required()
 	c.formats()
+	c.decimals()
 	c.lineTerms()
 	c.totals()
 	c.breakdown()
@@ -65,10 +74,17 @@ type checker struct {
 	out  []Violation
 }
 
+// fail records a violation once, unless the rule does not apply.
 func (c *checker) fail(rule string, terms ...string) {
-	if !slices.Contains(c.skip, rule) {
-		c.out = append(c.out, Violation{Rule: rule, Terms: terms})
+	if slices.Contains(c.skip, rule) {
+		return
 	}
+	for _, v := range c.out {
+		if v.Rule == rule && slices.Equal(v.Terms, terms) {
+			return
+		}
+	}
+	c.out = append(c.out, Violation{Rule: rule, Terms: terms})
 }
 
 // Rules that profiles below EN 16931 do not apply, as their own
@@ -79,8 +95,9 @@ var (
 		"BR-CO-10", "BR-CO-11", "BR-CO-12", "BR-CO-13", "BR-CO-14", "BR-CO-15", "BR-CO-16",
 		"BR-CO-17", "BR-S-08", "BR-S-09"}
 	basicWLSkips = []string{"BR-16", "BR-LIN-01", "BR-LIN-03", "BR-CO-10", "BR-S-08"}
-	// ZUGFeRD 1.0 has no line identifier (BT-126 is optional there).
-	zugferd1Skips = []string{"BR-LIN-01"}
+	// ZUGFeRD 1.0 has no line identifier (BT-126 is optional there) and
+	// predates the BR-DEC rules.
+	zugferd1Skips = append([]string{"BR-LIN-01"}, decimalRules...)
 )
 
 func skippedRules(inv *Invoice) []string {
@@ -190,3 +207,48 @@ func (c *checker) lineTerms() {
 // Counted reports whether a line counts in the document's sums: every
 // line but an Extended profile's GROUP and INFORMATION lines.
 func (l Line) Counted() bool { return l.Status == "" || strings.EqualFold(l.Status, "DETAIL") }
+
+// decimalRules are the BR-DEC rules Check applies.
+var decimalRules = func() []string {
+	var out []string
+	for _, r := range Rules {
+		if strings.HasPrefix(r, "BR-DEC-") {
+			out = append(out, r)
+		}
+	}
+	return out
+}()
+
+// decimals applies BR-DEC-*: at most two decimals, as written.
+func (c *checker) decimals() {
+	inv := c.inv
+	check := func(rule, term, v string) {
+		if _, frac, ok := strings.Cut(v, "."); ok && len(frac) > 2 {
+			c.fail(rule, term)
+		}
+	}
+	for _, a := range inv.Allowances {
+		check("BR-DEC-01", "BT-92", a.Amount)
+		check("BR-DEC-02", "BT-93", a.BaseAmount)
+	}
+	for _, a := range inv.Charges {
+		check("BR-DEC-05", "BT-99", a.Amount)
+		check("BR-DEC-06", "BT-100", a.BaseAmount)
+	}
+	for _, r := range []struct{ rule, term, v string }{
+		{"BR-DEC-09", "BT-106", inv.LineTotal}, {"BR-DEC-10", "BT-107", inv.AllowanceTotal},
+		{"BR-DEC-11", "BT-108", inv.ChargeTotal}, {"BR-DEC-12", "BT-109", inv.TaxExclusive},
+		{"BR-DEC-13", "BT-110", inv.TaxTotal}, {"BR-DEC-14", "BT-112", inv.TaxInclusive},
+		{"BR-DEC-15", "BT-111", inv.TaxTotalTaxCurrency}, {"BR-DEC-16", "BT-113", inv.Prepaid},
+		{"BR-DEC-17", "BT-114", inv.Rounding}, {"BR-DEC-18", "BT-115", inv.DueAmount},
+	} {
+		check(r.rule, r.term, r.v)
+	}
+	for _, v := range inv.VAT {
+		check("BR-DEC-19", "BT-116", v.TaxableAmount)
+		check("BR-DEC-20", "BT-117", v.TaxAmount)
+	}
+	for _, l := range inv.Lines {
+		check("BR-DEC-23", "BT-131", l.NetAmount)
+	}
+}

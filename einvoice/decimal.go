@@ -18,8 +18,8 @@ type decimal struct {
 
 // canonicalDecimal returns the xs:decimal lexical form s in the canonical
 // form the package stores (an optional '-', digits, an optional '.' and
-// digits), keeping every digit as written: "+12.50" → "12.50", ".5" → "0.5",
-// "12." → "12", " 7 " → "7". It reports false for anything that is not an
+// digits), keeping every decimal as written: "+12.50" → "12.50", ".5" →
+// "0.5", "12." → "12", " 7 " → "7", "007" → "7". It reports false for anything that is not an
 // xs:decimal ("12,50", "1e3", "").
 func canonicalDecimal(s string) (string, bool) {
 	s = strings.TrimSpace(s)
@@ -37,7 +37,7 @@ func canonicalDecimal(s string) (string, bool) {
 	if (whole == "" && frac == "") || !digits(whole) || !digits(frac) {
 		return "", false
 	}
-	if whole == "" {
+	if whole = strings.TrimLeft(whole, "0"); whole == "" {
 		whole = "0"
 	}
 	out := whole

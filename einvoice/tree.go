@@ -21,7 +21,7 @@ const (
 	// MaxDepth is the deepest element nesting accepted.
 	MaxDepth = 64
 	// MaxElements bounds the elements and attributes of one document.
-	MaxElements = 500_000
+	MaxElements = 200_000
 )
 
 // Refusals of a document that is not read at all.
