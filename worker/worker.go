@@ -41,6 +41,11 @@ type Config struct {
 	Redis redis.UniversalClient
 	// Extractor runs the stages. Default rules.Rules{}.
 	Extractor extract.Extractor
+	// Reader is the read stage (HandlerConfig.Reader). Default: text and
+	// XML e-invoices only.
+	Reader DocumentReader
+	// VisibleTotal checks a hybrid PDF's visible total (HandlerConfig).
+	VisibleTotal VisibleTotal
 	// Faults injects failures (tests and chaos only); nil injects none.
 	Faults *Faults
 	// Logger is the base logger; each part adds its component. Default:
@@ -295,7 +300,8 @@ func (w *Worker) build() error {
 	cfg := w.cfg
 	var err error
 	w.handler, err = NewHandler(HandlerConfig{
-		Store: cfg.Store, Extractor: cfg.Extractor, Faults: cfg.Faults, Clock: cfg.Clock,
+		Store: cfg.Store, Extractor: cfg.Extractor, Reader: cfg.Reader, VisibleTotal: cfg.VisibleTotal,
+		Faults: cfg.Faults, Clock: cfg.Clock,
 		Logger: cfg.Logger.With("component", "worker.handler"), Metrics: cfg.Metrics,
 		AttemptTimeout: cfg.AttemptTimeout, OnEnd: w.release,
 	})
