@@ -167,7 +167,7 @@ relayops dev: the whole system in one process (API, console, dashboard, worker, 
 
   Webhook endpoints may be local http:// receivers here (never so by default elsewhere).
   Data lives only while this process runs. Production runs cmd/api and any number
-  of cmd/worker processes on a real Redis (RELAYOPS_REDIS_URL); see README.md.
+  of cmd/worker processes on a real Redis (RELAYOPS_REDIS_URL); see docs/operations.md.
 
   tokens:
 `, base, op.Name, redisAddr, localhost(cfg.MetricsAddr), extractorLine(cfg))

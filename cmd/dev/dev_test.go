@@ -69,7 +69,7 @@ func TestMakeRun_DemoScript_Succeeds(t *testing.T) {
 	require.Equal(t, 5.0, proctest.Sum(metrics, "relayops_worker_jobs_total", map[string]string{"outcome": "succeeded"}))
 	require.Equal(t, 1.0, proctest.Sum(metrics, "relayops_worker_jobs_total", map[string]string{"outcome": "dead_lettered"}))
 
-	// The README's way to submit a file without jq: accepted, then deduped;
+	// The documented way to submit a file without jq: accepted, then deduped;
 	// a bad documentId is the API's 400, and the script says so.
 	for _, want := range []string{`"deduped":false`, `"deduped":true`} {
 		out, err := submitFile(t, root, base, "testdata/invoices/valid-basic-eur.txt", "readme-submit")
