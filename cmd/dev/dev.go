@@ -58,6 +58,7 @@ func run(ctx context.Context, o options) error {
 	// public addresses only unless told otherwise.
 	cfg.Webhook.AllowInsecure, cfg.Webhook.AllowPrivate = true, true
 	logger := cfg.NewLogger(os.Stderr, "dev")
+	cfg.LogWarnings(logger)
 	lograte.RouteRedis(logger) // go-redis's own lines, as JSON and held back when repeated
 
 	mini := miniredis.NewMiniRedis()

@@ -253,3 +253,19 @@ func TestRun_MetricsAddressInUse_NamesTheVariable(t *testing.T) {
 	require.ErrorContains(t, err, "listen on RELAYOPS_METRICS_ADDR "+busy.Addr().String())
 	require.ErrorContains(t, err, "address already in use")
 }
+
+// A misspelled setting stops make run before anything starts, naming the
+// variable and the setting it was probably meant to be.
+func TestRun_MisspelledSetting_StopsNamingTheClosestSetting(t *testing.T) {
+	for _, kv := range os.Environ() {
+		if name, _, _ := strings.Cut(kv, "="); strings.HasPrefix(name, "RELAYOPS_") {
+			t.Setenv(name, "")
+		}
+	}
+	t.Setenv("RELAYOPS_HTTP_ADDR", "127.0.0.1:0")
+	t.Setenv("RELAYOPS_METRICS_ADDR", "127.0.0.1:0")
+	t.Setenv("RELAYOPS_TENANT_TOKEN", "acme:acme-token-0123456789")
+	err := run(context.Background(), options{redisAddr: "127.0.0.1:0"})
+	require.ErrorContains(t, err, "RELAYOPS_TENANT_TOKEN: not a setting relayops knows; did you mean RELAYOPS_TENANT_TOKENS?")
+	require.NotContains(t, err.Error(), "acme-token-0123456789")
+}

@@ -75,6 +75,7 @@ func run() error {
 	// go-redis logs failed dials in plain text, one line each: through slog,
 	// and each kind once per interval.
 	lograte.RouteRedis(logger)
+	cfg.LogWarnings(logger.With("component", "worker"))
 	wcfg, err := app.Worker(cfg, store, asynqRedis, faults, logger)
 	if err != nil {
 		return configError{fmt.Errorf("invalid configuration:\n%w", err)}
