@@ -39,13 +39,13 @@ func (s *Server) readObject(c echo.Context) (*object, error) {
 		return nil, err
 	}
 	if r.ContentLength > s.cfg.BodyLimit {
-		return nil, tooLarge()
+		return nil, tooLarge(s.cfg.BodyLimit)
 	}
 	data, err := io.ReadAll(http.MaxBytesReader(c.Response(), r.Body, s.cfg.BodyLimit))
 	var maxErr *http.MaxBytesError
 	switch {
 	case errors.As(err, &maxErr):
-		return nil, tooLarge()
+		return nil, tooLarge(s.cfg.BodyLimit)
 	case err != nil:
 		return nil, invalid(jobs.FieldError{Field: "body", Problem: "could not be read"})
 	}

@@ -113,14 +113,14 @@ func checkDocumentID(o *object, doc string) {
 func (s *Server) jobKey(c echo.Context) (jobs.Key, error) {
 	raw, err := url.PathUnescape(c.Param("jobId"))
 	if err != nil {
-		return jobs.Key{}, notFound()
+		return jobs.Key{}, jobNotFound()
 	}
 	key, err := jobs.ParseKey(raw)
 	if err != nil {
-		return jobs.Key{}, notFound()
+		return jobs.Key{}, jobNotFound()
 	}
 	if p := principal(c); p.role == roleTenant && key.Tenant != p.name {
-		return jobs.Key{}, notFound()
+		return jobs.Key{}, jobNotFound()
 	}
 	return key, nil
 }
