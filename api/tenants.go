@@ -26,6 +26,10 @@ type tenantView struct {
 	// (after releasing the jobs that ended); absent without quotas.
 	QuotaJobs  *int64 `json:"quotaJobs,omitempty"`
 	QuotaBytes *int64 `json:"quotaBytes,omitempty"`
+	// QuotaStoredBytes is the input bytes the tenant has stored (open and
+	// ended jobs', until they expire) as RELAYOPS_TENANT_MAX_STORED_BYTES
+	// counts them; absent without that cap.
+	QuotaStoredBytes *int64 `json:"quotaStoredBytes,omitempty"`
 }
 
 // listTenants is GET /v1/tenants (operator): every tenant with a token, and
@@ -69,6 +73,9 @@ func (s *Server) tenantViews(ctx context.Context) ([]tenantView, error) {
 				return nil, err
 			}
 			v.QuotaJobs, v.QuotaBytes = &u.Jobs, &u.Bytes
+			if s.cfg.Quota.MaxStoredBytes > 0 {
+				v.QuotaStoredBytes = &u.StoredBytes
+			}
 		}
 		items = append(items, v)
 	}
@@ -89,6 +96,8 @@ var (
 		"Open jobs the tenant's backlog quota counts (RELAYOPS_TENANT_MAX_BACKLOG); ended jobs are released when the tenant reaches a limit or an operator reads GET /v1/tenants.", []string{"tenant"}, nil)
 	tenantQuotaBytesDesc = prometheus.NewDesc("relayops_tenant_quota_backlog_bytes",
 		"Input bytes of the open jobs the tenant's backlog quota counts (RELAYOPS_TENANT_MAX_BACKLOG_BYTES).", []string{"tenant"}, nil)
+	tenantQuotaStoredDesc = prometheus.NewDesc("relayops_tenant_quota_stored_bytes",
+		"Input bytes the tenant has stored, open and ended jobs' until they expire, as RELAYOPS_TENANT_MAX_STORED_BYTES counts them (0 without that cap).", []string{"tenant"}, nil)
 )
 
 // tenantMetrics is the collector part of the per-tenant gauges.
@@ -107,7 +116,8 @@ func (c *clusterCollector) tenants(ctx context.Context) ([]prometheus.Metric, er
 		if err != nil {
 			return nil, err
 		}
-		ms = append(ms, gauge(tenantQuotaJobsDesc, float64(u.Jobs), t.Tenant), gauge(tenantQuotaBytesDesc, float64(u.Bytes), t.Tenant))
+		ms = append(ms, gauge(tenantQuotaJobsDesc, float64(u.Jobs), t.Tenant), gauge(tenantQuotaBytesDesc, float64(u.Bytes), t.Tenant),
+			gauge(tenantQuotaStoredDesc, float64(u.StoredBytes), t.Tenant))
 	}
 	return ms, nil
 }

