@@ -23,7 +23,8 @@ type tenantView struct {
 	Waiting  int64 `json:"waiting"`
 	InFlight int64 `json:"inFlight"`
 	// QuotaJobs and QuotaBytes are what the tenant's backlog quotas count
-	// (after releasing the jobs that ended); absent without quotas.
+	// (after releasing the jobs that ended); absent without a rate or a
+	// backlog quota.
 	QuotaJobs  *int64 `json:"quotaJobs,omitempty"`
 	QuotaBytes *int64 `json:"quotaBytes,omitempty"`
 	// QuotaStoredBytes is the input bytes the tenant has stored (open and
@@ -72,7 +73,9 @@ func (s *Server) tenantViews(ctx context.Context) ([]tenantView, error) {
 			if err != nil {
 				return nil, err
 			}
-			v.QuotaJobs, v.QuotaBytes = &u.Jobs, &u.Bytes
+			if q := s.cfg.Quota; q.Rate > 0 || q.MaxJobs > 0 || q.MaxBytes > 0 {
+				v.QuotaJobs, v.QuotaBytes = &u.Jobs, &u.Bytes
+			}
 			if s.cfg.Quota.MaxStoredBytes > 0 {
 				v.QuotaStoredBytes = &u.StoredBytes
 			}

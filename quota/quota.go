@@ -225,8 +225,12 @@ func (l *Limiter) Reserve(ctx context.Context, k jobs.Key, size int, deadline ti
 func (l *Limiter) take(ctx context.Context, k jobs.Key, size int, deadline time.Duration) (*Reservation, error) {
 	now := l.cfg.Clock.Now()
 	bound := now.Add(deadline + l.cfg.EndSlack + l.cfg.InputRetention).UnixMilli()
+	open := "0"
+	if l.cfg.Rate > 0 || l.cfg.MaxJobs > 0 || l.cfg.MaxBytes > 0 {
+		open = "1"
+	}
 	res, err := l.run(ctx, k.Tenant, now.UnixMilli(), "take", k.String(), size, l.interval(), l.cfg.Rate,
-		l.cfg.MaxJobs, l.cfg.MaxBytes, l.cfg.MaxStoredBytes, bound)
+		l.cfg.MaxJobs, l.cfg.MaxBytes, l.cfg.MaxStoredBytes, bound, open)
 	if err != nil {
 		return nil, err
 	}

@@ -70,7 +70,7 @@ func TestStored_OverTheCap_RefusedUntilTheOldestInputExpires(t *testing.T) {
 	// 1h) into its real expiry: retry in an hour, not in a day.
 	require.Greater(t, ex.RetryAfter, 59*time.Minute)
 	require.LessOrEqual(t, ex.RetryAfter, time.Hour)
-	require.Equal(t, Usage{Jobs: 1, Bytes: 6, StoredInputs: 1, StoredBytes: 6}, x.usage(t, "acme"))
+	require.Equal(t, Usage{StoredInputs: 1, StoredBytes: 6}, x.usage(t, "acme"), "with the stored cap alone, no open reservation is kept")
 	require.NoError(t, x.submit(t, key(t, "acme", 3), "1234"), "what fits is admitted")
 
 	x.advance(time.Hour + time.Second) // the first input expires
@@ -125,9 +125,7 @@ func TestStored_ResubmissionOfAKeptInput_NeverRefusedNorCountedTwice(t *testing.
 	for range 3 {
 		require.NoError(t, x.submit(t, first, "123456"), "a dedupe at the cap")
 	}
-	// The backlog still holds the ended job's reservation (its prune runs
-	// at a backlog limit); the stored count holds each input once.
-	require.Equal(t, Usage{Jobs: 2, Bytes: 10, StoredInputs: 2, StoredBytes: 10}, x.usage(t, "acme"))
+	require.Equal(t, Usage{StoredInputs: 2, StoredBytes: 10}, x.usage(t, "acme"), "each input counted once")
 }
 
 func TestStored_DedupeFromTheLedger_GivesTheStoredBytesBack(t *testing.T) {
@@ -183,4 +181,19 @@ func TestStored_NegativeCap_NamesTheField(t *testing.T) {
 	_, err := New(Config{MaxStoredBytes: -1})
 	require.ErrorContains(t, err, "Config.MaxStoredBytes")
 	require.True(t, Config{MaxStoredBytes: 1}.Enabled())
+}
+
+func TestStored_CapAlone_KeepsNoOpenReservations(t *testing.T) {
+	t.Parallel()
+	// Only a backlog prune releases open reservations, and it runs at a
+	// backlog limit: with the stored cap alone they would pile up.
+	x := setupStored(t, Config{MaxStoredBytes: 100})
+	for i := range 3 {
+		require.NoError(t, x.submit(t, key(t, "acme", i), "12345"))
+	}
+	ks := keys("acme")
+	n, err := x.rdb.Exists(x.ctx, ks[1], ks[2], ks[3]).Result()
+	require.NoError(t, err)
+	require.Zero(t, n)
+	require.Equal(t, Usage{StoredInputs: 3, StoredBytes: 15}, x.usage(t, "acme"))
 }

@@ -33,6 +33,9 @@
 --          rate)  ARGV[6] burst  ARGV[7] max jobs (0: none)  ARGV[8] max
 --          bytes (0: none)  ARGV[9] max stored bytes (0: none, and stored
 --          inputs are not counted)  ARGV[10] the input's expiry bound, ms
+--          ARGV[11] "1" to reserve the open job in KEYS[2..4] (a rate or a
+--          backlog limit is set; with the stored cap alone nothing would
+--          prune those reservations)
 -- give:    ARGV[3] job key  ARGV[4] rate interval ms  ARGV[5] "1" when the
 --          take counted a stored input: a reservation taken for a call
 --          that created nothing is given back, rate token and stored
@@ -166,9 +169,11 @@ if count_stored then
   if total + bytes > maxstored then return { 'stored', total, stored_wait(total, bytes, maxstored) } end
 end
 if interval > 0 then store_tat(tat + interval) end
-redis.call('ZADD', KEYS[2], now, key)
-redis.call('HSET', KEYS[3], key, bytes)
-redis.call('INCRBY', KEYS[4], bytes)
+if ARGV[11] == '1' then
+  redis.call('ZADD', KEYS[2], now, key)
+  redis.call('HSET', KEYS[3], key, bytes)
+  redis.call('INCRBY', KEYS[4], bytes)
+end
 if not count_stored then return { 'taken', 0 } end
 redis.call('ZADD', KEYS[5], ARGV[10], key)
 redis.call('HSET', KEYS[6], key, bytes)
