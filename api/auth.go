@@ -97,6 +97,25 @@ func bearerToken(r *http.Request) (string, bool) {
 	return token, token != ""
 }
 
+// noBearerToken says why a request has no bearer token, for its 401: a
+// client that sent the bare token, or another scheme, learns what to send.
+// It never repeats the header, which holds a credential.
+func noBearerToken(r *http.Request) string {
+	const how = "send Authorization: Bearer <token>"
+	h := strings.TrimSpace(r.Header.Get("Authorization"))
+	scheme, _, hasSpace := strings.Cut(h, " ")
+	switch {
+	case h == "":
+		return "missing bearer token: " + how
+	case strings.EqualFold(scheme, "Bearer"):
+		return "the Authorization header names the Bearer scheme but no token: " + how
+	case !hasSpace:
+		return "the Authorization header's scheme is missing (a bare token?): " + how
+	default:
+		return "the Authorization header's scheme is not Bearer: " + how
+	}
+}
+
 const principalKey = "relayops.principal"
 
 // authenticate is the middleware of every /v1 route: it admits a valid
@@ -110,7 +129,7 @@ func (s *Server) authenticate(roles ...role) echo.MiddlewareFunc {
 			}
 			token, ok := bearerToken(c.Request())
 			if !ok {
-				return s.unauthorized(c, "missing bearer token")
+				return s.unauthorized(c, noBearerToken(c.Request()))
 			}
 			p, ok := s.auth.lookup(token)
 			if !ok {

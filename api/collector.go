@@ -109,7 +109,7 @@ func newClusterCollector(store *jobs.Store, insp *asynq.Inspector, clk clock.Clo
 func (c *clusterCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{
 		oldestActiveDesc, dlqSizeDesc, outboxPendingDesc, outboxUndeliveredDesc, outboxLagDesc, collectSuccessDesc, collectAgeDesc,
-		tenantWaitingDesc, tenantInFlightDesc, tenantQuotaJobsDesc, tenantQuotaBytesDesc,
+		tenantWaitingDesc, tenantInFlightDesc, tenantQuotaJobsDesc, tenantQuotaBytesDesc, tenantQuotaStoredDesc,
 	} {
 		ch <- d
 	}

@@ -45,13 +45,13 @@ func (s *Server) readObjectLimit(c echo.Context, limit int64) (*object, error) {
 		return nil, err
 	}
 	if r.ContentLength > limit {
-		return nil, tooLarge()
+		return nil, tooLarge(limit)
 	}
 	data, err := io.ReadAll(http.MaxBytesReader(c.Response(), r.Body, limit))
 	var maxErr *http.MaxBytesError
 	switch {
 	case errors.As(err, &maxErr):
-		return nil, tooLarge()
+		return nil, tooLarge(limit)
 	case err != nil:
 		return nil, invalid(jobs.FieldError{Field: "body", Problem: "could not be read"})
 	}

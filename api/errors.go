@@ -50,6 +50,7 @@ type Error struct {
 	Fields     []jobs.FieldError // invalid_request only: the first maxListedFields
 	FieldCount int               // invalid_request only: how many fields are bad
 	RetryAfter time.Duration     // rate_limited only
+	Limit      int64             // payload_too_large only: the body limit in bytes; 0 until the server states it
 	Err        error             // the cause, for the log; never shown
 }
 
@@ -93,6 +94,18 @@ func notFound() *Error {
 	return &Error{Status: http.StatusNotFound, Code: CodeNotFound, Message: "not found"}
 }
 
+// jobNotFoundMsg is the message of every 404 of a route under a job ID:
+// missing, another tenant's, or not a job ID at all (a documentId alone,
+// the usual mistake) read alike, so the answer reveals nothing about what
+// exists, and says what a job ID looks like.
+const jobNotFoundMsg = "not found: nothing under this job ID for this token; job IDs look like tenant:documentId:vN, such as <tenant>:inv-1:v1, the jobId POST /v1/jobs answered"
+
+// jobNotFound is the 404 of a job ID path parameter that is malformed or
+// names another tenant's job.
+func jobNotFound() *Error {
+	return &Error{Status: http.StatusNotFound, Code: CodeNotFound, Message: jobNotFoundMsg}
+}
+
 func forbidden(msg string) *Error {
 	return &Error{Status: http.StatusForbidden, Code: CodeForbidden, Message: msg}
 }
@@ -105,8 +118,8 @@ var storeErrors = []struct {
 	code   string
 	msg    string
 }{
-	{jobs.ErrNotFound, http.StatusNotFound, CodeNotFound, "not found"},
-	{jobs.ErrReviewNotFound, http.StatusNotFound, CodeNotFound, "not found"},
+	{jobs.ErrNotFound, http.StatusNotFound, CodeNotFound, jobNotFoundMsg},
+	{jobs.ErrReviewNotFound, http.StatusNotFound, CodeNotFound, jobNotFoundMsg},
 	{jobs.ErrIdempotencyConflict, http.StatusConflict, CodeIdempotencyConflict, "this key was already used with a different payload"},
 	{jobs.ErrReviewDecided, http.StatusConflict, CodeIdempotencyConflict, "this review was already decided otherwise"},
 	{jobs.ErrNotDeadLettered, http.StatusConflict, CodeNotDeadLettered, "only dead-lettered jobs can be reprocessed"},
@@ -159,13 +172,35 @@ func fromEcho(he *echo.HTTPError) *Error {
 	case http.StatusMethodNotAllowed:
 		return &Error{Status: he.Code, Code: CodeMethodNotAllowed, Message: "method not allowed"}
 	case http.StatusRequestEntityTooLarge:
-		return tooLarge()
+		// No middleware of ours raises it; should Echo, the server's
+		// handler states its limit (handleError).
+		return tooLarge(0)
 	}
 	return &Error{Status: http.StatusInternalServerError, Code: CodeInternal, Message: "internal error", Err: he}
 }
 
-func tooLarge() *Error {
-	return &Error{Status: http.StatusRequestEntityTooLarge, Code: CodePayloadTooLarge, Message: "request body too large"}
+// tooLarge is the 413 of a body over limit bytes; its message states the
+// limit, so a client knows what to send instead.
+func tooLarge(limit int64) *Error {
+	msg := "request body too large"
+	if limit > 0 {
+		msg = fmt.Sprintf("request body too large: the limit is %d bytes (%s)", limit, byteSize(limit))
+	}
+	return &Error{Status: http.StatusRequestEntityTooLarge, Code: CodePayloadTooLarge, Message: msg, Limit: limit}
+}
+
+// byteSize writes n in the largest binary unit that divides it, e.g. 1 MiB,
+// or in bytes.
+func byteSize(n int64) string {
+	for _, u := range []struct {
+		size int64
+		name string
+	}{{1 << 30, "GiB"}, {1 << 20, "MiB"}, {1 << 10, "KiB"}} {
+		if n >= u.size && n%u.size == 0 {
+			return fmt.Sprintf("%d %s", n/u.size, u.name)
+		}
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
 
 // unavailable reports whether err means Redis could not be reached or did not
@@ -215,6 +250,9 @@ func (s *Server) handleError(err error, c echo.Context) {
 		return
 	}
 	e := errorFor(err)
+	if e.Code == CodePayloadTooLarge && e.Limit == 0 {
+		e = tooLarge(s.cfg.BodyLimit)
+	}
 	s.logError(c, e)
 	h := c.Response().Header()
 	switch e.Status {

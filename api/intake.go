@@ -128,7 +128,7 @@ func checkFilename(o *object, field, name string) {
 // stored content.
 func (s *Server) checkFile(ctx context.Context, f *submittedFile) (string, error) {
 	if int64(len(f.data)) > s.cfg.MaxFileBytes {
-		return "", limitTooLarge(fmt.Sprintf("the file is %d bytes; files are limited to %d bytes (RELAYOPS_MAX_FILE_BYTES)",
+		return "", limitTooLarge(s.cfg.MaxFileBytes, fmt.Sprintf("the file is %d bytes; files are limited to %d bytes (RELAYOPS_MAX_FILE_BYTES)",
 			len(f.data), s.cfg.MaxFileBytes))
 	}
 	mt, err := fileMediaType(f)
@@ -139,15 +139,15 @@ func (s *Server) checkFile(ctx context.Context, f *submittedFile) (string, error
 		// A PDF the reader cannot count is left to the read stage, which
 		// rejects it with its reason (encrypted_document, unreadable_document).
 		if n, err := s.cfg.Pages.PageCount(ctx, f.data); err == nil && n > s.cfg.MaxPages {
-			return "", limitTooLarge(fmt.Sprintf("the PDF has %d pages; documents are limited to %d pages (RELAYOPS_MAX_PAGES)", n, s.cfg.MaxPages))
+			return "", limitTooLarge(int64(s.cfg.MaxPages), fmt.Sprintf("the PDF has %d pages; documents are limited to %d pages (RELAYOPS_MAX_PAGES)", n, s.cfg.MaxPages))
 		}
 	}
 	return jobs.FileContent(mt, f.filename, f.data), nil
 }
 
 // limitTooLarge is a 413 whose message states the limit.
-func limitTooLarge(msg string) *Error {
-	return &Error{Status: http.StatusRequestEntityTooLarge, Code: CodePayloadTooLarge, Message: msg}
+func limitTooLarge(limit int64, msg string) *Error {
+	return &Error{Status: http.StatusRequestEntityTooLarge, Code: CodePayloadTooLarge, Message: msg, Limit: limit}
 }
 
 func unsupportedFile(field, problem string) *Error {
@@ -281,7 +281,7 @@ func (s *Server) readMultipart(c echo.Context) (*object, *submittedFile, error) 
 				return nil, nil, s.multipartError(err)
 			}
 			if int64(len(data)) > s.cfg.MaxFileBytes {
-				return nil, nil, limitTooLarge(fmt.Sprintf("files are limited to %d bytes (RELAYOPS_MAX_FILE_BYTES)", s.cfg.MaxFileBytes))
+				return nil, nil, limitTooLarge(s.cfg.MaxFileBytes, fmt.Sprintf("files are limited to %d bytes (RELAYOPS_MAX_FILE_BYTES)", s.cfg.MaxFileBytes))
 			}
 			file = &submittedFile{field: "file", typeField: "file", mediaType: p.Header.Get("Content-Type"), filename: p.FileName(), data: data}
 			checkFilename(o, "file.filename", file.filename)
@@ -333,7 +333,7 @@ func (o *object) formValue(name string, p *multipart.Part) error {
 func (s *Server) multipartError(err error) error {
 	var maxErr *http.MaxBytesError
 	if errors.As(err, &maxErr) {
-		return limitTooLarge(fmt.Sprintf("files are limited to %d bytes (RELAYOPS_MAX_FILE_BYTES)", s.cfg.MaxFileBytes))
+		return limitTooLarge(s.cfg.MaxFileBytes, fmt.Sprintf("files are limited to %d bytes (RELAYOPS_MAX_FILE_BYTES)", s.cfg.MaxFileBytes))
 	}
 	return invalid(jobs.FieldError{Field: "body", Problem: "is not a readable multipart/form-data body"})
 }

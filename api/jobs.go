@@ -111,7 +111,9 @@ func (s *Server) submitRequest(ctx context.Context, o *object, file *submittedFi
 		return jobs.SubmitRequest{}, err
 	}
 	if hasContent && o.size > s.cfg.BodyLimit {
-		return jobs.SubmitRequest{}, limitTooLarge(fmt.Sprintf("a submission with text content is limited to %d bytes; send a larger document as a file", s.cfg.BodyLimit))
+		e := tooLarge(s.cfg.BodyLimit)
+		e.Message += fmt.Sprintf(" for text content; send a larger document as a file (up to %d bytes)", s.cfg.MaxFileBytes)
+		return jobs.SubmitRequest{}, e
 	}
 	if file != nil {
 		var err error
@@ -153,14 +155,14 @@ func checkDocumentID(o *object, doc string) {
 func (s *Server) jobKey(c echo.Context) (jobs.Key, error) {
 	raw, err := url.PathUnescape(c.Param("jobId"))
 	if err != nil {
-		return jobs.Key{}, notFound()
+		return jobs.Key{}, jobNotFound()
 	}
 	key, err := jobs.ParseKey(raw)
 	if err != nil {
-		return jobs.Key{}, notFound()
+		return jobs.Key{}, jobNotFound()
 	}
 	if p := principal(c); p.role == roleTenant && key.Tenant != p.name {
-		return jobs.Key{}, notFound()
+		return jobs.Key{}, jobNotFound()
 	}
 	return key, nil
 }

@@ -15,6 +15,7 @@ const (
 	CodeSubmitRateExceeded   = "submit_rate_exceeded"   // RELAYOPS_TENANT_SUBMIT_RATE
 	CodeBacklogJobsExceeded  = "backlog_jobs_exceeded"  // RELAYOPS_TENANT_MAX_BACKLOG
 	CodeBacklogBytesExceeded = "backlog_bytes_exceeded" // RELAYOPS_TENANT_MAX_BACKLOG_BYTES
+	CodeStoredBytesExceeded  = "stored_bytes_exceeded"  // RELAYOPS_TENANT_MAX_STORED_BYTES
 )
 
 var quotaErrors = map[string]*Error{
@@ -24,6 +25,8 @@ var quotaErrors = map[string]*Error{
 		Message: "this tenant has as many open jobs as its quota allows; retry when some have ended"},
 	quota.LimitBytes: {Status: http.StatusTooManyRequests, Code: CodeBacklogBytesExceeded,
 		Message: "the inputs of this tenant's open jobs fill its byte quota; retry when some have ended"},
+	quota.LimitStored: {Status: http.StatusTooManyRequests, Code: CodeStoredBytesExceeded,
+		Message: "the inputs this tenant has stored (kept for the input retention after their jobs end) fill its stored-bytes quota; retry after the Retry-After seconds, when enough of them have expired"},
 }
 
 // reserveQuota reserves req's job in its tenant's quotas (nil, nil when
@@ -35,7 +38,7 @@ func (s *Server) reserveQuota(ctx context.Context, req jobs.SubmitRequest) (*quo
 	if s.quota == nil {
 		return nil, nil
 	}
-	r, err := s.quota.Reserve(ctx, req.Key, len(req.Content))
+	r, err := s.quota.Reserve(ctx, req.Key, len(req.Content), req.Limits.WithDefaults().Deadline)
 	var ex *quota.ExceededError
 	if !errors.As(err, &ex) {
 		return r, err

@@ -124,3 +124,26 @@ func TestListTenants_WithoutQuotas_NoQuotaFields(t *testing.T) {
 	require.Equal(t, http.StatusOK, r.Status)
 	require.JSONEq(t, `{"items":[{"tenant":"acme","openJobs":1,"waiting":0,"inFlight":0},{"tenant":"globex","openJobs":0,"waiting":0,"inFlight":0}],"nextCursor":null}`, string(r.Body))
 }
+
+func TestSubmit_OverStoredBytes_429WithItsCodeAndRetryAfterTheOldestInputsExpiry(t *testing.T) {
+	t.Parallel()
+	b := quotaSetup(t, quota.Config{MaxStoredBytes: 10})
+	first := b.submit(t, tokAcme, "a", 1, "123456")
+	b.end(t, first) // ended: no longer open, but its input is kept for the retention (7 days)
+	r := b.do(t, submitCall(tokAcme, "b", "12345"))
+	e := r.requireError(t, http.StatusTooManyRequests, CodeStoredBytesExceeded)
+	require.Contains(t, e["message"], "stored-bytes quota")
+	require.Equal(t, "604800", r.Header.Get("Retry-After"), "when the first input expires")
+	b.requireNoJob(t, "b")
+	b.submit(t, tokAcme, "c", 1, "1234") // what fits is admitted
+	b.submit(t, tokGlobex, "b", 1, "12345")
+
+	var got struct {
+		Items []tenantView `json:"items"`
+	}
+	require.NoError(t, json.Unmarshal(b.do(t, call{method: "GET", path: "/v1/tenants", token: tokAlice}).Body, &got))
+	require.Len(t, got.Items, 2)
+	require.Equal(t, int64(10), *got.Items[0].QuotaStoredBytes, "acme: the ended job's input and the open one's")
+	require.Nil(t, got.Items[0].QuotaJobs, "no backlog quota, no backlog count")
+	require.Equal(t, int64(5), *got.Items[1].QuotaStoredBytes)
+}

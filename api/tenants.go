@@ -23,9 +23,14 @@ type tenantView struct {
 	Waiting  int64 `json:"waiting"`
 	InFlight int64 `json:"inFlight"`
 	// QuotaJobs and QuotaBytes are what the tenant's backlog quotas count
-	// (after releasing the jobs that ended); absent without quotas.
+	// (after releasing the jobs that ended); absent without a rate or a
+	// backlog quota.
 	QuotaJobs  *int64 `json:"quotaJobs,omitempty"`
 	QuotaBytes *int64 `json:"quotaBytes,omitempty"`
+	// QuotaStoredBytes is the input bytes the tenant has stored (open and
+	// ended jobs', until they expire) as RELAYOPS_TENANT_MAX_STORED_BYTES
+	// counts them; absent without that cap.
+	QuotaStoredBytes *int64 `json:"quotaStoredBytes,omitempty"`
 }
 
 // listTenants is GET /v1/tenants (operator): every tenant with a token, and
@@ -68,7 +73,12 @@ func (s *Server) tenantViews(ctx context.Context) ([]tenantView, error) {
 			if err != nil {
 				return nil, err
 			}
-			v.QuotaJobs, v.QuotaBytes = &u.Jobs, &u.Bytes
+			if q := s.cfg.Quota; q.Rate > 0 || q.MaxJobs > 0 || q.MaxBytes > 0 {
+				v.QuotaJobs, v.QuotaBytes = &u.Jobs, &u.Bytes
+			}
+			if s.cfg.Quota.MaxStoredBytes > 0 {
+				v.QuotaStoredBytes = &u.StoredBytes
+			}
 		}
 		items = append(items, v)
 	}
@@ -89,6 +99,8 @@ var (
 		"Open jobs the tenant's backlog quota counts (RELAYOPS_TENANT_MAX_BACKLOG); ended jobs are released when the tenant reaches a limit or an operator reads GET /v1/tenants.", []string{"tenant"}, nil)
 	tenantQuotaBytesDesc = prometheus.NewDesc("relayops_tenant_quota_backlog_bytes",
 		"Input bytes of the open jobs the tenant's backlog quota counts (RELAYOPS_TENANT_MAX_BACKLOG_BYTES).", []string{"tenant"}, nil)
+	tenantQuotaStoredDesc = prometheus.NewDesc("relayops_tenant_quota_stored_bytes",
+		"Input bytes the tenant has stored, open and ended jobs' until they expire, as RELAYOPS_TENANT_MAX_STORED_BYTES counts them (0 without that cap).", []string{"tenant"}, nil)
 )
 
 // tenantMetrics is the collector part of the per-tenant gauges.
@@ -107,7 +119,8 @@ func (c *clusterCollector) tenants(ctx context.Context) ([]prometheus.Metric, er
 		if err != nil {
 			return nil, err
 		}
-		ms = append(ms, gauge(tenantQuotaJobsDesc, float64(u.Jobs), t.Tenant), gauge(tenantQuotaBytesDesc, float64(u.Bytes), t.Tenant))
+		ms = append(ms, gauge(tenantQuotaJobsDesc, float64(u.Jobs), t.Tenant), gauge(tenantQuotaBytesDesc, float64(u.Bytes), t.Tenant),
+			gauge(tenantQuotaStoredDesc, float64(u.StoredBytes), t.Tenant))
 	}
 	return ms, nil
 }

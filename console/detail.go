@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/relayops/relayops/extract/rules"
 	"github.com/relayops/relayops/jobs"
 )
 
@@ -161,7 +162,10 @@ type jobBody struct {
 	Reprocessable   bool
 	ErrorCode       string
 	ErrorReason     string
-	Refresh         bool // the job is still running: the page reloads itself
+	// Advice says what the classifier looked for and did not find, for a
+	// not_an_invoice rejection.
+	Advice  string
+	Refresh bool // the job is still running: the page reloads itself
 }
 
 // job shows one job: its state, attempts and error in words, the result or
@@ -193,6 +197,12 @@ func (c *Console) showJob(w http.ResponseWriter, r *http.Request, status int, k 
 	body := jobBody{Job: job, material: m, Content: m.Document, ErrorCode: job.ErrorCode, ErrorReason: job.ErrorReason,
 		Reprocessable: job.State == jobs.StateDeadLettered && job.ReprocessedAs == "",
 		Refresh:       !job.State.Terminal()}
+	if job.ErrorReason == "not_an_invoice" {
+		body.Advice = notInvoiceLooksFor
+		if m.Document != "" {
+			body.Advice = notInvoiceAdvice(rules.ClassifyText(m.Document))
+		}
+	}
 	if form != nil {
 		body.Reason, body.Content = form.Reason, form.Content
 	}

@@ -1,6 +1,10 @@
 package console
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/relayops/relayops/extract"
+)
 
 // Reason and error codes in words. Codes are a small fixed set (the
 // extractor's reason codes and the worker's and store's error codes); the
@@ -102,4 +106,74 @@ func Describe(code string) (string, bool) {
 func describe(code string) string {
 	s, _ := Describe(code)
 	return s
+}
+
+// docWords names the document types of the classifier's signals.
+var docWords = map[string]string{
+	extract.DocReceipt:       "a receipt",
+	extract.DocPurchaseOrder: "a purchase order",
+	extract.DocQuote:         "a quote",
+	extract.DocStatement:     "a statement",
+	extract.DocCreditNote:    "a credit note",
+	extract.DocOther:         "another kind of document (a note, a delivery note, a reminder, a list of invoices, …)",
+}
+
+func docWord(t string) string {
+	if w, ok := docWords[t]; ok {
+		return w
+	}
+	return "another kind of document"
+}
+
+// notInvoiceLooksFor is what the classifier needs to take a document for an
+// invoice, in words.
+const notInvoiceLooksFor = "The classifier takes a document for an invoice when its first lines carry an invoice title " +
+	"(Invoice, Tax invoice, Rechnung, Facture, Factura, Fattura) or, without a title, when it has both an " +
+	"invoice-number label with a value (Invoice No.: 50-1187) and a total (Total: 912.40, Amount due), and nothing " +
+	"typical of another document (a receipt's change due, a statement's opening balance, a quote's validity, a credit)."
+
+// notInvoiceAdvice says, for a not_an_invoice rejection, what the
+// classifier looked for and did not find, from its signals on the stored
+// document. It names signals, never the document's words.
+func notInvoiceAdvice(c extract.Classification) string {
+	var title, marker string
+	has := map[string]bool{}
+	for _, s := range c.Signals {
+		has[s] = true
+		if t, ok := strings.CutPrefix(s, "title_"); ok {
+			title = t
+		}
+		if m, ok := strings.CutPrefix(s, "marker_"); ok {
+			marker = m
+		}
+	}
+	switch {
+	case has["empty"]:
+		return "The document is empty: there is nothing to read. Submit the invoice itself."
+	case has["too_large"]:
+		return "The document is larger than the rules extractor reads, so it was not classified. Submit the invoice alone."
+	}
+	var found []string
+	switch {
+	case title == "":
+		found = append(found, "no invoice title in its first lines")
+		found = append(found, foundOrNot(has["invoice_number_label"], "an invoice-number label with a value"))
+		found = append(found, foundOrNot(has["total_label"], "a total"))
+	case title == extract.DocInvoice:
+		found = append(found, "an invoice title")
+	default:
+		found = append(found, "a title that names it "+docWord(title)+", not an invoice")
+	}
+	if marker != "" {
+		found = append(found, "wording typical of "+docWord(marker))
+	}
+	return notInvoiceLooksFor + " In this document it found " + strings.Join(found, "; ") + ". " +
+		"If it is an invoice, add what is missing and reprocess it with the corrected content; if not, submit the invoice itself."
+}
+
+func foundOrNot(ok bool, what string) string {
+	if ok {
+		return what
+	}
+	return "no " + strings.TrimPrefix(strings.TrimPrefix(what, "an "), "a ")
 }

@@ -59,7 +59,7 @@ func TestE2E_RedisCluster_MasterFailover_WaitReplicas_EveryAcknowledgedJobReview
 
 // The same failover without WAIT. Replication is asynchronous, so a write
 // the master acknowledged in the instant before it died may be missing on
-// the promoted replica. This run only reports what was lost (the README
+// the promoted replica. This run only reports what was lost (docs/cluster.md
 // quotes it); it asserts nothing beyond the run itself.
 func TestE2E_RedisCluster_MasterFailover_NoWait_ReportsLostJobs(t *testing.T) {
 	t.Parallel()

@@ -73,3 +73,41 @@ func (s *Store) OpenJobs(ctx context.Context, tenant string) (int64, error) {
 	}
 	return n, nil
 }
+
+// InputTTL is what PeekInputs found of one job's stored input.
+type InputTTL struct {
+	Stored bool          // an input is stored under the key
+	TTL    time.Duration // its time to live; 0 while it has none (the job is open)
+}
+
+// PeekInputs reads whether each job's input is stored and for how long
+// (PTTL), in one pipeline (on Redis Cluster, one command per key, each in
+// its own slot). The quotas heal their count of stored inputs with it.
+func (s *Store) PeekInputs(ctx context.Context, keys []Key) ([]InputTTL, error) {
+	if len(keys) == 0 {
+		return nil, nil
+	}
+	pipe := s.rdb.Pipeline()
+	cmds := make([]*redis.DurationCmd, len(keys))
+	for i, k := range keys {
+		if err := checkKey(k); err != nil {
+			return nil, err
+		}
+		cmds[i] = pipe.PTTL(ctx, s.keys.input(k))
+	}
+	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
+		return nil, fmt.Errorf("jobs: peek %d inputs: %w", len(keys), err)
+	}
+	out := make([]InputTTL, len(keys))
+	for i, c := range cmds {
+		// go-redis reports PTTL's -1 (no expiry) and -2 (no key) as those
+		// durations in nanoseconds, not milliseconds.
+		switch d := c.Val(); {
+		case d == -1:
+			out[i] = InputTTL{Stored: true}
+		case d > 0:
+			out[i] = InputTTL{Stored: true, TTL: d}
+		}
+	}
+	return out, nil
+}

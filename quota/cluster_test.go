@@ -24,7 +24,7 @@ func TestLimiter_OnRedisCluster_ReservesRefusesAndHeals(t *testing.T) {
 	clk := clock.NewStub(time.Now().UTC().Truncate(time.Millisecond))
 	store, err := jobs.NewStore(jobs.Config{Redis: rdb, Clock: clk})
 	require.NoError(t, err)
-	lim, err := New(Config{Store: store, Clock: clk, Rate: 100, Per: time.Second, MaxJobs: 2, MaxBytes: 1000})
+	lim, err := New(Config{Store: store, Clock: clk, Rate: 100, Per: time.Second, MaxJobs: 2, MaxBytes: 1000, MaxStoredBytes: 7})
 	require.NoError(t, err)
 	x := &bundle{ctx: context.Background(), store: store, clock: clk, lim: lim}
 
@@ -40,7 +40,15 @@ func TestLimiter_OnRedisCluster_ReservesRefusesAndHeals(t *testing.T) {
 		require.NoError(t, x.submit(t, key(t, tn, 3), "f"))
 		u, err := ReadUsage(x.ctx, rdb, tn)
 		require.NoError(t, err)
-		require.Equal(t, Usage{Jobs: 2, Bytes: 3}, u)
+		require.Equal(t, Usage{Jobs: 2, Bytes: 3, StoredInputs: 3, StoredBytes: 6}, u, "the ended job's input is still stored")
+		// The stored cap: its heal reads the inputs' TTLs in their own slots.
+		x.end(t, key(t, tn, 2))
+		x.end(t, key(t, tn, 3))
+		clk.Advance(time.Second)
+		requireExceeded(t, x.submit(t, key(t, tn, 4), "gh"), LimitStored)
+		healed, err := lim.HealStored(x.ctx, tn)
+		require.NoError(t, err)
+		require.Positive(t, healed)
 	}
 	require.Greater(t, len(masters), 1, "the tenants' slots are on more than one master")
 }

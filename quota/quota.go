@@ -1,6 +1,8 @@
-// Package quota is relayops' per-tenant submission quotas: a submit rate
-// and a cap on each tenant's open backlog, in jobs and in stored input
-// bytes, kept in Redis so every API process enforces the same budget. A
+// Package quota is relayops' per-tenant submission quotas: a submit rate,
+// a cap on each tenant's open backlog, in jobs and in input bytes, and a
+// cap on the input bytes each tenant has stored (open and ended jobs'
+// inputs, until they expire), kept in Redis so every API process enforces
+// the same budget. A
 // submission reserves its job before the store creates it (one script, one
 // round trip, in the tenant's own Redis Cluster slot); a resubmission of an
 // open job finds its reservation and counts nothing, and a call that
@@ -11,6 +13,12 @@
 // the tenant reaches a limit (and when an operator reads the backlog), and
 // a reservation whose job never came to exist (the API died between the
 // reservation and the submission) is dropped once older than Grace.
+//
+// Stored inputs heal as they expire: each counted input carries its expiry
+// (a bound from the job's deadline and the input retention until the job
+// ends, then the input's own), and every reservation first drops those
+// whose expiry passed. A tenant at the stored cap has the bounds of its
+// ended jobs replaced by their inputs' real expiries (HealStored).
 package quota
 
 import (
@@ -46,6 +54,17 @@ type Config struct {
 	MaxJobs int
 	// MaxBytes caps the input bytes of each tenant's open jobs.
 	MaxBytes int64
+	// MaxStoredBytes caps the input bytes each tenant has stored: open
+	// jobs' and ended jobs' until their inputs expire. 0: not counted.
+	MaxStoredBytes int64
+	// InputRetention is how long an input is kept after its job ends (the
+	// store's Retention.Input). Default jobs.DefaultRetention.Input.
+	InputRetention time.Duration
+	// EndSlack is how long after its deadline a job may still end (the
+	// reconciler's republish, a last retry): a stored input is counted
+	// until deadline + EndSlack + InputRetention after its reservation at
+	// most, unless HealStored learnt its real expiry. Default 1h.
+	EndSlack time.Duration
 	// Grace is how old a reservation must be before the prune drops it for
 	// a job that does not exist (its submission may still be on its way).
 	// Default 1m.
@@ -69,6 +88,12 @@ func (c Config) withDefaults() Config {
 	if c.PruneBatch == 0 {
 		c.PruneBatch = 1000
 	}
+	if c.InputRetention == 0 {
+		c.InputRetention = jobs.DefaultRetention.Input
+	}
+	if c.EndSlack == 0 {
+		c.EndSlack = time.Hour
+	}
 	if c.Clock == nil {
 		c.Clock = clock.Real{}
 	}
@@ -89,6 +114,12 @@ func (c Config) validate() error {
 	if c.MaxBytes < 0 {
 		errs = append(errs, fmt.Errorf("quota: Config.MaxBytes must not be negative, got %d", c.MaxBytes))
 	}
+	if c.MaxStoredBytes < 0 {
+		errs = append(errs, fmt.Errorf("quota: Config.MaxStoredBytes must not be negative, got %d", c.MaxStoredBytes))
+	}
+	if c.InputRetention < 0 || c.EndSlack < 0 {
+		errs = append(errs, errors.New("quota: Config.InputRetention and EndSlack must not be negative"))
+	}
 	if c.Grace < 0 || c.PruneEvery < 0 || c.PruneBatch < 1 {
 		errs = append(errs, errors.New("quota: Config.Grace and PruneEvery must not be negative, PruneBatch must be positive"))
 	}
@@ -97,20 +128,24 @@ func (c Config) validate() error {
 
 // Enabled reports whether cfg limits anything: a Limiter of a config that
 // does not need not be built (and costs no round trip).
-func (c Config) Enabled() bool { return c.Rate > 0 || c.MaxJobs > 0 || c.MaxBytes > 0 }
+func (c Config) Enabled() bool {
+	return c.Rate > 0 || c.MaxJobs > 0 || c.MaxBytes > 0 || c.MaxStoredBytes > 0
+}
 
 // The limits a submission can exceed: the codes of ExceededError.
 const (
-	LimitRate  = "rate"
-	LimitJobs  = "jobs"
-	LimitBytes = "bytes"
+	LimitRate   = "rate"
+	LimitJobs   = "jobs"
+	LimitBytes  = "bytes"
+	LimitStored = "stored"
 )
 
 // ExceededError refuses a submission over a limit; nothing was reserved.
 type ExceededError struct {
-	Limit string // LimitRate, LimitJobs or LimitBytes
-	// RetryAfter is when a rate token is available (LimitRate); for a full
-	// backlog, a guess: the backlog drains as jobs end.
+	Limit string // LimitRate, LimitJobs, LimitBytes or LimitStored
+	// RetryAfter is when a rate token is available (LimitRate), when
+	// enough stored inputs expire for this one to fit (LimitStored); for a
+	// full backlog, a guess: the backlog drains as jobs end.
 	RetryAfter time.Duration
 }
 
@@ -140,7 +175,8 @@ func New(cfg Config) (*Limiter, error) {
 
 func keys(tenant string) []string {
 	tag := "ro:{q:" + tenant + "}:"
-	return []string{tag + "rate", tag + "open", tag + "bytes", tag + "total"}
+	return []string{tag + "rate", tag + "open", tag + "bytes", tag + "total",
+		tag + "stored", tag + "stored:bytes", tag + "stored:total", tag + "stored:pending"}
 }
 
 // interval is the rate's token interval in ms, 0 without a rate.
@@ -153,37 +189,54 @@ func (l *Limiter) interval() int64 {
 
 // Reservation is a submission's hold on its tenant's budget.
 type Reservation struct {
-	key   jobs.Key
-	taken bool // this call reserved the job (else it was reserved already)
+	key    jobs.Key
+	taken  bool // this call reserved the job (else it was reserved already)
+	stored bool // this call counted its stored input
 }
 
 // Tenant is the tenant whose budget r holds.
 func (r *Reservation) Tenant() string { return r.key.Tenant }
 
-// Reserve reserves job k, of size bytes, in its tenant's budget, or
-// returns an *ExceededError. A tenant at a backlog limit has its ended jobs
-// pruned first (at most every PruneEvery per process) and is checked again.
-func (l *Limiter) Reserve(ctx context.Context, k jobs.Key, size int) (*Reservation, error) {
-	r, err := l.take(ctx, k, size)
+// Reserve reserves job k, of size bytes and with the given deadline (0:
+// jobs.DefaultLimits'), in its tenant's budget, or returns an
+// *ExceededError. A tenant at a backlog limit has its ended jobs pruned
+// first, one at the stored cap its stored inputs healed (each at most every
+// PruneEvery per process), and is checked again.
+func (l *Limiter) Reserve(ctx context.Context, k jobs.Key, size int, deadline time.Duration) (*Reservation, error) {
+	if deadline <= 0 {
+		deadline = jobs.DefaultLimits.Deadline
+	}
+	r, err := l.take(ctx, k, size, deadline)
 	var ex *ExceededError
 	if !errors.As(err, &ex) || ex.Limit == LimitRate || !l.pruneDue(k.Tenant) {
 		return r, err
 	}
-	if _, err := l.Prune(ctx, k.Tenant); err != nil {
+	if ex.Limit == LimitStored {
+		_, err = l.HealStored(ctx, k.Tenant)
+	} else {
+		_, err = l.Prune(ctx, k.Tenant)
+	}
+	if err != nil {
 		return nil, err
 	}
-	return l.take(ctx, k, size)
+	return l.take(ctx, k, size, deadline)
 }
 
-func (l *Limiter) take(ctx context.Context, k jobs.Key, size int) (*Reservation, error) {
-	now := l.cfg.Clock.Now().UnixMilli()
-	res, err := l.run(ctx, k.Tenant, now, "take", k.String(), size, l.interval(), l.cfg.Rate, l.cfg.MaxJobs, l.cfg.MaxBytes)
+func (l *Limiter) take(ctx context.Context, k jobs.Key, size int, deadline time.Duration) (*Reservation, error) {
+	now := l.cfg.Clock.Now()
+	bound := now.Add(deadline + l.cfg.EndSlack + l.cfg.InputRetention).UnixMilli()
+	open := "0"
+	if l.cfg.Rate > 0 || l.cfg.MaxJobs > 0 || l.cfg.MaxBytes > 0 {
+		open = "1"
+	}
+	res, err := l.run(ctx, k.Tenant, now.UnixMilli(), "take", k.String(), size, l.interval(), l.cfg.Rate,
+		l.cfg.MaxJobs, l.cfg.MaxBytes, l.cfg.MaxStoredBytes, bound, open)
 	if err != nil {
 		return nil, err
 	}
 	switch {
-	case res[0] == "taken" && len(res) == 1:
-		return &Reservation{key: k, taken: true}, nil
+	case res[0] == "taken" && len(res) == 2:
+		return &Reservation{key: k, taken: true, stored: res[1] == int64(1)}, nil
 	case res[0] == "held" && len(res) == 1:
 		return &Reservation{key: k}, nil
 	case res[0] == "rate" && len(res) == 2:
@@ -194,6 +247,15 @@ func (l *Limiter) take(ctx context.Context, k jobs.Key, size int) (*Reservation,
 		return nil, &ExceededError{Limit: LimitRate, RetryAfter: time.Duration(ms) * time.Millisecond}
 	case (res[0] == LimitJobs || res[0] == LimitBytes) && len(res) == 2:
 		return nil, &ExceededError{Limit: res[0].(string), RetryAfter: backlogRetryAfter}
+	case res[0] == LimitStored && len(res) == 3:
+		ms, _ := res[2].(int64)
+		wait := time.Duration(ms) * time.Millisecond
+		if ms <= 0 {
+			// Not within the inputs looked at (or never: a document over
+			// the whole cap): the oldest ones expire within the retention.
+			wait = backlogRetryAfter
+		}
+		return nil, &ExceededError{Limit: LimitStored, RetryAfter: wait}
 	}
 	return nil, fmt.Errorf("quota: unexpected reply %v", res)
 }
@@ -207,7 +269,11 @@ func (l *Limiter) Settle(ctx context.Context, r *Reservation, created bool, err 
 	if r == nil || !r.taken || created || (err != nil && !errors.Is(err, jobs.ErrIdempotencyConflict)) {
 		return nil
 	}
-	_, gerr := l.run(context.WithoutCancel(ctx), r.key.Tenant, l.cfg.Clock.Now().UnixMilli(), "give", r.key.String(), l.interval())
+	stored := "0"
+	if r.stored {
+		stored = "1"
+	}
+	_, gerr := l.run(context.WithoutCancel(ctx), r.key.Tenant, l.cfg.Clock.Now().UnixMilli(), "give", r.key.String(), l.interval(), stored)
 	return gerr
 }
 
@@ -279,17 +345,26 @@ func (l *Limiter) Prune(ctx context.Context, tenant string) (int, error) {
 	return int(n), nil
 }
 
-// Usage is a tenant's counted backlog.
+// Usage is a tenant's counted backlog and stored inputs.
 type Usage struct {
 	Jobs  int64 // open jobs reserved
 	Bytes int64 // their input bytes
+	// StoredInputs and StoredBytes count the inputs stored (counted only
+	// with Config.MaxStoredBytes): open jobs' and ended jobs' until they
+	// expire.
+	StoredInputs int64
+	StoredBytes  int64
 }
 
 // Usage reads tenant's counted backlog; with prune, ended jobs are
-// released first, so the counts are the open backlog.
+// released first and stored inputs healed, so the counts are the open
+// backlog and what is stored.
 func (l *Limiter) Usage(ctx context.Context, tenant string, prune bool) (Usage, error) {
 	if prune {
 		if _, err := l.Prune(ctx, tenant); err != nil {
+			return Usage{}, err
+		}
+		if _, err := l.HealStored(ctx, tenant); err != nil {
 			return Usage{}, err
 		}
 	}
@@ -302,9 +377,67 @@ func ReadUsage(ctx context.Context, rdb redis.UniversalClient, tenant string) (U
 	pipe := rdb.Pipeline()
 	n := pipe.ZCard(ctx, ks[1])
 	b := pipe.Get(ctx, ks[3])
+	sn := pipe.ZCard(ctx, ks[4])
+	sb := pipe.Get(ctx, ks[6])
 	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
 		return Usage{}, fmt.Errorf("quota: usage of %s: %w", tenant, err)
 	}
 	bytes, _ := strconv.ParseInt(b.Val(), 10, 64)
-	return Usage{Jobs: n.Val(), Bytes: bytes}, nil
+	stored, _ := strconv.ParseInt(sb.Val(), 10, 64)
+	return Usage{Jobs: n.Val(), Bytes: bytes, StoredInputs: sn.Val(), StoredBytes: stored}, nil
+}
+
+// HealStored looks at the PruneBatch stored inputs of tenant whose expiry
+// is still a bound, longest unlooked-at first: an input whose job ended
+// takes its real expiry, one that does not exist is dropped (once its
+// reservation is older than Grace: its submission may be on its way), one
+// whose job is open goes to the back of the line. Inputs whose expiry
+// passed are dropped first. It returns how many entries it changed.
+func (l *Limiter) HealStored(ctx context.Context, tenant string) (int, error) {
+	if l.cfg.MaxStoredBytes == 0 {
+		return 0, nil
+	}
+	ks := keys(tenant)
+	zs, err := l.rdb.ZRangeWithScores(ctx, ks[7], 0, int64(l.cfg.PruneBatch-1)).Result()
+	if err != nil {
+		return 0, fmt.Errorf("quota: heal %s: %w", tenant, err)
+	}
+	var ids []string
+	var held []jobs.Key
+	var looked []float64
+	var verdicts []any
+	for _, z := range zs {
+		id, _ := z.Member.(string)
+		k, err := jobs.ParseKey(id)
+		if err != nil || k.Tenant != tenant {
+			verdicts = append(verdicts, id, "gone", 0)
+			continue
+		}
+		ids, held, looked = append(ids, id), append(held, k), append(looked, z.Score)
+	}
+	inputs, err := l.store.PeekInputs(ctx, held)
+	if err != nil {
+		return 0, fmt.Errorf("quota: heal %s: %w", tenant, err)
+	}
+	now := l.cfg.Clock.Now()
+	graceEdge := float64(now.Add(-l.cfg.Grace).UnixMilli())
+	for i, in := range inputs {
+		switch {
+		case in.Stored && in.TTL > 0:
+			verdicts = append(verdicts, ids[i], "at", now.Add(in.TTL).UnixMilli())
+		case in.Stored:
+			verdicts = append(verdicts, ids[i], "open", 0)
+		case looked[i] < graceEdge:
+			verdicts = append(verdicts, ids[i], "gone", 0)
+		}
+	}
+	res, err := l.run(ctx, tenant, append([]any{now.UnixMilli(), "heal"}, verdicts...)...)
+	if err != nil {
+		return 0, err
+	}
+	if len(res) != 2 || res[0] != "healed" {
+		return 0, fmt.Errorf("quota: unexpected reply %v", res)
+	}
+	n, _ := res[1].(int64)
+	return int(n), nil
 }

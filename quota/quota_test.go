@@ -49,7 +49,7 @@ func key(t *testing.T, tenant string, i int) jobs.Key {
 // submit reserves and submits k as the API does, and settles.
 func (x *bundle) submit(t *testing.T, k jobs.Key, content string) error {
 	t.Helper()
-	r, err := x.lim.Reserve(x.ctx, k, len(content))
+	r, err := x.lim.Reserve(x.ctx, k, len(content), 0)
 	if err != nil {
 		return err
 	}
@@ -165,7 +165,7 @@ func TestPrune_ReservationWhoseSubmitNeverRan_HealsAfterGrace(t *testing.T) {
 	t.Parallel()
 	x := setup(t, Config{MaxJobs: 1, Grace: time.Minute})
 	// The API dies between the reservation and the submission.
-	_, err := x.lim.Reserve(x.ctx, key(t, "acme", 1), 7)
+	_, err := x.lim.Reserve(x.ctx, key(t, "acme", 1), 7, 0)
 	require.NoError(t, err)
 	requireExceeded(t, x.submit(t, key(t, "acme", 2), "b"), LimitJobs)
 	x.clock.Advance(30 * time.Second)

@@ -12,9 +12,13 @@
 # RELAYOPS_WEBHOOK_ALLOW_PRIVATE and RELAYOPS_WEBHOOK_ALLOW_INSECURE are set). It exits non-zero, saying why, on any answer it does not
 # expect.
 #
-#   scripts/demo.sh [BASE_URL]            default http://localhost:8080
+#   scripts/demo.sh [API_URL]             default $API_URL, else http://localhost:8080
+#
+# The API's URL is taken as scripts/submit.sh takes it: the argument, else
+# API_URL.
 #
 # Environment:
+#   API_URL                  the API, when no argument names it
 #   DEMO_TENANT_TOKEN        tenant token (default acme-demo-tenant-token, from make run)
 #   DEMO_OPERATOR_TOKEN      operator token (default alice-demo-operator-token)
 #   DEMO_OTHER_TENANT_TOKEN  a second tenant's token, to show it sees none of
@@ -27,7 +31,8 @@
 # demo can run any number of times against the same server.
 set -eu
 
-BASE=${1:-http://localhost:8080}
+[ $# -le 1 ] || { echo "usage: scripts/demo.sh [API_URL]" >&2; exit 2; }
+BASE=${1:-${API_URL:-http://localhost:8080}}
 BASE=${BASE%/}
 TENANT_TOKEN=${DEMO_TENANT_TOKEN:-acme-demo-tenant-token}
 OPERATOR_TOKEN=${DEMO_OPERATOR_TOKEN:-alice-demo-operator-token}
@@ -307,7 +312,7 @@ fi
 step "The operator looks at the dead-letter queue  GET /v1/dlq?tenant=$tenant"
 call GET "/v1/dlq?tenant=$tenant&limit=500" "$OPERATOR_TOKEN"
 expect 200
-table_of -match "$mine" jobId state attempt errorCode
+table_of -match "$mine" jobId state attempt errorCode errorReason
 n=$(count_of -match "$mine")
 check "dead letters of this run" "$n" 1
 

@@ -3,11 +3,14 @@
 # a PDF, XML e-invoice or image as the file itself (multipart), any other
 # file as text content escaped as a JSON string (no jq needed).
 #
-#   scripts/submit.sh FILE DOCUMENT_ID [OPERATION_VERSION]     version default 1
+#   scripts/submit.sh [API_URL] FILE DOCUMENT_ID [OPERATION_VERSION]     version default 1
+#
+# The API's URL is taken as scripts/demo.sh takes it: the first argument
+# when it starts with http:// or https://, else API_URL.
 #
 # Environment:
-#   API_URL   the API (default http://localhost:8080, as make run)
-#   TENANT_TOKEN       a tenant token (default acme-demo-tenant-token, from make run)
+#   API_URL        the API, when no argument names it (default http://localhost:8080, as make run)
+#   TENANT_TOKEN   a tenant token (default acme-demo-tenant-token, from make run)
 #
 # It exits 0 when the job was accepted (202) or deduped (200), non-zero with
 # the API's error body otherwise. Needs curl and Go (the JSON string is made
@@ -15,14 +18,15 @@
 set -eu
 
 usage() {
-	echo "usage: scripts/submit.sh FILE DOCUMENT_ID [OPERATION_VERSION]" >&2
+	echo "usage: scripts/submit.sh [API_URL] FILE DOCUMENT_ID [OPERATION_VERSION]" >&2
 	exit 2
 }
+base=${API_URL:-http://localhost:8080}
+case ${1-} in http://* | https://*) base=$1 && shift ;; esac
 [ $# -ge 2 ] && [ $# -le 3 ] || usage
 file=$1
 doc=$2
 version=${3:-1}
-base=${API_URL:-http://localhost:8080}
 base=${base%/}
 token=${TENANT_TOKEN:-acme-demo-tenant-token}
 

@@ -39,6 +39,7 @@ func run(ctx context.Context) error {
 		return err
 	}
 	log := cfg.NewLogger(os.Stderr, "api")
+	cfg.LogWarnings(log)
 	lograte.RouteRedis(log) // go-redis's own lines, as JSON and held back when repeated
 	if len(cfg.TenantTokens) == 0 {
 		log.Warn("RELAYOPS_TENANT_TOKENS is empty: no tenant can submit")

@@ -58,6 +58,7 @@ func run(ctx context.Context, o options) error {
 	// public addresses only unless told otherwise.
 	cfg.Webhook.AllowInsecure, cfg.Webhook.AllowPrivate = true, true
 	logger := cfg.NewLogger(os.Stderr, "dev")
+	cfg.LogWarnings(logger)
 	lograte.RouteRedis(logger) // go-redis's own lines, as JSON and held back when repeated
 
 	mini := miniredis.NewMiniRedis()
@@ -172,7 +173,7 @@ relayops dev: the whole system in one process (API, console, dashboard, worker, 
 
   Webhook endpoints may be local http:// receivers here (never so by default elsewhere).
   Data lives only while this process runs. Production runs cmd/api and any number
-  of cmd/worker processes on a real Redis (RELAYOPS_REDIS_URL); see README.md.
+  of cmd/worker processes on a real Redis (RELAYOPS_REDIS_URL); see docs/operations.md.
 
   tokens:
 `, base, op.Name, redisAddr, localhost(cfg.MetricsAddr), extractorLine(cfg))

@@ -54,13 +54,18 @@ func TestMakeRun_DemoScript_Succeeds(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), demoTimeout)
 	defer cancel()
-	demo := exec.CommandContext(ctx, "sh", "scripts/demo.sh", base)
+	// The URL from API_URL, as scripts/submit.sh takes it (an argument is
+	// the other way: TestScripts_URLArgument_WinsOverAPIURL).
+	demo := exec.CommandContext(ctx, "sh", "scripts/demo.sh")
 	demo.Dir = root
-	demo.Env = proctest.Env()
+	demo.Env = proctest.Env("API_URL=" + base)
 	out, err := demo.CombinedOutput()
-	require.NoError(t, err, "scripts/demo.sh %s failed; its output:\n%s", base, out)
+	require.NoError(t, err, "scripts/demo.sh with API_URL=%s failed; its output:\n%s", base, out)
 	t.Logf("scripts/demo.sh output:\n%s", out)
 	require.Contains(t, string(out), "demo: OK")
+	// The dead-letter table gives the reason beside the class.
+	require.Regexp(t, `(?m)^\s+jobId\s+state\s+attempt\s+errorCode\s+errorReason\s*$`, string(out))
+	require.Regexp(t, `(?m)invalid-total-mismatch:v1\s+dead_lettered\s+1\s+permanent_error\s+total_mismatch\s*$`, string(out))
 
 	// The worker's own metrics, on RELAYOPS_METRICS_ADDR: the demo's five
 	// successes (four valid invoices and the reprocessed one) were each
@@ -69,7 +74,7 @@ func TestMakeRun_DemoScript_Succeeds(t *testing.T) {
 	require.Equal(t, 5.0, proctest.Sum(metrics, "relayops_worker_jobs_total", map[string]string{"outcome": "succeeded"}))
 	require.Equal(t, 1.0, proctest.Sum(metrics, "relayops_worker_jobs_total", map[string]string{"outcome": "dead_lettered"}))
 
-	// The README's way to submit a file without jq: accepted, then deduped;
+	// The documented way to submit a file without jq: accepted, then deduped;
 	// a bad documentId is the API's 400, and the script says so.
 	for _, want := range []string{`"deduped":false`, `"deduped":true`} {
 		out, err := submitFile(t, root, base, "testdata/invoices/valid-basic-eur.txt", "readme-submit")
@@ -77,6 +82,14 @@ func TestMakeRun_DemoScript_Succeeds(t *testing.T) {
 		require.Contains(t, out, `"jobId":"acme:readme-submit:v1"`)
 		require.Contains(t, out, want)
 	}
+	// The URL as the first argument, as scripts/demo.sh takes it: it wins
+	// over API_URL (here an address where nothing listens).
+	cmd := exec.Command("sh", "scripts/submit.sh", base, "testdata/invoices/valid-basic-eur.txt", "readme-submit-arg")
+	cmd.Dir = root
+	cmd.Env = proctest.Env("API_URL=http://"+proctest.FreeAddr(t), "TENANT_TOKEN="+demoTenants[0].Token)
+	argOut, err := cmd.CombinedOutput()
+	require.NoError(t, err, "scripts/submit.sh URL FILE ID:\n%s", argOut)
+	require.Contains(t, string(argOut), `"jobId":"acme:readme-submit-arg:v1"`)
 	bad, err := submitFile(t, root, base, "testdata/invoices/valid-basic-eur.txt", "bad id")
 	require.Error(t, err)
 	require.Contains(t, bad, "invalid_request")
@@ -252,4 +265,49 @@ func TestRun_MetricsAddressInUse_NamesTheVariable(t *testing.T) {
 	err = run(context.Background(), options{redisAddr: "127.0.0.1:0"})
 	require.ErrorContains(t, err, "listen on RELAYOPS_METRICS_ADDR "+busy.Addr().String())
 	require.ErrorContains(t, err, "address already in use")
+}
+
+// A misspelled setting stops make run before anything starts, naming the
+// variable and the setting it was probably meant to be.
+func TestRun_MisspelledSetting_StopsNamingTheClosestSetting(t *testing.T) {
+	for _, kv := range os.Environ() {
+		if name, _, _ := strings.Cut(kv, "="); strings.HasPrefix(name, "RELAYOPS_") {
+			t.Setenv(name, "")
+		}
+	}
+	t.Setenv("RELAYOPS_HTTP_ADDR", "127.0.0.1:0")
+	t.Setenv("RELAYOPS_METRICS_ADDR", "127.0.0.1:0")
+	// The singular, built so that the repository scan of known names
+	// (internal/config) does not take this deliberate typo for a setting.
+	misspelled := strings.TrimSuffix("RELAYOPS_TENANT_TOKENS", "S")
+	t.Setenv(misspelled, "acme:acme-token-0123456789")
+	err := run(context.Background(), options{redisAddr: "127.0.0.1:0"})
+	require.ErrorContains(t, err, "RELAYOPS_TENANT_TOKEN: not a setting relayops knows; did you mean RELAYOPS_TENANT_TOKENS?")
+	require.NotContains(t, err.Error(), "acme-token-0123456789")
+}
+
+// scripts/demo.sh takes the API's URL as its argument, over API_URL, as
+// scripts/submit.sh does: with the argument naming an address where
+// nothing listens, the demo fails there, whatever API_URL says.
+func TestScripts_URLArgument_WinsOverAPIURL(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("-short: builds the demo's helpers")
+	}
+	root := repoRoot(t)
+	dead := "http://" + proctest.FreeAddr(t)
+	demo := exec.Command("sh", "scripts/demo.sh", dead)
+	demo.Dir = root
+	demo.Env = proctest.Env("API_URL=http://127.0.0.1:1", "DEMO_TIMEOUT=5")
+	out, err := demo.CombinedOutput()
+	require.Error(t, err)
+	require.Contains(t, string(out), "relayops demo against "+dead+"\n", "%s", out)
+	require.Contains(t, string(out), dead+"/readyz is not answering", "%s", out)
+
+	extra := exec.Command("sh", "scripts/demo.sh", dead, "more")
+	extra.Dir = root
+	extra.Env = proctest.Env()
+	out, err = extra.CombinedOutput()
+	require.Error(t, err)
+	require.Contains(t, string(out), "usage: scripts/demo.sh [API_URL]")
 }

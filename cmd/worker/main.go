@@ -1,7 +1,7 @@
 // Command worker runs a relayops worker process: the Asynq extract handler,
 // the outbox relay with the review consumer, the reconciler, and /metrics,
 // /healthz and /readyz on RELAYOPS_METRICS_ADDR. Configuration comes from
-// the RELAYOPS_* environment (README, Configuration); RELAYOPS_EXTRACTOR
+// the RELAYOPS_* environment (docs/operations.md, Configuration); RELAYOPS_EXTRACTOR
 // chooses the extractor (rules, llm or rules,llm, the model from
 // RELAYOPS_LLM_*). SIGINT or SIGTERM stops it gracefully; it then exits 0.
 package main
@@ -75,6 +75,7 @@ func run() error {
 	// go-redis logs failed dials in plain text, one line each: through slog,
 	// and each kind once per interval.
 	lograte.RouteRedis(logger)
+	cfg.LogWarnings(logger.With("component", "worker"))
 	docs, err := app.OpenDocuments(context.Background(), cfg)
 	if err != nil {
 		return err

@@ -60,6 +60,7 @@ func API(c *config.Config, store *jobs.Store, rdb redis.UniversalClient, dash ht
 		Quota: quota.Config{
 			Rate: c.Tenants.SubmitRate.Count, Per: c.Tenants.SubmitRate.Per,
 			MaxJobs: c.Tenants.MaxBacklog, MaxBytes: c.Tenants.MaxBacklogBytes,
+			MaxStoredBytes: c.Tenants.MaxStoredBytes, InputRetention: c.Retention.Input,
 		},
 	}
 }

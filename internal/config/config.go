@@ -74,6 +74,12 @@ type Config struct {
 	// Documents is document intake and the read stage (file and page
 	// limits, the PDF reader).
 	Documents Documents
+	// AllowUnknownSettings (RELAYOPS_ALLOW_UNKNOWN_SETTINGS, default false)
+	// turns an unknown RELAYOPS_ variable from an error into a warning.
+	AllowUnknownSettings bool
+	// Warnings are problems that did not stop Load (unknown names under
+	// AllowUnknownSettings), for the caller to log once it has a logger.
+	Warnings []string
 }
 
 // Webhook configures webhook endpoints (api) and their deliveries (worker).
@@ -228,6 +234,8 @@ var vars = []Var{
 	{"RELAYOPS_MAX_FILE_BYTES", "10MiB", "largest submitted file (1KiB..100MiB); a submission carrying one may be a third larger in base64"},
 	{"RELAYOPS_MAX_PAGES", "50", "most pages of a submitted PDF (1..1000): more is 413 at the API and too_many_pages in the worker"},
 	{"RELAYOPS_PDF_INSTANCES", "2", "PDFium (WebAssembly) instances a process keeps for reading and rendering PDFs (1..64); each holds up to a few hundred MiB while busy"},
+	{"RELAYOPS_TENANT_MAX_STORED_BYTES", "0", "input bytes a tenant may have stored over the input retention (open and ended jobs' inputs until they expire), e.g. 1GiB; 0: no cap"},
+	{AllowUnknownSettings, "false", "true (or 1) makes an unknown RELAYOPS_ variable a warning instead of an error, for a rollout of mixed versions"},
 }
 
 // Vars returns every RELAYOPS_ variable that Load reads, with its default and
@@ -238,13 +246,45 @@ func Vars() []Var {
 	return out
 }
 
-// Load reads the configuration from the process environment.
-func Load() (*Config, error) { return FromEnv(os.Getenv) }
+// Load reads the configuration from the process environment. A RELAYOPS_
+// variable it does not know is an error naming it and the closest known
+// name (a warning in Config.Warnings under RELAYOPS_ALLOW_UNKNOWN_SETTINGS).
+func Load() (*Config, error) { return FromEnviron(os.Environ()) }
+
+// FromEnviron is Load over environ, a list of "NAME=value" entries in
+// os.Environ's form (a later entry of a name wins, as in os.Getenv).
+func FromEnviron(environ []string) (*Config, error) {
+	m := make(map[string]string, len(environ))
+	for _, kv := range environ {
+		name, value, _ := strings.Cut(kv, "=")
+		m[name] = value
+	}
+	l := &loader{getenv: func(name string) string { return m[name] }}
+	c := l.load()
+	if !l.failed(AllowUnknownSettings) {
+		l.unknownNames(c, environ)
+	}
+	if err := errors.Join(l.errs...); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
 
 // FromEnv reads the configuration through getenv, so tests can pass a map.
-// On error it returns every problem found, joined, and no Config.
+// It cannot list the environment, so it does not look for unknown names
+// (FromEnviron does). On error it returns every problem found, joined, and
+// no Config.
 func FromEnv(getenv func(string) string) (*Config, error) {
 	l := &loader{getenv: getenv}
+	c := l.load()
+	if err := errors.Join(l.errs...); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// load reads every variable; problems are left in l.errs.
+func (l *loader) load() *Config {
 	c := &Config{
 		RedisURL:          l.redisURL("RELAYOPS_REDIS_URL"),
 		RedisCluster:      l.redisCluster("RELAYOPS_REDIS_URL"),
@@ -303,11 +343,17 @@ func FromEnv(getenv func(string) string) (*Config, error) {
 	}
 	c.Tenants = l.tenants()
 	c.Documents = l.documents()
+	c.AllowUnknownSettings = l.boolean(AllowUnknownSettings)
 	l.crossCheck(c)
-	if err := errors.Join(l.errs...); err != nil {
-		return nil, err
+	return c
+}
+
+// LogWarnings logs each of c.Warnings at warn level, once a process has its
+// logger (Load runs before there is one).
+func (c *Config) LogWarnings(logger *slog.Logger) {
+	for _, w := range c.Warnings {
+		logger.Warn("configuration: " + w)
 	}
-	return c, nil
 }
 
 // NewLogger returns a JSON logger writing to w at c.LogLevel, tagged with

@@ -441,11 +441,13 @@ func TestFromEnv_TenantSettings_Parsed(t *testing.T) {
 		"RELAYOPS_TENANT_SUBMIT_RATE":       "1000/1s",
 		"RELAYOPS_TENANT_MAX_BACKLOG":       "50000",
 		"RELAYOPS_TENANT_MAX_BACKLOG_BYTES": "256MiB",
+		"RELAYOPS_TENANT_MAX_STORED_BYTES":  "2GiB",
 	}))
 	require.NoError(t, err)
 	require.Equal(t, Tenants{
 		MaxInFlight: 0, Limits: map[string]int{"acme": 50, "globex": 5, "initech": 0},
 		SubmitRate: Rate{1000, time.Second}, MaxBacklog: 50000, MaxBacklogBytes: 256 << 20,
+		MaxStoredBytes: 2 << 30,
 	}, c.Tenants)
 }
 

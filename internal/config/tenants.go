@@ -15,6 +15,10 @@ type Tenants struct {
 	MaxBacklog  int            // RELAYOPS_TENANT_MAX_BACKLOG, default 0 (no cap)
 	// MaxBacklogBytes is RELAYOPS_TENANT_MAX_BACKLOG_BYTES, default 0 (no cap).
 	MaxBacklogBytes int64
+	// MaxStoredBytes is RELAYOPS_TENANT_MAX_STORED_BYTES, default 0 (no
+	// cap): the input bytes a tenant may have stored at once, counting every
+	// input until its retention expires, not only open jobs'.
+	MaxStoredBytes int64
 }
 
 func (l *loader) tenants() Tenants {
@@ -27,6 +31,7 @@ func (l *loader) tenants() Tenants {
 		t.SubmitRate = l.rate("RELAYOPS_TENANT_SUBMIT_RATE")
 	}
 	t.MaxBacklogBytes = l.bytes("RELAYOPS_TENANT_MAX_BACKLOG_BYTES")
+	t.MaxStoredBytes = l.bytes("RELAYOPS_TENANT_MAX_STORED_BYTES")
 	return t
 }
 
