@@ -60,6 +60,12 @@ func TestParse_OfficialExamples_HandCheckedFields(t *testing.T) {
 			SellerTradingName: "Global Trade Chain", SellerVATID: "SE123456789001", BuyerName: "Project services AB",
 			IBAN: "SE1212341234123412341234", LineTotal: "10000", TaxExclusive: "10000", TaxTotal: "2500",
 			TaxInclusive: "12500", Prepaid: "0", DueAmount: "12500", Lines: 2}},
+		// BT-28 "SelCo" is written first; BT-27 is the registration name.
+		{"en16931/ubl/ubl-tc434-example5.xml", header{
+			Syntax: UBLInvoice, Number: "TOSL110", IssueDate: "2013-04-10", TypeCode: "380", Currency: "DKK",
+			DueDate: "2013-05-10", OrderReference: "PO4711", SellerName: "SellerCompany", SellerTradingName: "SelCo",
+			SellerVATID: "NL16356706", BuyerName: "Buyercompany ltd", LineTotal: "4000.00", TaxExclusive: "4000.00",
+			TaxTotal: "675.00", TaxInclusive: "4675.00", Prepaid: "2337.50", DueAmount: "2337.50", Lines: 3}},
 		{"xrechnung-testsuite/business-cases/standard/01.01a-INVOICE_ubl.xml", header{
 			Syntax: UBLInvoice, Number: "123456XX", IssueDate: "2016-04-04", TypeCode: "380", Currency: "EUR",
 			SellerName: "[Seller name]", SellerTradingName: "[Seller trading name]", SellerVATID: "DE 123456789",

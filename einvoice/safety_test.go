@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -185,6 +187,32 @@ func BenchmarkParse_Refusals(b *testing.B) {
 				if _, err := Parse(doc); err == nil {
 					b.Fatal("accepted")
 				}
+			}
+		})
+	}
+}
+
+// Parsing and checking official examples: a 7 KB XRechnung, a 200 KB one
+// (mostly an embedded attachment) and the 420 KB comprehensive test.
+func BenchmarkParseAndCheck(b *testing.B) {
+	for _, rel := range []string{
+		"xrechnung-testsuite/business-cases/standard/01.01a-INVOICE_ubl.xml",
+		"xrechnung-testsuite/business-cases/standard/02.01a-INVOICE_uncefact.xml",
+		"xrechnung-testsuite/technical-cases/cius/01.01_comprehensive_test_ubl.xml",
+	} {
+		data, err := os.ReadFile(filepath.Join(corpusDir, rel))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(filepath.Base(rel), func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(data)))
+			for b.Loop() {
+				inv, err := Parse(data)
+				if err != nil {
+					b.Fatal(err)
+				}
+				inv.Check()
 			}
 		})
 	}

@@ -116,10 +116,7 @@ func parseTree(data []byte) (*node, error) {
 		return nil, ErrTooLarge
 	}
 	d := newDecoder(data)
-	var root, cur *node
-	var text strings.Builder
-	budget := MaxElements
-	depth := 0
+	b := &builder{budget: MaxElements}
 	for {
 		tok, err := d.Token()
 		if err == io.EOF {
@@ -128,47 +125,76 @@ func parseTree(data []byte) (*node, error) {
 		if err != nil {
 			return nil, syntaxError(d, err)
 		}
-		switch t := tok.(type) {
-		case xml.Directive:
-			return nil, ErrDoctype
-		case xml.StartElement:
-			depth++
-			budget -= 1 + len(t.Attr)
-			if depth > MaxDepth {
-				return nil, ErrTooDeep
+		if err := b.add(tok); err != nil {
+			if errors.Is(err, errSecondRoot) {
+				return nil, syntaxError(d, err)
 			}
-			if budget < 0 {
-				return nil, ErrTooLarge
-			}
-			n := &node{name: t.Name, attrs: t.Copy().Attr, parent: cur}
-			if cur == nil {
-				if root != nil {
-					return nil, &SyntaxError{Line: line(d), Err: errors.New("second root element")}
-				}
-				root = n
-			} else {
-				cur.kids = append(cur.kids, n)
-			}
-			cur = n
-			text.Reset()
-		case xml.CharData:
-			if cur != nil && len(cur.kids) == 0 {
-				text.Write(t)
-			}
-		case xml.EndElement:
-			depth--
-			if len(cur.kids) == 0 {
-				cur.text = strings.TrimSpace(text.String())
-			}
-			numberSiblings(cur.kids)
-			cur = cur.parent
-			text.Reset()
+			return nil, err
 		}
 	}
-	if root == nil {
-		return nil, &SyntaxError{Line: line(d), Err: errors.New("no root element")}
+	if b.root == nil {
+		return nil, syntaxError(d, errors.New("no root element"))
 	}
-	return root, nil
+	return b.root, nil
+}
+
+var errSecondRoot = errors.New("second root element")
+
+// builder assembles the tree one token at a time.
+type builder struct {
+	root, cur *node
+	text      strings.Builder // the current element's character data
+	depth     int
+	budget    int // elements and attributes still allowed
+}
+
+func (b *builder) add(tok xml.Token) error {
+	switch t := tok.(type) {
+	case xml.Directive:
+		return ErrDoctype
+	case xml.StartElement:
+		return b.start(t)
+	case xml.CharData:
+		if b.cur != nil && len(b.cur.kids) == 0 {
+			b.text.Write(t)
+		}
+	case xml.EndElement:
+		b.end()
+	}
+	return nil
+}
+
+func (b *builder) start(t xml.StartElement) error {
+	b.depth++
+	b.budget -= 1 + len(t.Attr)
+	switch {
+	case b.depth > MaxDepth:
+		return ErrTooDeep
+	case b.budget < 0:
+		return ErrTooLarge
+	case b.cur == nil && b.root != nil:
+		return errSecondRoot
+	}
+	n := &node{name: t.Name, attrs: t.Copy().Attr, parent: b.cur}
+	if b.cur == nil {
+		b.root = n
+	} else {
+		b.cur.kids = append(b.cur.kids, n)
+	}
+	b.cur = n
+	b.text.Reset()
+	return nil
+}
+
+// end closes the current element (the decoder has checked it matches).
+func (b *builder) end() {
+	b.depth--
+	if len(b.cur.kids) == 0 {
+		b.cur.text = strings.TrimSpace(b.text.String())
+	}
+	numberSiblings(b.cur.kids)
+	b.cur = b.cur.parent
+	b.text.Reset()
 }
 
 // numberSiblings sets index and repeated on a finished element's children.

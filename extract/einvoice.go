@@ -5,6 +5,8 @@ import (
 	"math/big"
 	"slices"
 	"strings"
+	"time"
+	"unicode/utf8"
 
 	"github.com/relayops/relayops/einvoice"
 )
@@ -36,9 +38,11 @@ func EInvoiceDocumentType(inv *einvoice.Invoice) string {
 //  1. a credit note is not_an_invoice, like a text credit note
 //     (EInvoiceDocumentType tells the classification, credit_note);
 //  2. the first violation of einvoice's Check is invalid_einvoice:<rule>;
-//  3. the scalars are judged as for any extraction (invalid_field:<field>:
-//     an invoice number the API cannot carry, a currency relayops does not
-//     trade in);
+//  3. the scalars (invalid_field:<field>): an invoice number of at most
+//     100 printable characters (an e-invoice's number is taken as stated,
+//     spaces included: "210111 mit LV", not held to the text extractor's
+//     pattern), a vendor as for any extraction, a calendar date, a
+//     currency relayops trades in;
 //  4. every amount must be exact in the currency's minor unit: a value
 //     with more decimals than the currency has (nonzero ones, "100.50"
 //     JPY) is invalid_field:<field>, never rounded. Trailing zeros are not
@@ -65,8 +69,7 @@ func fromEInvoice(inv *einvoice.Invoice) (*Invoice, error) {
 		return nil, Reject(ReasonInvalidEInvoice + ":" + vs[0].Rule)
 	}
 	vendor := collapseSpace(inv.SellerName)
-	if err := checkScalars(Extraction{InvoiceNumber: inv.Number, Vendor: vendor,
-		IssueDate: inv.IssueDate, Currency: inv.Currency}); err != nil {
+	if err := checkEInvoiceScalars(inv.Number, vendor, inv.IssueDate, inv.Currency); err != nil {
 		return nil, err
 	}
 	m := einvoiceMoney{minor: currencyMinor[inv.Currency]}
@@ -96,6 +99,27 @@ func fromEInvoice(inv *einvoice.Invoice) (*Invoice, error) {
 	}
 	out.Evidence = einvoiceEvidence(inv, out)
 	return out, nil
+}
+
+// maxEInvoiceNumberRunes bounds an e-invoice's number (BT-1).
+const maxEInvoiceNumberRunes = 100
+
+func checkEInvoiceScalars(number, vendor, date, currency string) error {
+	invalid := func(field string) error { return Reject(FieldReason(ReasonInvalidField, field)) }
+	if utf8.RuneCountInString(number) > maxEInvoiceNumberRunes || !printable(number) ||
+		strings.TrimSpace(number) != number {
+		return invalid("invoiceNumber")
+	}
+	if utf8.RuneCountInString(vendor) > maxVendorRunes || !printable(vendor) {
+		return invalid("vendor")
+	}
+	if d, err := time.Parse(time.DateOnly, date); err != nil || d.Format(time.DateOnly) != date {
+		return invalid("issueDate")
+	}
+	if _, ok := currencyMinor[currency]; !ok {
+		return invalid("currency")
+	}
+	return nil
 }
 
 // einvoiceMoney converts stated amounts to the currency's precision,

@@ -83,7 +83,7 @@ const (
 
 // Source names the extractor of a result and, for a model, its cost.
 type Source struct {
-	Extractor        string `json:"extractor"` // "rules" or "llm"
+	Extractor        string `json:"extractor"` // "rules", "llm" or "einvoice" (ExtractorEInvoice)
 	Model            string `json:"model,omitempty"`
 	PromptTokens     int64  `json:"promptTokens,omitempty"`
 	CompletionTokens int64  `json:"completionTokens,omitempty"`
