@@ -72,23 +72,23 @@ var specialV4 = []special{
 // non-global ranges of the address space. The longest matching prefix
 // decides (Teredo 2001::/32 inside 2001::/23).
 var specialV6 = []special{
-	{prefix: prefix("::/96"), embeds: lastFour},            // IPv4-compatible, deprecated (RFC 4291); holds :: and ::1
-	{prefix: prefix("::ffff:0:0/96"), embeds: lastFour},    // IPv4-mapped (RFC 4291)
-	{prefix: prefix("::ffff:0:0:0/96"), embeds: lastFour},  // IPv4-translated (RFC 2765)
-	{prefix: prefix("64:ff9b::/96"), embeds: lastFour},     // NAT64 well-known prefix (RFC 6052)
-	{prefix: prefix("64:ff9b:1::/48")},                     // local-use NAT64 (RFC 8215): any embedding, not global
-	{prefix: prefix("100::/64")},                           // discard-only (RFC 6666)
-	{prefix: prefix("100:0:0:1::/64")},                     // dummy IPv6 prefix (RFC 9780)
-	{prefix: prefix("2001::/23")},                          // IETF protocol assignments (RFC 2928), ORCHID, benchmarking 2001:2::/48
-	{prefix: prefix("2001::/32"), embeds: teredo},          // Teredo (RFC 4380)
-	{prefix: prefix("2001:db8::/32")},                      // documentation (RFC 3849)
-	{prefix: prefix("2002::/16"), embeds: sixToFour},       // 6to4 (RFC 3056)
-	{prefix: prefix("3fff::/20")},                          // documentation (RFC 9637)
-	{prefix: prefix("5f00::/16")},                          // segment routing SIDs (RFC 9602)
-	{prefix: prefix("fc00::/7")},                           // unique local (RFC 4193), AWS metadata fd00:ec2::254
-	{prefix: prefix("fe80::/10")},                          // link-local unicast (RFC 4291)
-	{prefix: prefix("fec0::/10")},                          // site-local, deprecated (RFC 3879)
-	{prefix: prefix("ff00::/8")},                           // multicast (RFC 4291)
+	{prefix: prefix("::/96"), embeds: lastFour},           // IPv4-compatible, deprecated (RFC 4291); holds :: and ::1
+	{prefix: prefix("::ffff:0:0/96"), embeds: lastFour},   // IPv4-mapped (RFC 4291)
+	{prefix: prefix("::ffff:0:0:0/96"), embeds: lastFour}, // IPv4-translated (RFC 2765)
+	{prefix: prefix("64:ff9b::/96"), embeds: lastFour},    // NAT64 well-known prefix (RFC 6052)
+	{prefix: prefix("64:ff9b:1::/48")},                    // local-use NAT64 (RFC 8215): any embedding, not global
+	{prefix: prefix("100::/64")},                          // discard-only (RFC 6666)
+	{prefix: prefix("100:0:0:1::/64")},                    // dummy IPv6 prefix (RFC 9780)
+	{prefix: prefix("2001::/23")},                         // IETF protocol assignments (RFC 2928), ORCHID, benchmarking 2001:2::/48
+	{prefix: prefix("2001::/32"), embeds: teredo},         // Teredo (RFC 4380)
+	{prefix: prefix("2001:db8::/32")},                     // documentation (RFC 3849)
+	{prefix: prefix("2002::/16"), embeds: sixToFour},      // 6to4 (RFC 3056)
+	{prefix: prefix("3fff::/20")},                         // documentation (RFC 9637)
+	{prefix: prefix("5f00::/16")},                         // segment routing SIDs (RFC 9602)
+	{prefix: prefix("fc00::/7")},                          // unique local (RFC 4193), AWS metadata fd00:ec2::254
+	{prefix: prefix("fe80::/10")},                         // link-local unicast (RFC 4291)
+	{prefix: prefix("fec0::/10")},                         // site-local, deprecated (RFC 3879)
+	{prefix: prefix("ff00::/8")},                          // multicast (RFC 4291)
 }
 
 // specialRange returns the most specific special-purpose range holding ip.
