@@ -133,11 +133,24 @@ func (p TargetPolicy) control(_ context.Context, _, address string, _ syscall.Ra
 // follow one (it could point anywhere, including inside the network).
 var errRedirect = errors.New("webhook: redirects are not followed")
 
+// ClientTimeouts bound the phases of a delivery request. A receiver that
+// accepts connections and never answers is found out after Header, not
+// Total, so it holds a delivery slot for seconds, not the whole attempt.
+type ClientTimeouts struct {
+	// Connect bounds the TCP connect and the TLS handshake, each.
+	Connect time.Duration
+	// Header bounds the wait for the response headers once the request is
+	// written.
+	Header time.Duration
+	// Total bounds the whole request, body included.
+	Total time.Duration
+}
+
 // NewClient returns the HTTP client deliveries use: the policy checked on
 // every connection, no redirects, no proxy, no keep-alive reuse across
-// endpoints beyond the transport's pool, and timeout per request.
-func (p TargetPolicy) NewClient(timeout time.Duration) *http.Client {
-	dialer := &net.Dialer{Timeout: timeout, KeepAlive: 30 * time.Second, ControlContext: p.control}
+// endpoints beyond the transport's pool, and t's timeouts.
+func (p TargetPolicy) NewClient(t ClientTimeouts) *http.Client {
+	dialer := &net.Dialer{Timeout: t.Connect, KeepAlive: 30 * time.Second, ControlContext: p.control}
 	tr := &http.Transport{
 		Proxy:                 nil, // a proxy would dial for us, unchecked
 		DialContext:           dialer.DialContext,
@@ -145,12 +158,12 @@ func (p TargetPolicy) NewClient(timeout time.Duration) *http.Client {
 		MaxIdleConns:          100,
 		MaxIdleConnsPerHost:   4,
 		IdleConnTimeout:       90 * time.Second,
-		TLSHandshakeTimeout:   timeout,
-		ResponseHeaderTimeout: timeout,
+		TLSHandshakeTimeout:   t.Connect,
+		ResponseHeaderTimeout: t.Header,
 	}
 	return &http.Client{
 		Transport: tr,
-		Timeout:   timeout,
+		Timeout:   t.Total,
 		CheckRedirect: func(*http.Request, []*http.Request) error {
 			return errRedirect
 		},
