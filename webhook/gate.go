@@ -96,8 +96,8 @@ type gate struct {
 
 // circuit is one endpoint's deliveries in flight and its breaker.
 type circuit struct {
-	inFlight int
-	timeouts int       // attempts in a row that timed out
+	inFlight  int
+	timeouts  int       // attempts in a row that timed out
 	openUntil time.Time // zero: closed
 	cooldown  time.Duration
 	probing   bool // half-open: one delivery is testing the endpoint
