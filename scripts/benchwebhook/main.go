@@ -6,7 +6,11 @@
 // a tenant without endpoints (submit to review), so the cost of the webhook
 // events for such tenants can be compared with a worker without webhooks.
 //
+// -scenario hanging measures instead the other tenants' delivery latency
+// while one tenant's endpoint never answers (hanging.go).
+//
 //	go run ./scripts/benchwebhook -rate 100 -duration 20s
+//	go run ./scripts/benchwebhook -scenario hanging -rate 100 -duration 20s
 package main
 
 import (
@@ -39,6 +43,8 @@ type options struct {
 	rate        int
 	duration    time.Duration
 	contentPath string
+	scenario    string
+	others      int
 }
 
 func main() {
@@ -46,6 +52,8 @@ func main() {
 	flag.IntVar(&o.rate, "rate", 100, "jobs submitted per second (open loop)")
 	flag.DurationVar(&o.duration, "duration", 20*time.Second, "how long to submit")
 	flag.StringVar(&o.contentPath, "content", "testdata/invoices/valid-basic-eur.txt", "document every job carries")
+	flag.StringVar(&o.scenario, "scenario", "latency", "latency (one tenant, and the cost for tenants without endpoints) or hanging (one tenant's endpoint never answers)")
+	flag.IntVar(&o.others, "others", 4, "hanging: how many other tenants share the events")
 	flag.Parse()
 	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "benchwebhook:", err)
@@ -98,6 +106,13 @@ func run(o options) error {
 	content, err := os.ReadFile(o.contentPath)
 	if err != nil {
 		return err
+	}
+	switch o.scenario {
+	case "latency":
+	case "hanging":
+		return runHanging(o, string(content))
+	default:
+		return fmt.Errorf("unknown -scenario %q", o.scenario)
 	}
 	srv, err := benchredis.Start()
 	if err != nil {
