@@ -171,7 +171,7 @@ func (d *Deliverer) ProcessTask(ctx context.Context, t *asynq.Task) error {
 // it; otherwise it defers the delivery (see Isolation).
 func (d *Deliverer) Deliver(ctx context.Context, del Delivery, n int) error {
 	log := d.log.With("tenant", del.Tenant, "endpoint", del.Endpoint, "webhook_id", del.WebhookID, "attempt", n)
-	t, def := d.gate.admit(del.Tenant, del.Endpoint, d.cfg.Clock.Now())
+	t, def := d.gate.wait(ctx, del.Tenant, del.Endpoint, d.cfg.Clock.Now)
 	if def != nil {
 		return d.deferDelivery(ctx, del, n, def, log)
 	}

@@ -1,7 +1,9 @@
 package webhook
 
 import (
+	"context"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"time"
 )
@@ -9,10 +11,10 @@ import (
 // Isolation keeps one tenant's slow or hanging receivers from delaying the
 // others' deliveries. All tenants share the webhook server's slots (its
 // Asynq concurrency) and its one FIFO queue; a delivery the gate does not
-// admit is deferred: handed back to Asynq with a short delay, at once,
-// holding no slot and costing no attempt (Asynq's retry count stays). Its
-// state lives in each worker's memory: with several workers, each applies
-// the caps to its own slots and opens its own circuits.
+// admit within AdmitWait is deferred: handed back to Asynq with a short
+// delay, holding no slot and costing no attempt (Asynq's retry count
+// stays). Its state lives in each worker's memory: with several workers,
+// each applies the caps to its own slots and opens its own circuits.
 type Isolation struct {
 	// Slots is the concurrency of the server running the deliveries, the
 	// basis of the tenant share. Default 10 (the worker sets its own).
@@ -22,8 +24,19 @@ type Isolation struct {
 	// Default max(1, Slots/5).
 	Reserve int
 	// EndpointMaxInFlight is how many deliveries one endpoint may have in
-	// flight in this worker. Default 2.
+	// flight in this worker before its next ones are deferred. Once the
+	// endpoint answered its last request within SlowAfter, only its slow
+	// deliveries (in flight for SlowAfter or longer) count, so a burst to a
+	// healthy endpoint is not held back. Default 2.
 	EndpointMaxInFlight int
+	// SlowAfter is when a delivery in flight counts as slow. Default 1s.
+	SlowAfter time.Duration
+	// AdmitWait is how long a delivery held back by its endpoint's cap or
+	// its tenant's share, while their deliveries in flight are all quick,
+	// waits (in wall-clock time, holding its Asynq slot) for one of them to
+	// end before it is deferred: a burst of quick deliveries goes through
+	// without a deferral's second. Default 100ms.
+	AdmitWait time.Duration
 	// BreakerThreshold is how many attempts in a row that timed out open an
 	// endpoint's circuit. Default 3; negative: never.
 	BreakerThreshold int
@@ -60,6 +73,12 @@ func (c Isolation) withDefaults() Isolation {
 	if c.DeferDelay <= 0 {
 		c.DeferDelay = time.Second
 	}
+	if c.SlowAfter <= 0 {
+		c.SlowAfter = time.Second
+	}
+	if c.AdmitWait <= 0 {
+		c.AdmitWait = 100 * time.Millisecond
+	}
 	return c
 }
 
@@ -68,7 +87,7 @@ func (c Isolation) withDefaults() Isolation {
 // recorded attempt.
 const (
 	DeferCircuitOpen  = "circuit_open"  // the endpoint kept timing out: its circuit is open
-	DeferEndpointBusy = "endpoint_busy" // the endpoint has EndpointMaxInFlight deliveries in flight
+	DeferEndpointBusy = "endpoint_busy" // the endpoint has EndpointMaxInFlight slow deliveries in flight
 	DeferTenantShare  = "tenant_share"  // the tenant holds its share of the slots
 )
 
@@ -81,6 +100,9 @@ type deferral struct {
 	// not push real attempts out of the kept list).
 	announce bool
 	until    time.Time // circuit_open: when the circuit lets a probe through
+	// wait: the delivery may wait for room (AdmitWait) before it is
+	// deferred.
+	wait bool
 }
 
 // gate admits deliveries: per-endpoint in-flight cap and circuit, and a
@@ -89,14 +111,47 @@ type gate struct {
 	cfg Isolation
 
 	mu        sync.Mutex
-	tenants   map[string]int // tenant → deliveries in flight
-	total     int            // deliveries in flight
+	tenants   map[string]*load // tenants with deliveries in flight
 	endpoints map[string]*circuit
+	total     int           // deliveries in flight
+	released  chan struct{} // closed (and replaced) by every release
+	waiting   int           // deliveries waiting in wait
+}
+
+// maxCircuits bounds the endpoints the gate remembers while idle (to know
+// them quick); past it, idle ones are forgotten as they go idle.
+const maxCircuits = 10000
+
+// load is the start times of deliveries in flight.
+type load struct{ started []time.Time }
+
+// slow counts those in flight for at least after.
+func (l *load) slow(now time.Time, after time.Duration) int {
+	n := 0
+	for _, s := range l.started {
+		if now.Sub(s) >= after {
+			n++
+		}
+	}
+	return n
+}
+
+func (l *load) remove(start time.Time) {
+	if i := slices.Index(l.started, start); i >= 0 {
+		l.started = slices.Delete(l.started, i, i+1)
+	}
 }
 
 // circuit is one endpoint's deliveries in flight and its breaker.
 type circuit struct {
-	inFlight  int
+	load
+	// quick: the endpoint's last answer came within SlowAfter. Only then
+	// are its quick deliveries left out of the cap (a burst to a healthy
+	// endpoint goes through); an endpoint not known quick, new or slow,
+	// is held to EndpointMaxInFlight deliveries in flight, whatever their
+	// age, so a receiver that starts hanging cannot fill the slots before
+	// its deliveries look slow.
+	quick     bool
 	timeouts  int       // attempts in a row that timed out
 	openUntil time.Time // zero: closed
 	cooldown  time.Duration
@@ -105,7 +160,7 @@ type circuit struct {
 }
 
 func newGate(cfg Isolation) *gate {
-	return &gate{cfg: cfg.withDefaults(), tenants: map[string]int{}, endpoints: map[string]*circuit{}}
+	return &gate{cfg: cfg.withDefaults(), tenants: map[string]*load{}, endpoints: map[string]*circuit{}, released: make(chan struct{})}
 }
 
 // share is how many slots a tenant may hold: the slots less the reserve,
@@ -114,7 +169,7 @@ func newGate(cfg Isolation) *gate {
 // again only once it is back under.
 func (g *gate) share(tenant string) int {
 	active := len(g.tenants)
-	if g.tenants[tenant] == 0 {
+	if g.tenants[tenant] == nil {
 		active++
 	}
 	return max(1, (g.cfg.Slots-g.cfg.Reserve)/active)
@@ -123,13 +178,65 @@ func (g *gate) share(tenant string) int {
 // ticket is an admitted delivery, to be released with its outcome.
 type ticket struct {
 	tenant, endpoint string
+	start            time.Time
 	probe            bool // the one delivery testing a half-open circuit
 }
 
-// admit lets a delivery of tenant to endpoint through, or says why not.
-func (g *gate) admit(tenant, endpoint string, now time.Time) (ticket, *deferral) {
+// wait admits a delivery of tenant to endpoint. A delivery whose endpoint
+// is at its cap, or whose tenant is at its share, while their deliveries
+// in flight are all quick (younger than SlowAfter) waits up to AdmitWait
+// for one to end (it likely will soon); anything else is deferred at once:
+// a slot held waiting for a slow tenant or endpoint would be one more slot
+// it holds.
+// now is asked again after each wait.
+func (g *gate) wait(ctx context.Context, tenant, endpoint string, now func() time.Time) (ticket, *deferral) {
+	var timeout <-chan time.Time
+	for {
+		t, def, released := g.admit(tenant, endpoint, now())
+		if def == nil || !def.wait {
+			return t, def
+		}
+		if timeout == nil {
+			timer := time.NewTimer(g.cfg.AdmitWait)
+			defer timer.Stop()
+			timeout = timer.C
+			g.addWaiting(1)
+			defer g.addWaiting(-1)
+		}
+		select {
+		case <-released:
+		case <-timeout:
+			return t, def
+		case <-ctx.Done():
+			return t, def
+		}
+	}
+}
+
+func (g *gate) addWaiting(n int) {
+	g.mu.Lock()
+	g.waiting += n
+	g.mu.Unlock()
+}
+
+// waiters is how many deliveries wait for room (for tests).
+func (g *gate) waiters() int {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	return g.waiting
+}
+
+// admit lets a delivery of tenant to endpoint through, or says why not,
+// and returns the channel the next release closes.
+func (g *gate) admit(tenant, endpoint string, now time.Time) (ticket, *deferral, <-chan struct{}) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	t, def := g.admitLocked(tenant, endpoint, now)
+	return t, def, g.released
+}
+
+// admitLocked is admit; the caller holds g.mu.
+func (g *gate) admitLocked(tenant, endpoint string, now time.Time) (ticket, *deferral) {
 	c := g.endpoints[endpoint]
 	if c == nil {
 		c = &circuit{}
@@ -145,19 +252,36 @@ func (g *gate) admit(tenant, endpoint string, now time.Time) (ticket, *deferral)
 			c.announced = true
 			return ticket{}, d
 		}
-	} else if c.inFlight >= g.cfg.EndpointMaxInFlight {
-		return ticket{}, &deferral{reason: DeferEndpointBusy, delay: g.jitter(g.cfg.DeferDelay)}
+	} else if g.busy(c, now) {
+		wait := c.slow(now, g.cfg.SlowAfter) == 0
+		return ticket{}, &deferral{reason: DeferEndpointBusy, delay: g.jitter(g.cfg.DeferDelay), wait: wait}
 	}
-	if g.total >= g.cfg.Slots || g.tenants[tenant] >= g.share(tenant) {
+	tl := g.tenants[tenant]
+	if g.total >= g.cfg.Slots || tl != nil && len(tl.started) >= g.share(tenant) {
 		g.forget(endpoint, c)
-		return ticket{}, &deferral{reason: DeferTenantShare, delay: g.jitter(g.cfg.DeferDelay)}
+		wait := tl == nil || tl.slow(now, g.cfg.SlowAfter) == 0
+		return ticket{}, &deferral{reason: DeferTenantShare, delay: g.jitter(g.cfg.DeferDelay), wait: wait}
 	}
-	t := ticket{tenant: tenant, endpoint: endpoint, probe: !c.openUntil.IsZero()}
+	if tl == nil {
+		tl = &load{}
+		g.tenants[tenant] = tl
+	}
+	t := ticket{tenant: tenant, endpoint: endpoint, start: now, probe: !c.openUntil.IsZero()}
 	c.probing = t.probe // half-open: this one tests the endpoint
-	c.inFlight++
-	g.tenants[tenant]++
+	c.started = append(c.started, now)
+	tl.started = append(tl.started, now)
 	g.total++
 	return t, nil
+}
+
+// busy reports whether endpoint c is at its in-flight cap: counting its
+// slow deliveries when it is known quick, all of them otherwise.
+func (g *gate) busy(c *circuit, now time.Time) bool {
+	n := len(c.started)
+	if c.quick {
+		n = c.slow(now, g.cfg.SlowAfter)
+	}
+	return n >= g.cfg.EndpointMaxInFlight
 }
 
 // jitter adds up to half of d, so that deliveries deferred together come
@@ -176,28 +300,32 @@ func (g *gate) jitter(d time.Duration) time.Duration {
 func (g *gate) release(t ticket, sent, timedOut bool, now time.Time) (opened bool, until time.Time) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	close(g.released)
+	g.released = make(chan struct{})
 	g.total--
-	if g.tenants[t.tenant]--; g.tenants[t.tenant] <= 0 {
-		delete(g.tenants, t.tenant)
+	if tl := g.tenants[t.tenant]; tl != nil {
+		if tl.remove(t.start); len(tl.started) == 0 {
+			delete(g.tenants, t.tenant)
+		}
 	}
-	endpoint := t.endpoint
-	c := g.endpoints[endpoint]
+	c := g.endpoints[t.endpoint]
 	if c == nil {
 		return false, time.Time{}
 	}
-	c.inFlight--
+	c.remove(t.start)
 	if t.probe {
 		c.probing = false
 	}
 	switch {
 	case !sent:
-		g.forget(endpoint, c)
+		g.forget(t.endpoint, c)
 		return false, time.Time{}
 	case !timedOut:
-		*c = circuit{inFlight: c.inFlight}
-		g.forget(endpoint, c)
+		*c = circuit{load: c.load, quick: now.Sub(t.start) < g.cfg.SlowAfter}
+		g.forget(t.endpoint, c)
 		return false, time.Time{}
 	}
+	c.quick = false
 	c.timeouts++
 	reopen := t.probe && !c.openUntil.IsZero() // the probe failed (and nothing closed the circuit meanwhile)
 	if !reopen && (g.cfg.BreakerThreshold < 0 || c.timeouts < g.cfg.BreakerThreshold || !c.openUntil.IsZero()) {
@@ -213,10 +341,10 @@ func (g *gate) release(t ticket, sent, timedOut bool, now time.Time) (opened boo
 }
 
 // forget drops the state of an endpoint with nothing in flight and a
-// closed circuit, so the map holds only endpoints that matter now. The
-// caller holds g.mu.
+// closed circuit, unless it is known quick (and the gate not full), so the
+// map holds only endpoints that matter. The caller holds g.mu.
 func (g *gate) forget(endpoint string, c *circuit) {
-	if c.inFlight == 0 && c.timeouts == 0 && c.openUntil.IsZero() {
+	if len(c.started) == 0 && c.timeouts == 0 && c.openUntil.IsZero() && (!c.quick || len(g.endpoints) > maxCircuits) {
 		delete(g.endpoints, endpoint)
 	}
 }
@@ -226,5 +354,8 @@ func (g *gate) forget(endpoint string, c *circuit) {
 func (g *gate) inFlight(tenant string) int {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	return g.tenants[tenant]
+	if tl := g.tenants[tenant]; tl != nil {
+		return len(tl.started)
+	}
+	return 0
 }

@@ -17,17 +17,21 @@ import (
 // hangingReceiver takes requests and answers none until answer is called
 // (then 200 to the waiting ones and every later one).
 type hangingReceiver struct {
-	srv     *httptest.Server
-	arrived atomic.Int64
-	once    sync.Once
-	open    chan struct{}
+	srv         *httptest.Server
+	arrived     atomic.Int64
+	answerFirst int64 // requests answered at once, before it starts hanging
+	once        sync.Once
+	open        chan struct{}
 }
 
 func newHangingReceiver(t *testing.T) *hangingReceiver {
 	t.Helper()
 	h := &hangingReceiver{open: make(chan struct{})}
 	h.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		h.arrived.Add(1)
+		if h.arrived.Add(1) <= h.answerFirst {
+			w.WriteHeader(http.StatusOK)
+			return
+		}
 		select {
 		case <-h.open:
 			w.WriteHeader(http.StatusOK)
@@ -158,6 +162,8 @@ func TestDeliver_EndpointAtItsInFlightCap_DeferredWithoutRequestOrSlot_OtherEndp
 
 	first := b.deliverAsync(b.delivery(slow, "slow-1"))
 	waitFor(t, "the first delivery to reach the receiver", func() bool { return h.arrived.Load() == 1 })
+	// A new endpoint is held to its cap whatever the age of what it has in
+	// flight: it is not known quick.
 
 	err := b.del.Deliver(b.ctx, b.delivery(slow, "slow-2"), 1)
 	ae := attemptError(t, err)
@@ -174,6 +180,58 @@ func TestDeliver_EndpointAtItsInFlightCap_DeferredWithoutRequestOrSlot_OtherEndp
 	require.NoError(t, <-first)
 	require.NoError(t, b.del.Deliver(b.ctx, b.delivery(slow, "slow-2"), 1), "once the slot is free, the deferred one goes")
 	require.Equal(t, 1.0, counters(t, reg)["relayops_webhook_deferred_total,endpoint_busy"])
+}
+
+func TestDeliver_QuickDeliveriesInFlight_DoNotCountTowardTheEndpointCap(t *testing.T) {
+	t.Parallel()
+	b := setup(t, &setupOpts{deliverer: DelivererConfig{Isolation: Isolation{EndpointMaxInFlight: 1}}})
+	h := newHangingReceiver(t)
+	h.answerFirst = 1
+	ep := b.registerFor(t, "acme", h.srv.URL)
+	require.NoError(t, b.del.Deliver(b.ctx, b.delivery(ep, "quick"), 1), "answered at once: the endpoint is known quick")
+	first := b.deliverAsync(b.delivery(ep, "burst-1"))
+	waitFor(t, "the first delivery to reach the receiver", func() bool { return h.arrived.Load() == 2 })
+	second := b.deliverAsync(b.delivery(ep, "burst-2"))
+	waitFor(t, "the second delivery of the burst to be sent too", func() bool { return h.arrived.Load() == 3 })
+	h.answer()
+	require.NoError(t, <-first)
+	require.NoError(t, <-second)
+}
+
+func TestDeliver_QuickEndpointTurnedSlow_HeldToItsCapOnceItsDeliveriesAreSlow(t *testing.T) {
+	t.Parallel()
+	b := setup(t, &setupOpts{deliverer: DelivererConfig{Isolation: Isolation{EndpointMaxInFlight: 1}}})
+	h := newHangingReceiver(t)
+	h.answerFirst = 1
+	ep := b.registerFor(t, "acme", h.srv.URL)
+	require.NoError(t, b.del.Deliver(b.ctx, b.delivery(ep, "quick"), 1))
+	first := b.deliverAsync(b.delivery(ep, "hangs"))
+	waitFor(t, "the hanging delivery to reach the receiver", func() bool { return h.arrived.Load() == 2 })
+	b.clock.Advance(time.Second) // SlowAfter: the one in flight is slow now
+
+	err := b.del.Deliver(b.ctx, b.delivery(ep, "next"), 1)
+	require.True(t, IsDeferral(err))
+	require.Equal(t, DeferEndpointBusy, attemptError(t, err).Code)
+	require.EqualValues(t, 2, h.arrived.Load())
+	h.answer()
+	require.NoError(t, <-first)
+}
+
+func TestDeliver_TenantAtItsShare_WaitsForASlotFreedWithinAdmitWait(t *testing.T) {
+	t.Parallel()
+	// 2 slots, 1 reserved: a tenant alone may hold 1.
+	b := setup(t, &setupOpts{deliverer: DelivererConfig{Isolation: Isolation{Slots: 2, Reserve: 1, AdmitWait: time.Hour}}})
+	h := newHangingReceiver(t)
+	ep := b.registerFor(t, "acme", h.srv.URL)
+	first := b.deliverAsync(b.delivery(ep, "w-1"))
+	waitFor(t, "the first delivery to reach the receiver", func() bool { return h.arrived.Load() == 1 })
+	second := b.deliverAsync(b.delivery(ep, "w-2"))
+	waitFor(t, "the second delivery to wait for a slot", func() bool { return b.del.gate.waiters() == 1 })
+	require.EqualValues(t, 1, h.arrived.Load(), "the waiting one sent nothing yet")
+	h.answer()
+	require.NoError(t, <-first)
+	require.NoError(t, <-second, "admitted once the first released its slot, not deferred")
+	require.EqualValues(t, 2, h.arrived.Load())
 }
 
 func TestDeliver_TenantHoldingItsShare_DeferredWhileAnotherTenantIsServed(t *testing.T) {
@@ -213,7 +271,7 @@ func TestGate_Share_SplitsTheUnreservedSlotsBetweenActiveTenants(t *testing.T) {
 	admitted := func(tenant string) int {
 		n := 0
 		for i := range 20 {
-			if _, def := g.admit(tenant, tenant+"-ep"+string(rune('a'+i)), now); def == nil {
+			if _, def, _ := g.admit(tenant, tenant+"-ep"+string(rune('a'+i)), now); def == nil {
 				n++
 			}
 		}
@@ -227,7 +285,9 @@ func TestGate_Share_SplitsTheUnreservedSlotsBetweenActiveTenants(t *testing.T) {
 func TestDeliver_EndpointKeepsTimingOut_CircuitOpensDefersAndRecordsThenProbes(t *testing.T) {
 	t.Parallel()
 	reg := prometheus.NewRegistry()
-	b := setup(t, &setupOpts{deliverer: DelivererConfig{Metrics: NewMetrics(reg), HeaderTimeout: 20 * time.Millisecond,
+	// The header timeout is short enough for a quick test, long enough
+	// for the answered probes to be answered in time on a loaded machine.
+	b := setup(t, &setupOpts{deliverer: DelivererConfig{Metrics: NewMetrics(reg), HeaderTimeout: 500 * time.Millisecond,
 		Isolation: Isolation{BreakerThreshold: 2, BreakerCooldown: time.Minute}}})
 	h := newHangingReceiver(t)
 	ep := b.registerFor(t, "acme", h.srv.URL)

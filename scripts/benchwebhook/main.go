@@ -147,7 +147,7 @@ func run(o options) error {
 	}
 	asynqRedis := redis.NewClient(&redis.Options{Addr: rdb.Options().Addr})
 	defer asynqRedis.Close()
-	stop, err := startWorker(store, asynqRedis, &worker.WebhookConfig{Registry: reg})
+	w, stop, err := startWorker(store, asynqRedis, &worker.WebhookConfig{Registry: reg})
 	if err != nil {
 		return err
 	}
@@ -171,12 +171,13 @@ func run(o options) error {
 	slices.Sort(lags)
 	fmt.Printf("delivery latency (event committed → receiver got it) at %d/s: %d of %d events, p50 %.1f ms  p99 %.1f ms  max %.1f ms; duplicates %d, bad signatures %d\n",
 		o.rate, len(lags), n, msOf(benchredis.Percentile(lags, 50)), msOf(benchredis.Percentile(lags, 99)), msOf(lags[len(lags)-1]), dups, invalid)
+	fmt.Println("webhook counters:", webhookCounters(w))
 	with, err := commandsPerJob(ctx, store, rdb, string(content), "quiet-a")
 	stop()
 	if err != nil {
 		return err
 	}
-	stop, err = startWorker(store, asynqRedis, nil)
+	_, stop, err = startWorker(store, asynqRedis, nil)
 	if err != nil {
 		return err
 	}
@@ -191,16 +192,16 @@ func run(o options) error {
 
 // startWorker runs a worker as shipped (webhooks as given) until the
 // returned stop is called.
-func startWorker(store *jobs.Store, asynqRedis *redis.Client, hooks *worker.WebhookConfig) (func(), error) {
+func startWorker(store *jobs.Store, asynqRedis *redis.Client, hooks *worker.WebhookConfig) (*worker.Worker, func(), error) {
 	w, err := worker.New(worker.Config{Store: store, Redis: asynqRedis, Logger: slog.New(slog.DiscardHandler), Webhooks: hooks})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- w.Run(ctx) }()
 	var once sync.Once
-	return func() { once.Do(func() { cancel(); <-done }) }, nil
+	return w, func() { once.Do(func() { cancel(); <-done }) }, nil
 }
 
 // submit submits jobs open loop at o.rate for o.duration and returns how
