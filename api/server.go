@@ -281,7 +281,7 @@ func (s *Server) routes() *echo.Echo {
 	e.GET("/v1/webhooks", s.listWebhooks, anyone)
 	e.GET("/v1/webhooks/:id", s.getWebhook, anyone)
 	e.DELETE("/v1/webhooks/:id", s.deleteWebhook, operator)
-	e.POST("/v1/webhooks/:id/rotate", s.rotateWebhook, operator, body)
+	e.POST("/v1/webhooks/:id/rotate", s.rotateWebhook, operator)
 	e.GET("/v1/webhooks/:id/deliveries", s.webhookDeliveries, anyone)
 	e.POST("/v1/webhooks/:id/deliveries/:webhookId/resend", s.resendWebhook, operator, body)
 	e.GET("/v1/tenants", s.listTenants, operator)
