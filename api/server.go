@@ -286,25 +286,28 @@ func (s *Server) routes() *echo.Echo {
 	tenant := s.authenticate(roleTenant)
 	operator := s.authenticate(roleOperator)
 	anyone := s.authenticate(roleTenant, roleOperator)
+	// Routes that read a body decode its Content-Encoding, once the caller
+	// is authenticated (no decompression for strangers).
+	body := s.decodeContent
 
-	e.POST("/v1/jobs", s.submit, tenant)
+	e.POST("/v1/jobs", s.submit, tenant, body)
 	e.GET("/v1/jobs", s.listJobs, anyone)
 	e.GET("/v1/jobs/:jobId", s.getJob, anyone)
 	e.GET("/v1/jobs/:jobId/document", s.getDocument, anyone)
 	e.GET("/v1/jobs/:jobId/document/pages/:page", s.getDocumentPage, anyone)
-	e.POST("/v1/jobs/:jobId/reprocess", s.reprocess, operator)
+	e.POST("/v1/jobs/:jobId/reprocess", s.reprocess, operator, body)
 	e.GET("/v1/reviews", s.listReviews, anyone)
 	e.GET("/v1/reviews/:jobId", s.getReview, anyone)
-	e.POST("/v1/reviews/:jobId/decision", s.decide, operator)
+	e.POST("/v1/reviews/:jobId/decision", s.decide, operator, body)
 	e.GET("/v1/dlq", s.listDLQ, operator)
 	e.GET("/v1/audit", s.listAudit, operator)
-	e.POST("/v1/webhooks", s.createWebhook, operator)
+	e.POST("/v1/webhooks", s.createWebhook, operator, body)
 	e.GET("/v1/webhooks", s.listWebhooks, anyone)
 	e.GET("/v1/webhooks/:id", s.getWebhook, anyone)
 	e.DELETE("/v1/webhooks/:id", s.deleteWebhook, operator)
 	e.POST("/v1/webhooks/:id/rotate", s.rotateWebhook, operator)
 	e.GET("/v1/webhooks/:id/deliveries", s.webhookDeliveries, anyone)
-	e.POST("/v1/webhooks/:id/deliveries/:webhookId/resend", s.resendWebhook, operator)
+	e.POST("/v1/webhooks/:id/deliveries/:webhookId/resend", s.resendWebhook, operator, body)
 	e.GET("/v1/tenants", s.listTenants, operator)
 
 	e.GET("/healthz", s.healthz)

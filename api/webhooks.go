@@ -77,7 +77,12 @@ func (s *Server) createWebhook(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	tenant, _ := o.str("tenant", true)
+	tenant, ok := o.str("tenant", true)
+	if ok && !s.configuredTenant(tenant) {
+		// An endpoint of a tenant without a token would never be called,
+		// and its ID (wh_<tenant>_…) would look real.
+		o.fail("tenant", "is not a configured tenant")
+	}
 	url, _ := o.str("url", true)
 	events := o.strings("events")
 	if err := o.done(nil); err != nil {
@@ -92,6 +97,16 @@ func (s *Server) createWebhook(c echo.Context) error {
 	v := newWebhookView(ep)
 	v.Secret = secret
 	return c.JSON(http.StatusCreated, v)
+}
+
+// configuredTenant reports whether a tenant token names tenant.
+func (s *Server) configuredTenant(tenant string) bool {
+	for _, c := range s.cfg.Tenants {
+		if c.Name == tenant {
+			return true
+		}
+	}
+	return false
 }
 
 // strings takes a required array of strings.

@@ -82,6 +82,7 @@ func TestWebhooks_BadRegistrations_400NamingTheFieldAndNothingChanged(t *testing
 		{"no events", `{"tenant":"acme","url":"` + hookURL + `","events":[]}`, []string{"events"}},
 		{"events not an array", `{"tenant":"acme","url":"` + hookURL + `","events":"job.succeeded"}`, []string{"events"}},
 		{"bad tenant", `{"tenant":"ACME","url":"` + hookURL + `","events":["job.succeeded"]}`, []string{"tenant"}},
+		{"tenant not configured", `{"tenant":"nosuch","url":"` + hookURL + `","events":["job.succeeded"]}`, []string{"tenant"}},
 		{"missing", `{}`, []string{"tenant", "url", "events"}},
 		{"unknown member", `{"tenant":"acme","url":"` + hookURL + `","events":["job.succeeded"],"secret":"x"}`, []string{"secret"}},
 	} {

@@ -3,6 +3,8 @@ package outbox
 import (
 	"context"
 	"errors"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -47,10 +49,12 @@ func errorKind(err error) string {
 // incident is a run of failing passes. Its start is logged at warn level
 // and its end at info, and nothing in between (at debug level only): a relay
 // retries every PollInterval, and a line per pass would bury everything
-// else in the log.
+// else in the log. One outage is one incident whatever its errors: a Redis
+// restart fails some passes reading (redis) and others in the consumer
+// (consume), alternately, and each change of kind used to warn again.
 type incident struct {
 	open   bool
-	kind   string
+	kinds  []string // every kind met, the first one first
 	since  time.Time
 	passes int
 }
@@ -132,15 +136,15 @@ func flatten(err error) []error {
 	return []error{err}
 }
 
-// record logs the start of an incident (a failed pass), a change of its
-// kind, and its end (the first pass that made progress without failing).
-// The caller holds r.mu.
+// record logs the start of an incident (a failed pass) and its end (the
+// first pass that made progress without failing); the kinds of error met in
+// between are listed at the end. The caller holds r.mu.
 func (r *Relay) record(err error, progressed bool) {
 	inc := &r.incident
 	now := r.cfg.Clock.Now()
 	if err == nil {
 		if inc.open && progressed {
-			r.log.Info("relay recovered", "kind", inc.kind, "failed_passes", inc.passes,
+			r.log.Info("relay recovered", "kind", inc.kinds[0], "kinds", strings.Join(inc.kinds, ","), "failed_passes", inc.passes,
 				"duration", now.Sub(inc.since).Round(time.Millisecond).String())
 			*inc = incident{}
 		}
@@ -148,16 +152,15 @@ func (r *Relay) record(err error, progressed bool) {
 	}
 	errs := flatten(err)
 	kind := errorKind(errs[0])
-	if inc.open && inc.kind == kind {
+	if inc.open {
 		inc.passes++
+		if !slices.Contains(inc.kinds, kind) {
+			inc.kinds = append(inc.kinds, kind)
+		}
 		r.log.Debug("relay pass failed again", "kind", kind, "errors", len(errs), "error", errs[0].Error())
 		return
 	}
-	if !inc.open {
-		*inc = incident{open: true, since: now}
-	}
-	inc.kind = kind
-	inc.passes++
+	*inc = incident{open: true, since: now, kinds: []string{kind}, passes: 1}
 	r.log.Warn("relay pass failed; retrying every poll interval, logged again when it recovers",
 		"kind", kind, "errors", len(errs), "error", errs[0].Error())
 }

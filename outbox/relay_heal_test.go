@@ -2,6 +2,7 @@ package outbox
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -256,5 +257,32 @@ func TestRelay_Trim_StreamWithoutTheGroup_TrimsNothing(t *testing.T) {
 		x.clock.Advance(time.Hour)
 		require.NoError(t, r.trim(x.ctx, 0))
 		require.EqualValues(t, 3, x.rdb.XLen(x.ctx, x.store.OutboxStream(0)).Val())
+	})
+}
+
+// An outage whose passes fail with alternating kinds (a Redis restart:
+// reads fail, then the review consumer, then reads again) is one incident:
+// one warning at its start, one info line at its end listing every kind.
+func TestRelay_OutageWithAlternatingErrorKinds_IsOneIncident(t *testing.T) {
+	redistest.Backends(t, func(t *testing.T, b *redistest.Backend) {
+		x := setup(t, b, nil)
+		logs := &logRecorder{}
+		r := newRelay(t, x, &fakePublisher{}, "r1", func(c *RelayConfig) { c.Logger = slog.New(logs) })
+		kinds := []string{RelayErrorRedis, RelayErrorConsume, RelayErrorRedis, RelayErrorNoGroup, RelayErrorConsume}
+		r.mu.Lock()
+		for i := range 236 {
+			x.clock.Advance(17 * time.Millisecond)
+			r.record(&kindError{kind: kinds[i%len(kinds)], err: errors.New("down")}, false)
+		}
+		r.record(nil, true)
+		r.mu.Unlock()
+
+		require.Equal(t, 1, logs.count(slog.LevelWarn), "one warning for the outage")
+		require.Equal(t, 1, logs.count(slog.LevelInfo), "one line for its end")
+		got, ok := logs.last(slog.LevelInfo, "kinds")
+		require.True(t, ok)
+		require.Equal(t, "redis,consume,no_group", got.String())
+		passes, _ := logs.last(slog.LevelInfo, "failed_passes")
+		require.EqualValues(t, 236, passes.Int64())
 	})
 }

@@ -51,6 +51,7 @@ const (
 	StatusGone      = "gone"      // 410 Gone: the endpoint is disabled, the delivery ends
 	StatusDisabled  = "disabled"  // not sent: the endpoint is disabled
 	StatusResent    = "resent"    // an operator sent a dead delivery again (no request by itself)
+	StatusDeferred  = "deferred"  // not sent: the endpoint's circuit is open; tried again at NextAttemptAt
 )
 
 // recordOutcome is record.lua's view of an attempt.
@@ -60,6 +61,8 @@ func (a Attempt) recordOutcome() string {
 		return "ok"
 	case StatusGone:
 		return "gone"
+	case StatusDeferred:
+		return "defer"
 	}
 	return "fail"
 }

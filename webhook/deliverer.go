@@ -28,6 +28,15 @@ type DelivererConfig struct {
 	Metrics  *Metrics     // nil: none
 	// AttemptTimeout bounds one request, connection included. Default 10s.
 	AttemptTimeout time.Duration
+	// ConnectTimeout bounds the connect and the TLS handshake of a request,
+	// HeaderTimeout the wait for its response headers: a receiver that
+	// hangs holds a slot that long, not AttemptTimeout. Defaults 3s and 5s,
+	// at most AttemptTimeout.
+	ConnectTimeout, HeaderTimeout time.Duration
+	// Isolation caps what one endpoint and one tenant may hold of the
+	// slots and opens the circuit of an endpoint that keeps timing out
+	// (gate.go). Zero fields take its defaults.
+	Isolation Isolation
 	// Window is how long a delivery is retried before it is dead. Default
 	// 24h.
 	Window time.Duration
@@ -59,6 +68,8 @@ func (c DelivererConfig) withDefaults() DelivererConfig {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}
 	def(&c.AttemptTimeout, 10*time.Second)
+	def(&c.ConnectTimeout, min(3*time.Second, c.AttemptTimeout))
+	def(&c.HeaderTimeout, min(5*time.Second, c.AttemptTimeout))
 	def(&c.Window, 24*time.Hour)
 	def(&c.RetryBase, 5*time.Second)
 	def(&c.RetryMax, time.Hour)
@@ -66,7 +77,7 @@ func (c DelivererConfig) withDefaults() DelivererConfig {
 		c.DisableAfter = 100
 	}
 	if c.Client == nil && c.Registry != nil {
-		c.Client = c.Registry.Policy().NewClient(c.AttemptTimeout)
+		c.Client = c.Registry.Policy().NewClient(ClientTimeouts{Connect: c.ConnectTimeout, Header: c.HeaderTimeout, Total: c.AttemptTimeout})
 	}
 	return c
 }
@@ -76,8 +87,8 @@ func (c DelivererConfig) validate() error {
 	if c.Registry == nil {
 		errs = append(errs, errors.New("webhook: DelivererConfig.Registry is required"))
 	}
-	if c.AttemptTimeout <= 0 || c.Window <= 0 {
-		errs = append(errs, errors.New("webhook: DelivererConfig.AttemptTimeout and Window must be positive"))
+	if c.AttemptTimeout <= 0 || c.Window <= 0 || c.ConnectTimeout <= 0 || c.HeaderTimeout <= 0 {
+		errs = append(errs, errors.New("webhook: DelivererConfig.AttemptTimeout, ConnectTimeout, HeaderTimeout and Window must be positive"))
 	}
 	if c.RetryBase <= 0 || c.RetryMax < c.RetryBase {
 		errs = append(errs, fmt.Errorf("webhook: DelivererConfig.RetryBase must be positive and RetryMax at least RetryBase, got %s and %s", c.RetryBase, c.RetryMax))
@@ -89,9 +100,10 @@ func (c DelivererConfig) validate() error {
 // event to one endpoint, records the attempt and tells Asynq whether and
 // when to try again.
 type Deliverer struct {
-	cfg DelivererConfig
-	reg *Registry
-	log *slog.Logger
+	cfg  DelivererConfig
+	reg  *Registry
+	log  *slog.Logger
+	gate *gate
 }
 
 // NewDeliverer checks cfg and returns a Deliverer.
@@ -100,18 +112,20 @@ func NewDeliverer(cfg DelivererConfig) (*Deliverer, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	return &Deliverer{cfg: cfg, reg: cfg.Registry, log: cfg.Logger.With("component", "webhook.deliverer")}, nil
+	return &Deliverer{cfg: cfg, reg: cfg.Registry, log: cfg.Logger.With("component", "webhook.deliverer"), gate: newGate(cfg.Isolation)}, nil
 }
 
 // AttemptError is a failed attempt, as the handler returns it to Asynq: its
 // Error() is a short code (Asynq stores it verbatim; it never quotes a
 // response). Delay is when to try again; a final one unwraps to
 // asynq.SkipRetry (the task is archived: dead, or its endpoint gone or
-// disabled).
+// disabled). A deferred one sent nothing: the gate held it back (Code is
+// a Defer* reason), and it is no failure (IsDeferral).
 type AttemptError struct {
-	Code  string
-	Delay time.Duration
-	Final bool
+	Code     string
+	Delay    time.Duration
+	Final    bool
+	Deferred bool
 }
 
 func (e *AttemptError) Error() string { return e.Code }
@@ -134,6 +148,14 @@ func RetryDelay(err error) (time.Duration, bool) {
 	return 0, false
 }
 
+// IsDeferral reports whether err is a delivery the gate deferred: Asynq's
+// IsFailure should answer false, so that the deferral neither counts as a
+// retry (the attempt number stays) nor as a failure of the queue.
+func IsDeferral(err error) bool {
+	var ae *AttemptError
+	return errors.As(err, &ae) && ae.Deferred
+}
+
 // ProcessTask delivers one task.
 func (d *Deliverer) ProcessTask(ctx context.Context, t *asynq.Task) error {
 	del, err := ParseDelivery(t.Payload())
@@ -145,9 +167,32 @@ func (d *Deliverer) ProcessTask(ctx context.Context, t *asynq.Task) error {
 	return d.Deliver(ctx, del, n+1)
 }
 
-// Deliver makes attempt n (from 1) of delivery del.
+// Deliver makes attempt n (from 1) of delivery del, when the gate admits
+// it; otherwise it defers the delivery (see Isolation).
 func (d *Deliverer) Deliver(ctx context.Context, del Delivery, n int) error {
 	log := d.log.With("tenant", del.Tenant, "endpoint", del.Endpoint, "webhook_id", del.WebhookID, "attempt", n)
+	t, def := d.gate.wait(ctx, del.Tenant, del.Endpoint, d.cfg.Clock.Now)
+	if def != nil {
+		return d.deferDelivery(ctx, del, n, def, log)
+	}
+	held := true
+	release := func(sent, timedOut bool) {
+		if !held {
+			return
+		}
+		held = false
+		if opened, until := d.gate.release(t, sent, timedOut, d.cfg.Clock.Now()); opened {
+			d.cfg.Metrics.circuitOpen()
+			log.Warn("webhook endpoint keeps timing out: circuit open, its deliveries deferred", "until", until.UTC().Format(time.RFC3339))
+		}
+	}
+	defer release(false, false)
+	return d.deliver(ctx, del, n, log, release)
+}
+
+// deliver is Deliver once admitted; release frees the slot as soon as the
+// receiver answered or failed to.
+func (d *Deliverer) deliver(ctx context.Context, del Delivery, n int, log *slog.Logger, release func(sent, timedOut bool)) error {
 	ep, err := d.reg.Get(ctx, del.Endpoint)
 	switch {
 	case errors.Is(err, ErrNotFound):
@@ -164,6 +209,7 @@ func (d *Deliverer) Deliver(ctx context.Context, del Delivery, n int) error {
 	}
 	start := d.cfg.Clock.Now()
 	code, errCode, retryAfter := d.send(ctx, ep, del, start)
+	release(true, errCode == codeTimeout)
 	a := Attempt{
 		WebhookID: del.WebhookID, EventID: del.EventID, EventType: del.EventType, JobID: del.JobID,
 		Attempt: n, StatusCode: code, Error: errCode, At: start.UTC().Truncate(time.Millisecond),
@@ -196,6 +242,35 @@ func (d *Deliverer) Deliver(ctx context.Context, del Delivery, n int) error {
 		log.Warn("webhook delivery dead: retry window over", "error", a.Error)
 	}
 	return result
+}
+
+// deferDelivery hands a delivery the gate held back to Asynq for later,
+// without sending it: counted by reason, and recorded in the endpoint's
+// attempts once per opening of its circuit. A deferral past the retry
+// window ends the delivery (dead), as a failed attempt would.
+func (d *Deliverer) deferDelivery(ctx context.Context, del Delivery, n int, def *deferral, log *slog.Logger) error {
+	now := d.cfg.Clock.Now()
+	d.cfg.Metrics.deferred(def.reason)
+	a := Attempt{
+		WebhookID: del.WebhookID, EventID: del.EventID, EventType: del.EventType, JobID: del.JobID,
+		Attempt: n, Error: def.reason, At: now.UTC().Truncate(time.Millisecond), ResentBy: del.ResentBy,
+	}
+	if now.Add(def.delay).After(time.UnixMilli(del.FirstAt).Add(d.cfg.Window)) {
+		a.Status = StatusDead
+		if _, err := d.reg.record(context.WithoutCancel(ctx), del.Tenant, del.Endpoint, a, d.cfg.DisableAfter); err != nil {
+			return &AttemptError{Code: "store_unavailable", Delay: d.backoff(n)}
+		}
+		d.cfg.Metrics.attempt(StatusDead, 0, false)
+		log.Warn("webhook delivery dead: retry window over", "error", a.Error)
+		return &AttemptError{Code: def.reason, Final: true}
+	}
+	if def.announce {
+		until := def.until.UTC().Truncate(time.Millisecond)
+		a.Status, a.NextAttemptAt = StatusDeferred, &until
+		// Best effort: the deferral stands whether or not it is recorded.
+		_, _ = d.reg.record(context.WithoutCancel(ctx), del.Tenant, del.Endpoint, a, d.cfg.DisableAfter)
+	}
+	return &AttemptError{Code: def.reason, Delay: def.delay, Deferred: true}
 }
 
 // judge sets the attempt's status and returns what Asynq is told.
@@ -292,6 +367,11 @@ func sign(secrets []string, id string, at time.Time, body []byte) (string, error
 	return strings.Join(sigs, " "), nil
 }
 
+// codeTimeout is the error of an attempt that got no answer in time (connect,
+// headers or the whole request): the one that counts toward opening the
+// endpoint's circuit.
+const codeTimeout = "timeout"
+
 // transportError classifies a request that got no answer.
 func transportError(err error) string {
 	var ne net.Error
@@ -301,7 +381,7 @@ func transportError(err error) string {
 	case errors.Is(err, errRedirect):
 		return "redirect_refused"
 	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
-		return "timeout"
+		return codeTimeout
 	case errors.Is(err, context.Canceled):
 		return "cancelled"
 	}

@@ -216,7 +216,7 @@ func TestDeliver_LoopbackTarget_RefusedAtConnectTime(t *testing.T) {
 	t.Parallel()
 	// The registry allowed the URL (as if it had resolved elsewhere); the
 	// deliveries' client does not allow private targets.
-	b := setup(t, &setupOpts{deliverer: DelivererConfig{Client: TargetPolicy{AllowInsecure: true}.NewClient(time.Second)}})
+	b := setup(t, &setupOpts{deliverer: DelivererConfig{Client: TargetPolicy{AllowInsecure: true}.NewClient(ClientTimeouts{Connect: time.Second, Header: time.Second, Total: time.Second})}})
 	rcv := newReceiver(t)
 	for _, u := range []string{rcv.srv.URL, strings.Replace(rcv.srv.URL, "127.0.0.1", "localhost", 1)} {
 		ep, _ := b.register(t, u)

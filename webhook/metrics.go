@@ -12,6 +12,8 @@ type Metrics struct {
 	latency    *prometheus.HistogramVec
 	lag        prometheus.Histogram
 	disabled   *prometheus.CounterVec
+	deferrals  *prometheus.CounterVec
+	circuits   prometheus.Counter
 }
 
 // Delivery outcomes, the outcome label of relayops_webhook_attempts_total:
@@ -48,6 +50,17 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Name: "relayops_webhook_endpoints_disabled_total",
 			Help: "Endpoints disabled by deliveries, by reason (gone, consecutive_failures).",
 		}, []string{"reason"}),
+		deferrals: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "relayops_webhook_deferred_total",
+			Help: "Webhook deliveries deferred without a request, holding no slot, by reason: circuit_open (the endpoint kept timing out), endpoint_busy (its in-flight cap), tenant_share (its tenant holds its share of the slots).",
+		}, []string{"reason"}),
+		circuits: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "relayops_webhook_circuit_opened_total",
+			Help: "Times an endpoint's circuit opened: its attempts kept timing out (or a probe did), so its deliveries are deferred for a cooldown.",
+		}),
+	}
+	for _, r := range []string{DeferCircuitOpen, DeferEndpointBusy, DeferTenantShare} {
+		m.deferrals.WithLabelValues(r)
 	}
 	for _, o := range attemptOutcomes {
 		m.deliveries.WithLabelValues(o)
@@ -55,7 +68,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 	for _, r := range []string{DisabledGone, DisabledConsecutiveFailures} {
 		m.disabled.WithLabelValues(r)
 	}
-	reg.MustRegister(m.published, m.deliveries, m.latency, m.lag, m.disabled)
+	reg.MustRegister(m.published, m.deliveries, m.latency, m.lag, m.disabled, m.deferrals, m.circuits)
 	return m
 }
 
@@ -84,5 +97,17 @@ func (m *Metrics) delivered(lagSeconds float64) {
 func (m *Metrics) disable(reason string) {
 	if m != nil {
 		m.disabled.WithLabelValues(reason).Inc()
+	}
+}
+
+func (m *Metrics) deferred(reason string) {
+	if m != nil {
+		m.deferrals.WithLabelValues(reason).Inc()
+	}
+}
+
+func (m *Metrics) circuitOpen() {
+	if m != nil {
+		m.circuits.Inc()
 	}
 }

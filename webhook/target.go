@@ -89,36 +89,26 @@ var metadataAddrs = []netip.Addr{
 	netip.MustParseAddr("100.100.100.200"), // Alibaba Cloud (shared address space)
 }
 
-// nonPublic are the prefixes no delivery may reach without AllowPrivate.
-var nonPublic = []netip.Prefix{
-	netip.MustParsePrefix("0.0.0.0/8"),       // "this network"
-	netip.MustParsePrefix("100.64.0.0/10"),   // carrier-grade NAT
-	netip.MustParsePrefix("192.0.0.0/24"),    // IETF protocol assignments
-	netip.MustParsePrefix("198.18.0.0/15"),   // benchmarking
-	netip.MustParsePrefix("240.0.0.0/4"),     // reserved, broadcast
-	netip.MustParsePrefix("64:ff9b:1::/48"),  // local-use NAT64
-	netip.MustParsePrefix("2001:db8::/32"),   // documentation
-	netip.MustParsePrefix("192.0.2.0/24"),    // documentation
-	netip.MustParsePrefix("198.51.100.0/24"), // documentation
-	netip.MustParsePrefix("203.0.113.0/24"),  // documentation
-}
-
-// PublicAddr reports whether ip is a public unicast address: not private,
-// loopback, link-local, multicast, unspecified, a metadata service or a
-// reserved range. An IPv4-mapped IPv6 address is judged as its IPv4 one.
+// PublicAddr reports whether ip is a public unicast address: in no
+// special-purpose range of the IANA registries (private, loopback,
+// link-local, shared, documentation, benchmarking, reserved, multicast, ...;
+// see special.go), and no metadata service. An address of a range that
+// embeds IPv4 (IPv4-mapped and -compatible, NAT64 64:ff9b::/96, 6to4,
+// Teredo, translated) is judged by the IPv4 addresses it embeds.
 func PublicAddr(ip netip.Addr) bool {
-	ip = ip.Unmap()
-	if !ip.IsValid() || ip.IsPrivate() || ip.IsLoopback() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() ||
+	ip = ip.WithZone("") // a zoned address matches no prefix
+	if !ip.IsValid() {
+		return false
+	}
+	if public, ok := publicSpecial(ip); ok {
+		return public
+	}
+	if ip.IsPrivate() || ip.IsLoopback() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() ||
 		ip.IsInterfaceLocalMulticast() || ip.IsMulticast() || ip.IsUnspecified() || !ip.IsGlobalUnicast() {
 		return false
 	}
 	for _, m := range metadataAddrs {
 		if ip == m {
-			return false
-		}
-	}
-	for _, p := range nonPublic {
-		if p.Contains(ip) {
 			return false
 		}
 	}
@@ -143,11 +133,24 @@ func (p TargetPolicy) control(_ context.Context, _, address string, _ syscall.Ra
 // follow one (it could point anywhere, including inside the network).
 var errRedirect = errors.New("webhook: redirects are not followed")
 
+// ClientTimeouts bound the phases of a delivery request. A receiver that
+// accepts connections and never answers is found out after Header, not
+// Total, so it holds a delivery slot for seconds, not the whole attempt.
+type ClientTimeouts struct {
+	// Connect bounds the TCP connect and the TLS handshake, each.
+	Connect time.Duration
+	// Header bounds the wait for the response headers once the request is
+	// written.
+	Header time.Duration
+	// Total bounds the whole request, body included.
+	Total time.Duration
+}
+
 // NewClient returns the HTTP client deliveries use: the policy checked on
 // every connection, no redirects, no proxy, no keep-alive reuse across
-// endpoints beyond the transport's pool, and timeout per request.
-func (p TargetPolicy) NewClient(timeout time.Duration) *http.Client {
-	dialer := &net.Dialer{Timeout: timeout, KeepAlive: 30 * time.Second, ControlContext: p.control}
+// endpoints beyond the transport's pool, and t's timeouts.
+func (p TargetPolicy) NewClient(t ClientTimeouts) *http.Client {
+	dialer := &net.Dialer{Timeout: t.Connect, KeepAlive: 30 * time.Second, ControlContext: p.control}
 	tr := &http.Transport{
 		Proxy:                 nil, // a proxy would dial for us, unchecked
 		DialContext:           dialer.DialContext,
@@ -155,12 +158,12 @@ func (p TargetPolicy) NewClient(timeout time.Duration) *http.Client {
 		MaxIdleConns:          100,
 		MaxIdleConnsPerHost:   4,
 		IdleConnTimeout:       90 * time.Second,
-		TLSHandshakeTimeout:   timeout,
-		ResponseHeaderTimeout: timeout,
+		TLSHandshakeTimeout:   t.Connect,
+		ResponseHeaderTimeout: t.Header,
 	}
 	return &http.Client{
 		Transport: tr,
-		Timeout:   timeout,
+		Timeout:   t.Total,
 		CheckRedirect: func(*http.Request, []*http.Request) error {
 			return errRedirect
 		},

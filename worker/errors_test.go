@@ -12,6 +12,7 @@ import (
 
 	"github.com/relayops/relayops/extract"
 	"github.com/relayops/relayops/jobs"
+	"github.com/relayops/relayops/webhook"
 )
 
 func TestClassify_EveryErrorHasExactlyOneKindAndARedactedCode(t *testing.T) {
@@ -80,6 +81,13 @@ func TestIsFailure_UncountedRetriesAreNotFailures(t *testing.T) {
 	require.True(t, IsFailure(retryLater(CodeAttemptTimeout)))
 	require.True(t, IsFailure(asynq.ErrLeaseExpired), "a crash counts: MaxRetry budgets recoveries")
 	require.True(t, IsFailure(context.DeadlineExceeded))
+}
+
+func TestIsFailure_DeferredWebhookDelivery_IsNoFailure(t *testing.T) {
+	t.Parallel()
+	require.False(t, IsFailure(&webhook.AttemptError{Code: webhook.DeferCircuitOpen, Delay: time.Minute, Deferred: true}),
+		"a deferral sent nothing: its attempt number stays")
+	require.True(t, IsFailure(&webhook.AttemptError{Code: "timeout", Delay: time.Minute}))
 }
 
 func TestRetryDelay_ExponentialWithJitterCappedAtMax(t *testing.T) {

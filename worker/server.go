@@ -141,9 +141,14 @@ func RetryDelay(base, maxDelay time.Duration) asynq.RetryDelayFunc {
 // nothing, and an attempt released because the model endpoint refuses the
 // deployment's settings was taken back in the record. Asynq's retry count
 // then stays within what the record allows (MaxRetry). Everything else
-// counts, including a lease lost to a crash.
+// counts, including a lease lost to a crash. A webhook delivery the
+// deliverer deferred (its endpoint's circuit open, its tenant at its share)
+// sent nothing: no failure either, so its attempt number stays.
 func IsFailure(err error) bool {
 	var ce *CodeError
+	if webhook.IsDeferral(err) {
+		return false
+	}
 	return !(errors.As(err, &ce) && (ce.Code == CodeUnavailable || ce.Uncounted))
 }
 

@@ -20,6 +20,13 @@ type WebhookConfig struct {
 	Concurrency int
 	// AttemptTimeout bounds one request. Default 10s.
 	AttemptTimeout time.Duration
+	// ConnectTimeout and HeaderTimeout bound a request's connect (and TLS
+	// handshake) and its wait for response headers. Defaults 3s and 5s.
+	ConnectTimeout, HeaderTimeout time.Duration
+	// Isolation caps each endpoint's and tenant's share of the delivery
+	// slots and opens the circuit of an endpoint that keeps timing out.
+	// Its Slots is always Concurrency.
+	Isolation webhook.Isolation
 	// Window is how long a delivery is retried before it is dead. Default 24h.
 	Window time.Duration
 	// RetryBase and RetryMax shape the delivery backoff. Defaults 5s and 1h.
@@ -68,9 +75,12 @@ func (w *Worker) buildWebhooks() (*webhooks, error) {
 	if err != nil {
 		return nil, err
 	}
+	isolation := c.Isolation
+	isolation.Slots = concurrency
 	d, err := webhook.NewDeliverer(webhook.DelivererConfig{
 		Registry: c.Registry, Clock: cfg.Clock, Logger: cfg.Logger, Metrics: metrics,
-		AttemptTimeout: attempt, Window: c.Window, RetryBase: c.RetryBase, RetryMax: c.RetryMax,
+		AttemptTimeout: attempt, ConnectTimeout: c.ConnectTimeout, HeaderTimeout: c.HeaderTimeout,
+		Isolation: isolation, Window: c.Window, RetryBase: c.RetryBase, RetryMax: c.RetryMax,
 		DisableAfter: c.DisableAfter,
 		AfterSend:    func(context.Context) error { return cfg.Faults.Hit(PointWebhookAfterSend) },
 	})

@@ -6,7 +6,11 @@
 // a tenant without endpoints (submit to review), so the cost of the webhook
 // events for such tenants can be compared with a worker without webhooks.
 //
+// -scenario hanging measures instead the other tenants' delivery latency
+// while one tenant's endpoint never answers (hanging.go).
+//
 //	go run ./scripts/benchwebhook -rate 100 -duration 20s
+//	go run ./scripts/benchwebhook -scenario hanging -rate 100 -duration 20s
 package main
 
 import (
@@ -39,6 +43,8 @@ type options struct {
 	rate        int
 	duration    time.Duration
 	contentPath string
+	scenario    string
+	others      int
 }
 
 func main() {
@@ -46,6 +52,8 @@ func main() {
 	flag.IntVar(&o.rate, "rate", 100, "jobs submitted per second (open loop)")
 	flag.DurationVar(&o.duration, "duration", 20*time.Second, "how long to submit")
 	flag.StringVar(&o.contentPath, "content", "testdata/invoices/valid-basic-eur.txt", "document every job carries")
+	flag.StringVar(&o.scenario, "scenario", "latency", "latency (one tenant, and the cost for tenants without endpoints) or hanging (one tenant's endpoint never answers)")
+	flag.IntVar(&o.others, "others", 4, "hanging: how many other tenants share the events")
 	flag.Parse()
 	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "benchwebhook:", err)
@@ -99,6 +107,13 @@ func run(o options) error {
 	if err != nil {
 		return err
 	}
+	switch o.scenario {
+	case "latency":
+	case "hanging":
+		return runHanging(o, string(content))
+	default:
+		return fmt.Errorf("unknown -scenario %q", o.scenario)
+	}
 	srv, err := benchredis.Start()
 	if err != nil {
 		return err
@@ -132,7 +147,7 @@ func run(o options) error {
 	}
 	asynqRedis := redis.NewClient(&redis.Options{Addr: rdb.Options().Addr})
 	defer asynqRedis.Close()
-	stop, err := startWorker(store, asynqRedis, &worker.WebhookConfig{Registry: reg})
+	w, stop, err := startWorker(store, asynqRedis, &worker.WebhookConfig{Registry: reg})
 	if err != nil {
 		return err
 	}
@@ -156,12 +171,13 @@ func run(o options) error {
 	slices.Sort(lags)
 	fmt.Printf("delivery latency (event committed → receiver got it) at %d/s: %d of %d events, p50 %.1f ms  p99 %.1f ms  max %.1f ms; duplicates %d, bad signatures %d\n",
 		o.rate, len(lags), n, msOf(benchredis.Percentile(lags, 50)), msOf(benchredis.Percentile(lags, 99)), msOf(lags[len(lags)-1]), dups, invalid)
+	fmt.Println("webhook counters:", webhookCounters(w))
 	with, err := commandsPerJob(ctx, store, rdb, string(content), "quiet-a")
 	stop()
 	if err != nil {
 		return err
 	}
-	stop, err = startWorker(store, asynqRedis, nil)
+	_, stop, err = startWorker(store, asynqRedis, nil)
 	if err != nil {
 		return err
 	}
@@ -176,16 +192,16 @@ func run(o options) error {
 
 // startWorker runs a worker as shipped (webhooks as given) until the
 // returned stop is called.
-func startWorker(store *jobs.Store, asynqRedis *redis.Client, hooks *worker.WebhookConfig) (func(), error) {
+func startWorker(store *jobs.Store, asynqRedis *redis.Client, hooks *worker.WebhookConfig) (*worker.Worker, func(), error) {
 	w, err := worker.New(worker.Config{Store: store, Redis: asynqRedis, Logger: slog.New(slog.DiscardHandler), Webhooks: hooks})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- w.Run(ctx) }()
 	var once sync.Once
-	return func() { once.Do(func() { cancel(); <-done }) }, nil
+	return w, func() { once.Do(func() { cancel(); <-done }) }, nil
 }
 
 // submit submits jobs open loop at o.rate for o.duration and returns how
