@@ -14,6 +14,10 @@ type glyph struct {
 	x0, x1 float64 // left and right edge
 	y      float64 // baseline
 	size   float64 // font size, at least 1
+	seq    int     // position in the content stream's order
+	// spaceBefore: the text had a space before this glyph; it gets one even
+	// when the boxes touch (tight kerning, one glyph standing for a phrase).
+	spaceBefore bool
 }
 
 // line is glyphs sharing a baseline, left to right.
@@ -127,7 +131,7 @@ func dropOverprint(gs []glyph) []glyph {
 	for _, g := range gs {
 		if n := len(out); n > 0 {
 			p := out[n-1]
-			if p.r == g.r && math.Abs(p.x0-g.x0) < 0.1*g.size && math.Abs(p.y-g.y) < 0.1*g.size {
+			if p.r == g.r && abs(p.seq-g.seq) > 1 && math.Abs(p.x0-g.x0) < 0.1*g.size && math.Abs(p.y-g.y) < 0.1*g.size {
 				continue
 			}
 		}
@@ -150,7 +154,7 @@ func writeLine(b *strings.Builder, ln line, pitch, left float64) {
 			prev := ln.glyphs[i-1]
 			gap := (g.x0 - prev.x1) / max(g.size, prev.size)
 			switch {
-			case gap < joinGap:
+			case gap < joinGap && !g.spaceBefore:
 			case gap <= wordGap:
 				col += pad(b, 1)
 			default:
@@ -161,6 +165,8 @@ func writeLine(b *strings.Builder, ln line, pitch, left float64) {
 		col++
 	}
 }
+
+func abs(n int) int { return max(n, -n) }
 
 func pad(b *strings.Builder, n int) int {
 	for range n {

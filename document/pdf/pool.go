@@ -91,6 +91,14 @@ func compilationCache(dir string) (wazero.CompilationCache, error) {
 	return actual.(wazero.CompilationCache), nil
 }
 
+// instance is a borrowed PDFium instance. tainted marks one that failed
+// inside PDFium (a trap, memory exhausted) while the document as a whole was
+// still read: it goes back to no one.
+type instance struct {
+	pdfium.Pdfium
+	tainted bool
+}
+
 // errTimeout marks a document that used up DocumentTimeout.
 var errTimeout = errors.New("document timeout")
 
@@ -98,14 +106,15 @@ var errTimeout = errors.New("document timeout")
 // goroutine so that a document that outlives the context, or DocumentTimeout,
 // is abandoned: its instance is killed (wazero stops the running call) and
 // never returns to the pool. A panic in fn is recovered as ErrUnreadable.
-func (p *pool) run(ctx context.Context, size int, fn func(pdfium.Pdfium) error) error {
-	inst, err := p.inner.GetInstanceWithContext(ctx)
+func (p *pool) run(ctx context.Context, size int, fn func(*instance) error) error {
+	borrowed, err := p.inner.GetInstanceWithContext(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
 			return fmt.Errorf("pdf: wait for an instance: %w", context.Cause(ctx))
 		}
 		return fmt.Errorf("pdf: wait for an instance: %w", err)
 	}
+	inst := &instance{Pdfium: borrowed}
 	// The document's own budget starts once it has an instance: waiting in
 	// line is not the document's fault.
 	docCtx, cancel := context.WithTimeoutCause(ctx, p.cfg.DocumentTimeout, errTimeout)
@@ -138,7 +147,7 @@ func (p *pool) run(ctx context.Context, size int, fn func(pdfium.Pdfium) error) 
 
 // release returns a healthy instance to the pool, or retires it when the
 // document failed inside PDFium or the instance has done its share.
-func (p *pool) release(inst pdfium.Pdfium, size int, err error) {
+func (p *pool) release(inst *instance, size int, err error) {
 	key := inst.GetImplementation()
 	p.mu.Lock()
 	u := p.uses[key]
@@ -150,7 +159,7 @@ func (p *pool) release(inst pdfium.Pdfium, size int, err error) {
 	u.bytes += int64(size)
 	retire := u.documents >= p.cfg.RecycleDocuments || u.bytes >= p.cfg.RecycleBytes
 	p.mu.Unlock()
-	if retire || (err != nil && !isDocumentVerdict(err)) {
+	if retire || inst.tainted || (err != nil && !isDocumentVerdict(err)) {
 		p.discard(inst)
 		return
 	}
@@ -159,7 +168,7 @@ func (p *pool) release(inst pdfium.Pdfium, size int, err error) {
 	}
 }
 
-func (p *pool) discard(inst pdfium.Pdfium) {
+func (p *pool) discard(inst *instance) {
 	key := inst.GetImplementation()
 	p.mu.Lock()
 	delete(p.uses, key)

@@ -2,6 +2,8 @@ package pdf
 
 import (
 	"math"
+	"unicode"
+	"unicode/utf16"
 
 	"github.com/klippa-app/go-pdfium"
 	"github.com/klippa-app/go-pdfium/references"
@@ -37,17 +39,51 @@ func pageGlyphs(inst pdfium.Pdfium, tp references.FPDF_TEXTPAGE) ([]glyph, error
 	}
 	n := min(count.Count, maxPageChars)
 	raws := make([]rawGlyph, 0, n)
+	space := false
 	for i := range n {
-		g, ok, err := readGlyph(inst, tp, i)
+		u, err := inst.FPDFText_GetUnicode(&requests.FPDFText_GetUnicode{TextPage: tp, Index: i})
 		if err != nil {
 			return nil, err
 		}
-		if ok {
-			raws = append(raws, g)
+		r := rune(u.Unicode)
+		if r <= ' ' || r == 0xFFFE || r == 0xFFFF || unicode.IsSpace(r) {
+			space = true // line breaks come from the geometry, spaces mostly too
+			continue
 		}
+		g, err := readGlyph(inst, tp, i)
+		if err != nil {
+			return nil, err
+		}
+		g.r, g.spaceBefore = r, space
+		raws = append(raws, g)
+		space = false
 	}
+	raws = joinSurrogates(raws)
 	splitLigatures(raws)
 	return turn(raws), nil
+}
+
+// joinSurrogates combines the UTF-16 surrogate pairs PDFium reports as two
+// characters (an emoji) into one; a lone surrogate becomes U+FFFD.
+func joinSurrogates(raws []rawGlyph) []rawGlyph {
+	out := raws[:0]
+	for i := 0; i < len(raws); i++ {
+		g := raws[i]
+		if utf16.IsSurrogate(g.r) {
+			next := rune(0)
+			if i+1 < len(raws) {
+				next = raws[i+1].r
+			}
+			if c := utf16.DecodeRune(g.r, next); c != unicode.ReplacementChar {
+				g.r = c
+				i++
+			} else {
+				g.r = unicode.ReplacementChar
+			}
+		}
+		out = append(out, g)
+	}
+	return out
 }
 
 // splitLigatures shares the box of a ligature (one glyph that PDFium reports
@@ -80,40 +116,33 @@ type rawGlyph struct {
 	left, right, bottom, top float64
 	ox, oy                   float64 // baseline origin
 	size                     float64
-	quarter                  int // the character's angle in quarter turns
+	quarter                  int  // the character's angle in quarter turns
+	spaceBefore              bool // a space character came before it
 }
 
-func readGlyph(inst pdfium.Pdfium, tp references.FPDF_TEXTPAGE, i int) (rawGlyph, bool, error) {
-	u, err := inst.FPDFText_GetUnicode(&requests.FPDFText_GetUnicode{TextPage: tp, Index: i})
-	if err != nil {
-		return rawGlyph{}, false, err
-	}
-	r := rune(u.Unicode)
-	if r <= ' ' || r == 0xFFFE || r == 0xFFFF {
-		return rawGlyph{}, false, nil // spaces and line breaks come from the geometry
-	}
+func readGlyph(inst pdfium.Pdfium, tp references.FPDF_TEXTPAGE, i int) (rawGlyph, error) {
 	// The loose box spans the glyph's advance, not its ink, so the gap
 	// between two boxes is the space the text left between them.
 	box, err := inst.FPDFText_GetLooseCharBox(&requests.FPDFText_GetLooseCharBox{TextPage: tp, Index: i})
 	if err != nil {
-		return rawGlyph{}, false, err
+		return rawGlyph{}, err
 	}
 	origin, err := inst.FPDFText_GetCharOrigin(&requests.FPDFText_GetCharOrigin{TextPage: tp, Index: i})
 	if err != nil {
-		return rawGlyph{}, false, err
+		return rawGlyph{}, err
 	}
 	size, err := inst.FPDFText_GetFontSize(&requests.FPDFText_GetFontSize{TextPage: tp, Index: i})
 	if err != nil {
-		return rawGlyph{}, false, err
+		return rawGlyph{}, err
 	}
 	angle, err := inst.FPDFText_GetCharAngle(&requests.FPDFText_GetCharAngle{TextPage: tp, Index: i})
 	if err != nil {
-		return rawGlyph{}, false, err
+		return rawGlyph{}, err
 	}
 	return rawGlyph{
-		r: r, left: float64(box.Rect.Left), right: float64(box.Rect.Right), bottom: float64(box.Rect.Bottom), top: float64(box.Rect.Top),
+		left: float64(box.Rect.Left), right: float64(box.Rect.Right), bottom: float64(box.Rect.Bottom), top: float64(box.Rect.Top),
 		ox: origin.X, oy: origin.Y, size: max(size.FontSize, 1), quarter: quarter(float64(angle.CharAngle)),
-	}, true, nil
+	}, nil
 }
 
 // turn turns the page by its dominant writing angle (a multiple of 90°) so
@@ -135,6 +164,8 @@ func turn(raws []rawGlyph) []glyph {
 	glyphs := make([]glyph, len(raws))
 	for i, g := range raws {
 		glyphs[i] = rotate(g, q)
+		glyphs[i].seq = i
+		glyphs[i].spaceBefore = g.spaceBefore
 	}
 	return glyphs
 }
