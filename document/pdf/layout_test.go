@@ -90,14 +90,14 @@ func TestTurn_RotatedPageReadsLeftToRight(t *testing.T) {
 	// "AB" written upwards (90° counter-clockwise) at x=100: each glyph's
 	// advance runs along y.
 	up := []rawGlyph{
-		{r: 'A', left: 90, right: 100, bottom: 200, top: 205, ox: 100, oy: 200, size: 10, quarter: 1},
-		{r: 'B', left: 90, right: 100, bottom: 205, top: 210, ox: 100, oy: 205, size: 10, quarter: 1},
-		{r: 'C', left: 90, right: 100, bottom: 215, top: 220, ox: 100, oy: 215, size: 10, quarter: 1},
+		{r: 'A', left: 90, right: 100, bottom: 200, top: 205, ox: 98, oy: 200, size: 10, quarter: 1},
+		{r: 'B', left: 90, right: 100, bottom: 205, top: 210, ox: 98, oy: 205, size: 10, quarter: 1},
+		{r: 'C', left: 90, right: 100, bottom: 215, top: 220, ox: 98, oy: 215, size: 10, quarter: 1},
 	}
 	require.Equal(t, "AB C\n", layoutText(turn(up)))
 	down := []rawGlyph{
-		{r: 'A', left: 100, right: 110, bottom: 205, top: 210, ox: 100, oy: 210, size: 10, quarter: 3},
-		{r: 'B', left: 100, right: 110, bottom: 200, top: 205, ox: 100, oy: 205, size: 10, quarter: 3},
+		{r: 'A', left: 100, right: 110, bottom: 205, top: 210, ox: 102, oy: 210, size: 10, quarter: 3},
+		{r: 'B', left: 100, right: 110, bottom: 200, top: 205, ox: 102, oy: 205, size: 10, quarter: 3},
 	}
 	require.Equal(t, "AB\n", layoutText(turn(down)))
 }
@@ -125,10 +125,10 @@ func TestJoinSurrogates_CombinesPairsAndReplacesLoneHalves(t *testing.T) {
 func TestSplitLigatures_SharesTheBox(t *testing.T) {
 	t.Parallel()
 	raws := []rawGlyph{
-		{r: 'f', left: 0, right: 9, ox: 0, oy: 700},
-		{r: 'f', left: 0, right: 9, ox: 0, oy: 700},
-		{r: 'i', left: 0, right: 9, ox: 0, oy: 700},
-		{r: 'x', left: 9, right: 14, ox: 9, oy: 700},
+		{r: 'f', left: 0, right: 9, bottom: 700},
+		{r: 'f', left: 0, right: 9, bottom: 700},
+		{r: 'i', left: 0, right: 9, bottom: 700},
+		{r: 'x', left: 9, right: 14, bottom: 700},
 	}
 	splitLigatures(raws)
 	require.Equal(t, []float64{0, 3, 6, 9}, []float64{raws[0].left, raws[1].left, raws[2].left, raws[3].left})

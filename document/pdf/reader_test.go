@@ -245,7 +245,7 @@ func TestRead_DeepNesting_IsBounded(t *testing.T) {
 
 func TestRead_FlateBomb_IsBoundedAndTheReaderGoesOn(t *testing.T) {
 	t.Parallel()
-	r := newReader(t, Config{Instances: 1, MaxMemoryBytes: 128 << 20})
+	r := newReader(t, Config{Instances: 1, MaxMemoryBytes: 64 << 20})
 	bomb := zeroBomb(t, 1024) // 1 GiB of zeros in about 1 MiB
 	tests := []struct {
 		name string
@@ -480,4 +480,21 @@ func TestErrors_AreDistinct(t *testing.T) {
 			require.Equal(t, i == j, errors.Is(a, b))
 		}
 	}
+}
+
+// BenchmarkRead reads one real two-page invoice; it reports ms per page.
+func BenchmarkRead(b *testing.B) {
+	r, err := New(context.Background(), Config{Instances: 1})
+	require.NoError(b, err)
+	defer r.Close()
+	data, err := os.ReadFile("testdata/mustangproject/EN16931_Einfach.pdf")
+	require.NoError(b, err)
+	ctx := context.Background()
+	pages := 0
+	for b.Loop() {
+		f, err := r.Read(ctx, data)
+		require.NoError(b, err)
+		pages += len(f.Pages)
+	}
+	b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(pages), "ms/page")
 }

@@ -29,23 +29,25 @@ func pageText(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, index int) (stri
 	return layoutText(glyphs), nil
 }
 
-// pageGlyphs reads every character's code point, baseline origin, box,
-// font size and angle, and turns the page's glyphs so that the dominant
-// writing direction runs left to right (a landscape page stored rotated).
+// pageGlyphs reads every character's code point, box, font size and angle,
+// and turns the page's glyphs so that the dominant writing direction runs
+// left to right (a landscape page stored rotated). Each call into PDFium
+// costs a goroutine (wazero watches the context of every call so that a
+// timeout can stop it), so the page's text comes in one call and each
+// character costs as few calls as its geometry needs.
 func pageGlyphs(inst pdfium.Pdfium, tp references.FPDF_TEXTPAGE) ([]glyph, error) {
 	count, err := inst.FPDFText_CountChars(&requests.FPDFText_CountChars{TextPage: tp})
 	if err != nil {
 		return nil, err
 	}
 	n := min(count.Count, maxPageChars)
+	units, err := pageUnits(inst, tp, n)
+	if err != nil {
+		return nil, err
+	}
 	raws := make([]rawGlyph, 0, n)
 	space := false
-	for i := range n {
-		u, err := inst.FPDFText_GetUnicode(&requests.FPDFText_GetUnicode{TextPage: tp, Index: i})
-		if err != nil {
-			return nil, err
-		}
-		r := rune(u.Unicode)
+	for i, r := range units {
 		if r <= ' ' || r == 0xFFFE || r == 0xFFFF || unicode.IsSpace(r) {
 			space = true // line breaks come from the geometry, spaces mostly too
 			continue
@@ -61,6 +63,34 @@ func pageGlyphs(inst pdfium.Pdfium, tp references.FPDF_TEXTPAGE) ([]glyph, error
 	raws = joinSurrogates(raws)
 	splitLigatures(raws)
 	return turn(raws), nil
+}
+
+// pageUnits returns the UTF-16 unit of each of the first n characters:
+// PDFium keeps one unit per character (a character outside the BMP takes
+// two), so the page text maps onto the indexes. When it does not, each
+// character is asked for on its own.
+func pageUnits(inst pdfium.Pdfium, tp references.FPDF_TEXTPAGE, n int) ([]rune, error) {
+	text, err := inst.FPDFText_GetText(&requests.FPDFText_GetText{TextPage: tp, StartIndex: 0, Count: n})
+	if err != nil {
+		return nil, err
+	}
+	units := utf16.Encode([]rune(text.Text))
+	if len(units) == n {
+		out := make([]rune, n)
+		for i, u := range units {
+			out[i] = rune(u)
+		}
+		return out, nil
+	}
+	out := make([]rune, n)
+	for i := range n {
+		u, err := inst.FPDFText_GetUnicode(&requests.FPDFText_GetUnicode{TextPage: tp, Index: i})
+		if err != nil {
+			return nil, err
+		}
+		out[i] = rune(u.Unicode)
+	}
+	return out, nil
 }
 
 // joinSurrogates combines the UTF-16 surrogate pairs PDFium reports as two
@@ -87,12 +117,12 @@ func joinSurrogates(raws []rawGlyph) []rawGlyph {
 }
 
 // splitLigatures shares the box of a ligature (one glyph that PDFium reports
-// as several characters at one origin, like "tt" or "ffi") among its
+// as several characters with one box, like "tt" or "ffi") among its
 // characters, so they keep their order and are not taken for overprint.
 func splitLigatures(raws []rawGlyph) {
 	for i := 0; i < len(raws); {
 		j := i + 1
-		for j < len(raws) && raws[j].ox == raws[i].ox && raws[j].oy == raws[i].oy {
+		for j < len(raws) && raws[j].left == raws[i].left && raws[j].bottom == raws[i].bottom && raws[j].right == raws[i].right {
 			j++
 		}
 		if n := j - i; n > 1 {
@@ -112,9 +142,10 @@ func splitLigatures(raws []rawGlyph) {
 
 // rawGlyph is a character as PDFium reports it, in page space.
 type rawGlyph struct {
-	r                        rune
+	r rune
+	// The loose box: the glyph's advance by the font's ascent and descent.
 	left, right, bottom, top float64
-	ox, oy                   float64 // baseline origin
+	ox, oy                   float64 // the origin, on the baseline
 	size                     float64
 	quarter                  int  // the character's angle in quarter turns
 	spaceBefore              bool // a space character came before it
@@ -127,6 +158,9 @@ func readGlyph(inst pdfium.Pdfium, tp references.FPDF_TEXTPAGE, i int) (rawGlyph
 	if err != nil {
 		return rawGlyph{}, err
 	}
+	// The baseline comes from the origin: the box's bottom depends on each
+	// font's descent, which differs between a regular and a bold word on
+	// one line.
 	origin, err := inst.FPDFText_GetCharOrigin(&requests.FPDFText_GetCharOrigin{TextPage: tp, Index: i})
 	if err != nil {
 		return rawGlyph{}, err
@@ -193,19 +227,6 @@ func rotate(g rawGlyph, q int) glyph {
 		out.x0, out.x1, out.y = -g.right, -g.left, -g.oy
 	default: // written downwards: (x, y) → (-y, x)
 		out.x0, out.x1, out.y = -g.top, -g.bottom, g.ox
-	}
-	if out.x1 <= out.x0 { // an invisible glyph has no box: place it at its origin
-		switch q {
-		case 0:
-			out.x0 = g.ox
-		case 1:
-			out.x0 = g.oy
-		case 2:
-			out.x0 = -g.ox
-		default:
-			out.x0 = -g.oy
-		}
-		out.x1 = out.x0
 	}
 	return out
 }
