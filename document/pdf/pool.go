@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/klippa-app/go-pdfium"
@@ -37,6 +38,11 @@ type pool struct {
 
 	mu   sync.Mutex
 	uses map[any]*usage // keyed by the instance's implementation, stable for its life
+
+	// abandoned counts documents whose goroutine was still inside PDFium
+	// killWait after its instance was killed (it should stay 0: wazero
+	// stops the call).
+	abandoned atomic.Int64
 }
 
 type usage struct {
@@ -137,6 +143,7 @@ func (p *pool) run(ctx context.Context, size int, fn func(*instance) error) erro
 		select {
 		case <-done:
 		case <-time.After(killWait):
+			p.abandoned.Add(1)
 		}
 		if ctx.Err() != nil {
 			return fmt.Errorf("pdf: %w", context.Cause(ctx))

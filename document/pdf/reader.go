@@ -68,7 +68,8 @@ type Reader struct {
 }
 
 // New starts a Reader: it compiles PDFium (or loads it from the compilation
-// cache) and starts the first instance. ctx bounds the start only.
+// cache) and starts the first instance. The instances do not depend on ctx
+// once New returns.
 func New(ctx context.Context, cfg Config) (*Reader, error) {
 	cfg = cfg.withDefaults()
 	if err := cfg.validate(); err != nil {

@@ -315,6 +315,60 @@ func TestRead_SlowDocument_TimesOutAsUnreadableAndTheReaderGoesOn(t *testing.T) 
 	require.Equal(t, 2, n)
 }
 
+func TestRead_FormXObjectExplosion_IsStoppedAtTheTimeout(t *testing.T) {
+	t.Parallel()
+	r := newReader(t, Config{Instances: 1, DocumentTimeout: 2 * time.Second})
+	// Each form draws the next one 20 times: 20^7 text objects from a few
+	// hundred bytes, far more work than the timeout allows.
+	var b pdfBuilder
+	catalog, pages := b.reserve(), b.reserve()
+	font := b.add("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
+	next := b.addStream(fmt.Sprintf("/Type /XObject /Subtype /Form /BBox [0 0 100 100] /Resources << /Font << /F1 %d 0 R >> >>", font),
+		[]byte("BT /F1 1 Tf (x) Tj ET"))
+	for range 7 {
+		next = b.addStream(fmt.Sprintf("/Type /XObject /Subtype /Form /BBox [0 0 100 100] /Resources << /XObject << /X %d 0 R >> >>", next),
+			[]byte(strings.Repeat("/X Do ", 20)))
+	}
+	content := b.addStream("", []byte("/X Do"))
+	page := b.add(fmt.Sprintf("<< /Type /Page /Parent %d 0 R /MediaBox [0 0 595 842] /Resources << /XObject << /X %d 0 R >> >> /Contents %d 0 R >>", pages, next, content))
+	b.set(pages, fmt.Sprintf("<< /Type /Pages /Kids [%d 0 R] /Count 1 >>", page))
+	b.set(catalog, fmt.Sprintf("<< /Type /Catalog /Pages %d 0 R >>", pages))
+
+	_, err := r.Read(testContext(t), b.bytes(catalog))
+	require.ErrorIs(t, err, ErrUnreadable)
+	require.Zero(t, r.pool.abandoned.Load(), "the call inside PDFium was stopped")
+	f, err := r.Read(testContext(t), readTestdata(t, "horstoeko-zugferd/pdf_plain.pdf"))
+	require.NoError(t, err, "a fresh instance reads the next document")
+	require.Len(t, f.Pages, 1)
+}
+
+func TestRead_InstanceIsReplacedAfterItsShare(t *testing.T) {
+	t.Parallel()
+	data := readTestdata(t, "horstoeko-zugferd/pdf_plain.pdf")
+	tests := []struct {
+		name    string
+		cfg     Config
+		tracked int // instances whose use is still counted after three reads
+	}{
+		{"kept below its share", Config{Instances: 1}, 1},
+		{"replaced after each document", Config{Instances: 1, RecycleDocuments: 1}, 0},
+		{"replaced after its bytes", Config{Instances: 1, RecycleBytes: int64(len(data))}, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			r := newReader(t, tt.cfg)
+			for range 3 {
+				_, err := r.Read(testContext(t), data)
+				require.NoError(t, err)
+			}
+			r.pool.mu.Lock()
+			defer r.pool.mu.Unlock()
+			require.Len(t, r.pool.uses, tt.tracked)
+		})
+	}
+}
+
 func TestRead_CallerCancels_ReturnsTheContextError(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -487,7 +541,7 @@ func BenchmarkRead(b *testing.B) {
 	r, err := New(context.Background(), Config{Instances: 1})
 	require.NoError(b, err)
 	defer r.Close()
-	data, err := os.ReadFile("testdata/mustangproject/EN16931_Einfach.pdf")
+	data, err := os.ReadFile(cmpOr(os.Getenv("BENCH_PDF"), "testdata/mustangproject/EN16931_Einfach.pdf"))
 	require.NoError(b, err)
 	ctx := context.Background()
 	pages := 0
@@ -497,4 +551,11 @@ func BenchmarkRead(b *testing.B) {
 		pages += len(f.Pages)
 	}
 	b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(pages), "ms/page")
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
 }

@@ -52,7 +52,11 @@ func pageGlyphs(inst pdfium.Pdfium, tp references.FPDF_TEXTPAGE) ([]glyph, error
 			space = true // line breaks come from the geometry, spaces mostly too
 			continue
 		}
-		g, err := readGlyph(inst, tp, i)
+		var prev *rawGlyph
+		if len(raws) > 0 {
+			prev = &raws[len(raws)-1]
+		}
+		g, err := readGlyph(inst, tp, i, prev)
 		if err != nil {
 			return nil, err
 		}
@@ -151,17 +155,15 @@ type rawGlyph struct {
 	spaceBefore              bool // a space character came before it
 }
 
-func readGlyph(inst pdfium.Pdfium, tp references.FPDF_TEXTPAGE, i int) (rawGlyph, error) {
+// readGlyph reads character i's geometry. prev is the character read just
+// before it (nil at the start): when both have the same angle, font size and
+// the same extent across the line (the same font on the same baseline), it
+// shares prev's origin instead of asking PDFium for it, which is most of a
+// character's cost.
+func readGlyph(inst pdfium.Pdfium, tp references.FPDF_TEXTPAGE, i int, prev *rawGlyph) (rawGlyph, error) {
 	// The loose box spans the glyph's advance, not its ink, so the gap
 	// between two boxes is the space the text left between them.
 	box, err := inst.FPDFText_GetLooseCharBox(&requests.FPDFText_GetLooseCharBox{TextPage: tp, Index: i})
-	if err != nil {
-		return rawGlyph{}, err
-	}
-	// The baseline comes from the origin: the box's bottom depends on each
-	// font's descent, which differs between a regular and a bold word on
-	// one line.
-	origin, err := inst.FPDFText_GetCharOrigin(&requests.FPDFText_GetCharOrigin{TextPage: tp, Index: i})
 	if err != nil {
 		return rawGlyph{}, err
 	}
@@ -173,10 +175,36 @@ func readGlyph(inst pdfium.Pdfium, tp references.FPDF_TEXTPAGE, i int) (rawGlyph
 	if err != nil {
 		return rawGlyph{}, err
 	}
-	return rawGlyph{
+	g := rawGlyph{
 		left: float64(box.Rect.Left), right: float64(box.Rect.Right), bottom: float64(box.Rect.Bottom), top: float64(box.Rect.Top),
-		ox: origin.X, oy: origin.Y, size: max(size.FontSize, 1), quarter: quarter(float64(angle.CharAngle)),
-	}, nil
+		size: max(size.FontSize, 1), quarter: quarter(float64(angle.CharAngle)),
+	}
+	if prev != nil && sameBaseline(*prev, g) {
+		g.ox, g.oy = prev.ox, prev.oy
+		return g, nil
+	}
+	// The baseline comes from the origin: the box's bottom depends on each
+	// font's descent, which differs between a regular and a bold word on
+	// one line.
+	origin, err := inst.FPDFText_GetCharOrigin(&requests.FPDFText_GetCharOrigin{TextPage: tp, Index: i})
+	if err != nil {
+		return rawGlyph{}, err
+	}
+	g.ox, g.oy = origin.X, origin.Y
+	return g, nil
+}
+
+// sameBaseline reports whether b continues a's run: same angle and size and
+// the same extent across the writing direction, so the same baseline. Only
+// the coordinate across the line is shared (the one rotate uses).
+func sameBaseline(a, b rawGlyph) bool {
+	if a.quarter != b.quarter || a.size != b.size {
+		return false
+	}
+	if a.quarter%2 == 0 {
+		return a.bottom == b.bottom && a.top == b.top
+	}
+	return a.left == b.left && a.right == b.right
 }
 
 // turn turns the page by its dominant writing angle (a multiple of 90°) so
