@@ -17,7 +17,7 @@ import (
 	"image/png"
 	"math"
 
-	"github.com/klippa-app/go-pdfium"
+	"github.com/klippa-app/go-pdfium/enums"
 	pdfiumerrors "github.com/klippa-app/go-pdfium/errors"
 	"github.com/klippa-app/go-pdfium/references"
 	"github.com/klippa-app/go-pdfium/requests"
@@ -243,14 +243,15 @@ func (r *Reader) attachments(inst *instance, doc references.FPDF_DOCUMENT) ([]At
 }
 
 // renderPage renders page index (0-based) to fit maxPixels and encodes it.
-func renderPage(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, index, maxPixels int) ([]byte, error) {
+func renderPage(inst *instance, doc references.FPDF_DOCUMENT, index, maxPixels int) ([]byte, error) {
 	page := requests.Page{ByIndex: &requests.PageByIndex{Document: doc, Index: index}}
 	size, err := inst.GetPageSize(&requests.GetPageSize{Page: page})
 	if err != nil {
 		return nil, unreadable(err)
 	}
 	w, h := fitPixels(size.Width, size.Height, maxPixels)
-	res, err := inst.RenderPageInPixels(&requests.RenderPageInPixels{Page: page, Width: w, Height: h})
+	// Annotations are drawn: a filled-in form's values live in them.
+	res, err := inst.RenderPageInPixels(&requests.RenderPageInPixels{Page: page, Width: w, Height: h, RenderFlags: enums.FPDF_RENDER_FLAG_ANNOT})
 	if err != nil {
 		return nil, unreadable(err)
 	}
