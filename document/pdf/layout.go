@@ -38,13 +38,18 @@ const (
 	blankLine  = 1.9  // a baseline step past this many sizes leaves a blank line
 	maxBlank   = 2    // at most this many blank lines in a row
 	minColumns = 2    // spaces at least between two columns
+	// maxColumn bounds the column a word may be placed at: a glyph far off
+	// the page (a hostile matrix) must not become megabytes of spaces.
+	maxColumn = 1000
 )
 
 // layoutText turns a page's glyphs into text as a person sees the page:
 // lines top to bottom, each line's words placed at the column of their x
 // position on a grid of the page's typical character width.
 func layoutText(glyphs []glyph) string {
-	glyphs = slices.DeleteFunc(glyphs, func(g glyph) bool { return unicode.IsSpace(g.r) || g.r == 0 || unicode.IsControl(g.r) })
+	glyphs = slices.DeleteFunc(glyphs, func(g glyph) bool {
+		return unicode.IsSpace(g.r) || g.r == 0 || unicode.IsControl(g.r) || !finite(g.x0, g.x1, g.y, g.size)
+	})
 	if len(glyphs) == 0 {
 		return ""
 	}
@@ -146,7 +151,7 @@ func dropOverprint(gs []glyph) []glyph {
 func writeLine(b *strings.Builder, ln line, pitch, left float64) {
 	col := 0
 	for i, g := range ln.glyphs {
-		target := int(math.Round((g.x0 - left) / pitch))
+		target := int(min(math.Round((g.x0-left)/pitch), maxColumn))
 		switch {
 		case i == 0:
 			col += pad(b, target)
@@ -164,6 +169,15 @@ func writeLine(b *strings.Builder, ln line, pitch, left float64) {
 		b.WriteRune(g.r)
 		col++
 	}
+}
+
+func finite(vs ...float64) bool {
+	for _, v := range vs {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return false
+		}
+	}
+	return true
 }
 
 func abs(n int) int { return max(n, -n) }

@@ -54,6 +54,16 @@ func TestLayoutText_PlacesLinesAndColumns(t *testing.T) {
 	}
 }
 
+func TestLayoutText_HostileCoordinates_StayBounded(t *testing.T) {
+	t.Parallel()
+	gs := glyphs(word("a", 0, 700), word("far", 1e30, 700), word("nan", math.NaN(), 700), word("inf", 0, math.Inf(1)))
+	text := layoutText(gs)
+	require.Less(t, len(text), 1100)
+	require.Contains(t, text, "far")
+	require.NotContains(t, text, "nan")
+	require.NotContains(t, text, "inf")
+}
+
 func TestLayoutText_TableColumnsStayAligned(t *testing.T) {
 	t.Parallel()
 	text := layoutText(glyphs(
