@@ -23,6 +23,11 @@ import (
 // reuses the module compiled in memory instead of loading it again.
 var caches sync.Map // dir → wazero.CompilationCache
 
+// startMu makes Readers of one process start one after another: the first
+// compiles PDFium into the shared cache and the others find it there,
+// instead of each compiling it at once on a cold cache.
+var startMu sync.Mutex
+
 // killWait bounds how long a discarded instance's goroutine is awaited after
 // its context was cancelled; wazero stops the module at its next check, so
 // this is only a guard against a goroutine that never returns.
@@ -60,6 +65,8 @@ func newPool(ctx context.Context, cfg Config) (*pool, error) {
 		WithCloseOnContextDone(true).
 		WithMemoryLimitPages(uint32(cfg.MaxMemoryBytes / wasmPageBytes)).
 		WithCompilationCache(cache)
+	startMu.Lock()
+	defer startMu.Unlock()
 	inner, err := webassembly.Init(webassembly.Config{
 		Context:       context.WithoutCancel(ctx),
 		MinIdle:       1,

@@ -16,6 +16,7 @@ import (
 	"image"
 	"image/png"
 	"math"
+	"strings"
 
 	"github.com/klippa-app/go-pdfium/enums"
 	pdfiumerrors "github.com/klippa-app/go-pdfium/errors"
@@ -52,6 +53,17 @@ type File struct {
 	// Encrypted reports an encrypted document that opened without a
 	// password (only an owner password restricts it).
 	Encrypted bool
+}
+
+// HasText reports whether any page has text; a document without any is a
+// scan (the read stage's no_text_layer).
+func (f *File) HasText() bool {
+	for _, p := range f.Pages {
+		if strings.TrimSpace(p) != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // Attachment is one embedded file.

@@ -158,6 +158,7 @@ func TestRead_Scan_GivesEmptyPages(t *testing.T) {
 	f, err := sharedReader(t).Read(testContext(t), readTestdata(t, "generated/scan.pdf"))
 	require.NoError(t, err)
 	require.Equal(t, []string{""}, f.Pages)
+	require.False(t, f.HasText())
 }
 
 func TestRead_OwnerPasswordOnly_ReadsAndReportsEncrypted(t *testing.T) {
@@ -165,6 +166,7 @@ func TestRead_OwnerPasswordOnly_ReadsAndReportsEncrypted(t *testing.T) {
 	f, err := sharedReader(t).Read(testContext(t), readTestdata(t, "generated/encrypted-owner-only.pdf"))
 	require.NoError(t, err)
 	require.True(t, f.Encrypted)
+	require.True(t, f.HasText())
 	require.Contains(t, f.Pages[0], "471102")
 	require.Len(t, f.Attachments, 1)
 }
