@@ -14,6 +14,10 @@ type glyph struct {
 	x0, x1 float64 // left and right edge
 	y      float64 // baseline
 	size   float64 // font size, at least 1
+	seq    int     // position in the content stream's order
+	// spaceBefore: the text had a space before this glyph; it gets one even
+	// when the boxes touch (tight kerning, one glyph standing for a phrase).
+	spaceBefore bool
 }
 
 // line is glyphs sharing a baseline, left to right.
@@ -34,13 +38,18 @@ const (
 	blankLine  = 1.9  // a baseline step past this many sizes leaves a blank line
 	maxBlank   = 2    // at most this many blank lines in a row
 	minColumns = 2    // spaces at least between two columns
+	// maxColumn bounds the column a word may be placed at: a glyph far off
+	// the page (a hostile matrix) must not become megabytes of spaces.
+	maxColumn = 1000
 )
 
 // layoutText turns a page's glyphs into text as a person sees the page:
 // lines top to bottom, each line's words placed at the column of their x
 // position on a grid of the page's typical character width.
 func layoutText(glyphs []glyph) string {
-	glyphs = slices.DeleteFunc(glyphs, func(g glyph) bool { return unicode.IsSpace(g.r) || g.r == 0 || unicode.IsControl(g.r) })
+	glyphs = slices.DeleteFunc(glyphs, func(g glyph) bool {
+		return unicode.IsSpace(g.r) || g.r == 0 || unicode.IsControl(g.r) || !finite(g.x0, g.x1, g.y, g.size)
+	})
 	if len(glyphs) == 0 {
 		return ""
 	}
@@ -127,7 +136,7 @@ func dropOverprint(gs []glyph) []glyph {
 	for _, g := range gs {
 		if n := len(out); n > 0 {
 			p := out[n-1]
-			if p.r == g.r && math.Abs(p.x0-g.x0) < 0.1*g.size && math.Abs(p.y-g.y) < 0.1*g.size {
+			if p.r == g.r && abs(p.seq-g.seq) > 1 && math.Abs(p.x0-g.x0) < 0.1*g.size && math.Abs(p.y-g.y) < 0.1*g.size {
 				continue
 			}
 		}
@@ -142,7 +151,7 @@ func dropOverprint(gs []glyph) []glyph {
 func writeLine(b *strings.Builder, ln line, pitch, left float64) {
 	col := 0
 	for i, g := range ln.glyphs {
-		target := int(math.Round((g.x0 - left) / pitch))
+		target := int(min(math.Round((g.x0-left)/pitch), maxColumn))
 		switch {
 		case i == 0:
 			col += pad(b, target)
@@ -150,7 +159,7 @@ func writeLine(b *strings.Builder, ln line, pitch, left float64) {
 			prev := ln.glyphs[i-1]
 			gap := (g.x0 - prev.x1) / max(g.size, prev.size)
 			switch {
-			case gap < joinGap:
+			case gap < joinGap && !g.spaceBefore:
 			case gap <= wordGap:
 				col += pad(b, 1)
 			default:
@@ -161,6 +170,17 @@ func writeLine(b *strings.Builder, ln line, pitch, left float64) {
 		col++
 	}
 }
+
+func finite(vs ...float64) bool {
+	for _, v := range vs {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return false
+		}
+	}
+	return true
+}
+
+func abs(n int) int { return max(n, -n) }
 
 func pad(b *strings.Builder, n int) int {
 	for range n {

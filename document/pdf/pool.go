@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/klippa-app/go-pdfium"
@@ -21,6 +22,11 @@ import (
 // process: a second Reader (another test, the api beside the worker) then
 // reuses the module compiled in memory instead of loading it again.
 var caches sync.Map // dir → wazero.CompilationCache
+
+// startMu makes Readers of one process start one after another: the first
+// compiles PDFium into the shared cache and the others find it there,
+// instead of each compiling it at once on a cold cache.
+var startMu sync.Mutex
 
 // killWait bounds how long a discarded instance's goroutine is awaited after
 // its context was cancelled; wazero stops the module at its next check, so
@@ -37,6 +43,11 @@ type pool struct {
 
 	mu   sync.Mutex
 	uses map[any]*usage // keyed by the instance's implementation, stable for its life
+
+	// abandoned counts documents whose goroutine was still inside PDFium
+	// killWait after its instance was killed (it should stay 0: wazero
+	// stops the call).
+	abandoned atomic.Int64
 }
 
 type usage struct {
@@ -54,6 +65,8 @@ func newPool(ctx context.Context, cfg Config) (*pool, error) {
 		WithCloseOnContextDone(true).
 		WithMemoryLimitPages(uint32(cfg.MaxMemoryBytes / wasmPageBytes)).
 		WithCompilationCache(cache)
+	startMu.Lock()
+	defer startMu.Unlock()
 	inner, err := webassembly.Init(webassembly.Config{
 		Context:       context.WithoutCancel(ctx),
 		MinIdle:       1,
@@ -91,6 +104,14 @@ func compilationCache(dir string) (wazero.CompilationCache, error) {
 	return actual.(wazero.CompilationCache), nil
 }
 
+// instance is a borrowed PDFium instance. tainted marks one that failed
+// inside PDFium (a trap, memory exhausted) while the document as a whole was
+// still read: it goes back to no one.
+type instance struct {
+	pdfium.Pdfium
+	tainted bool
+}
+
 // errTimeout marks a document that used up DocumentTimeout.
 var errTimeout = errors.New("document timeout")
 
@@ -98,14 +119,15 @@ var errTimeout = errors.New("document timeout")
 // goroutine so that a document that outlives the context, or DocumentTimeout,
 // is abandoned: its instance is killed (wazero stops the running call) and
 // never returns to the pool. A panic in fn is recovered as ErrUnreadable.
-func (p *pool) run(ctx context.Context, size int, fn func(pdfium.Pdfium) error) error {
-	inst, err := p.inner.GetInstanceWithContext(ctx)
+func (p *pool) run(ctx context.Context, size int, fn func(*instance) error) error {
+	borrowed, err := p.inner.GetInstanceWithContext(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
 			return fmt.Errorf("pdf: wait for an instance: %w", context.Cause(ctx))
 		}
 		return fmt.Errorf("pdf: wait for an instance: %w", err)
 	}
+	inst := &instance{Pdfium: borrowed}
 	// The document's own budget starts once it has an instance: waiting in
 	// line is not the document's fault.
 	docCtx, cancel := context.WithTimeoutCause(ctx, p.cfg.DocumentTimeout, errTimeout)
@@ -128,6 +150,7 @@ func (p *pool) run(ctx context.Context, size int, fn func(pdfium.Pdfium) error) 
 		select {
 		case <-done:
 		case <-time.After(killWait):
+			p.abandoned.Add(1)
 		}
 		if ctx.Err() != nil {
 			return fmt.Errorf("pdf: %w", context.Cause(ctx))
@@ -138,7 +161,7 @@ func (p *pool) run(ctx context.Context, size int, fn func(pdfium.Pdfium) error) 
 
 // release returns a healthy instance to the pool, or retires it when the
 // document failed inside PDFium or the instance has done its share.
-func (p *pool) release(inst pdfium.Pdfium, size int, err error) {
+func (p *pool) release(inst *instance, size int, err error) {
 	key := inst.GetImplementation()
 	p.mu.Lock()
 	u := p.uses[key]
@@ -150,7 +173,7 @@ func (p *pool) release(inst pdfium.Pdfium, size int, err error) {
 	u.bytes += int64(size)
 	retire := u.documents >= p.cfg.RecycleDocuments || u.bytes >= p.cfg.RecycleBytes
 	p.mu.Unlock()
-	if retire || (err != nil && !isDocumentVerdict(err)) {
+	if retire || inst.tainted || (err != nil && !isDocumentVerdict(err)) {
 		p.discard(inst)
 		return
 	}
@@ -159,7 +182,7 @@ func (p *pool) release(inst pdfium.Pdfium, size int, err error) {
 	}
 }
 
-func (p *pool) discard(inst pdfium.Pdfium) {
+func (p *pool) discard(inst *instance) {
 	key := inst.GetImplementation()
 	p.mu.Lock()
 	delete(p.uses, key)

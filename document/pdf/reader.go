@@ -16,8 +16,9 @@ import (
 	"image"
 	"image/png"
 	"math"
+	"strings"
 
-	"github.com/klippa-app/go-pdfium"
+	"github.com/klippa-app/go-pdfium/enums"
 	pdfiumerrors "github.com/klippa-app/go-pdfium/errors"
 	"github.com/klippa-app/go-pdfium/references"
 	"github.com/klippa-app/go-pdfium/requests"
@@ -54,6 +55,17 @@ type File struct {
 	Encrypted bool
 }
 
+// HasText reports whether any page has text; a document without any is a
+// scan (the read stage's no_text_layer).
+func (f *File) HasText() bool {
+	for _, p := range f.Pages {
+		if strings.TrimSpace(p) != "" {
+			return true
+		}
+	}
+	return false
+}
+
 // Attachment is one embedded file.
 type Attachment struct {
 	Name string
@@ -68,7 +80,8 @@ type Reader struct {
 }
 
 // New starts a Reader: it compiles PDFium (or loads it from the compilation
-// cache) and starts the first instance. ctx bounds the start only.
+// cache) and starts the first instance. The instances do not depend on ctx
+// once New returns.
 func New(ctx context.Context, cfg Config) (*Reader, error) {
 	cfg = cfg.withDefaults()
 	if err := cfg.validate(); err != nil {
@@ -89,7 +102,7 @@ func (r *Reader) Close() error {
 // Read returns the layout text of every page and the embedded files.
 func (r *Reader) Read(ctx context.Context, data []byte) (*File, error) {
 	var file *File
-	err := r.withDocument(ctx, data, func(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, pages int) error {
+	err := r.withDocument(ctx, data, func(inst *instance, doc references.FPDF_DOCUMENT, pages int) error {
 		f, err := r.readFile(inst, doc, pages)
 		file = f
 		return err
@@ -101,7 +114,7 @@ func (r *Reader) Read(ctx context.Context, data []byte) (*File, error) {
 // Config.MaxPages, so the caller can state the count it refuses.
 func (r *Reader) PageCount(ctx context.Context, data []byte) (int, error) {
 	var count int
-	err := r.open(ctx, data, func(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT) error {
+	err := r.open(ctx, data, func(inst *instance, doc references.FPDF_DOCUMENT) error {
 		n, err := inst.FPDF_GetPageCount(&requests.FPDF_GetPageCount{Document: doc})
 		if err != nil {
 			return unreadable(err)
@@ -116,12 +129,9 @@ func (r *Reader) PageCount(ctx context.Context, data []byte) (int, error) {
 // (width × height); maxPixels 0 means Config.MaxRenderPixels, and no call
 // exceeds 16 MP.
 func (r *Reader) Render(ctx context.Context, data []byte, page int, maxPixels int) ([]byte, error) {
-	if maxPixels <= 0 {
-		maxPixels = r.cfg.MaxRenderPixels
-	}
-	maxPixels = min(maxPixels, maxRenderPixelsCap)
+	maxPixels = renderBudget(maxPixels, r.cfg.MaxRenderPixels)
 	var out []byte
-	err := r.withDocument(ctx, data, func(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, pages int) error {
+	err := r.withDocument(ctx, data, func(inst *instance, doc references.FPDF_DOCUMENT, pages int) error {
 		if page < 1 || page > pages {
 			return fmt.Errorf("%w: page %d of %d", ErrNoPage, page, pages)
 		}
@@ -133,8 +143,8 @@ func (r *Reader) Render(ctx context.Context, data []byte, page int, maxPixels in
 }
 
 // withDocument opens data, refuses more than MaxPages, and calls fn.
-func (r *Reader) withDocument(ctx context.Context, data []byte, fn func(pdfium.Pdfium, references.FPDF_DOCUMENT, int) error) error {
-	return r.open(ctx, data, func(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT) error {
+func (r *Reader) withDocument(ctx context.Context, data []byte, fn func(*instance, references.FPDF_DOCUMENT, int) error) error {
+	return r.open(ctx, data, func(inst *instance, doc references.FPDF_DOCUMENT) error {
 		n, err := inst.FPDF_GetPageCount(&requests.FPDF_GetPageCount{Document: doc})
 		if err != nil {
 			return unreadable(err)
@@ -151,11 +161,11 @@ func (r *Reader) withDocument(ctx context.Context, data []byte, fn func(pdfium.P
 
 // open loads data into an instance and calls fn with the open document.
 // Data that does not start like a PDF never reaches PDFium.
-func (r *Reader) open(ctx context.Context, data []byte, fn func(pdfium.Pdfium, references.FPDF_DOCUMENT) error) error {
+func (r *Reader) open(ctx context.Context, data []byte, fn func(*instance, references.FPDF_DOCUMENT) error) error {
 	if !looksLikePDF(data) {
 		return fmt.Errorf("%w: no PDF header", ErrUnreadable)
 	}
-	return r.pool.run(ctx, len(data), func(inst pdfium.Pdfium) error {
+	return r.pool.run(ctx, len(data), func(inst *instance) error {
 		doc, err := inst.OpenDocument(&requests.OpenDocument{File: &data})
 		if err != nil {
 			return openError(err)
@@ -191,7 +201,7 @@ func unreadable(err error) error {
 	return fmt.Errorf("%w: %v", ErrUnreadable, err)
 }
 
-func (r *Reader) readFile(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, pages int) (*File, error) {
+func (r *Reader) readFile(inst *instance, doc references.FPDF_DOCUMENT, pages int) (*File, error) {
 	file := &File{Pages: make([]string, pages)}
 	rev, err := inst.FPDF_GetSecurityHandlerRevision(&requests.FPDF_GetSecurityHandlerRevision{Document: doc})
 	if err != nil {
@@ -214,8 +224,9 @@ func (r *Reader) readFile(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, page
 
 // attachments reads up to MaxAttachments embedded files, leaving out those
 // over MaxAttachmentBytes. The memory to decode one is bounded by the
-// instance's MaxMemoryBytes.
-func (r *Reader) attachments(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT) ([]Attachment, error) {
+// instance's MaxMemoryBytes; one that fails inside PDFium (a decompression
+// bomb exhausts the memory) is left out and the instance is not reused.
+func (r *Reader) attachments(inst *instance, doc references.FPDF_DOCUMENT) ([]Attachment, error) {
 	count, err := inst.FPDFDoc_GetAttachmentCount(&requests.FPDFDoc_GetAttachmentCount{Document: doc})
 	if err != nil {
 		return nil, err
@@ -231,7 +242,11 @@ func (r *Reader) attachments(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT) (
 			continue
 		}
 		f, err := inst.FPDFAttachment_GetFile(&requests.FPDFAttachment_GetFile{Attachment: a.Attachment})
-		if err != nil || f.Contents == nil || len(f.Contents) > r.cfg.MaxAttachmentBytes {
+		if err != nil {
+			inst.tainted = true
+			continue
+		}
+		if f.Contents == nil || len(f.Contents) > r.cfg.MaxAttachmentBytes {
 			continue
 		}
 		out = append(out, Attachment{Name: name.Name, Data: bytes.Clone(f.Contents)})
@@ -240,19 +255,28 @@ func (r *Reader) attachments(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT) (
 }
 
 // renderPage renders page index (0-based) to fit maxPixels and encodes it.
-func renderPage(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, index, maxPixels int) ([]byte, error) {
+func renderPage(inst *instance, doc references.FPDF_DOCUMENT, index, maxPixels int) ([]byte, error) {
 	page := requests.Page{ByIndex: &requests.PageByIndex{Document: doc, Index: index}}
 	size, err := inst.GetPageSize(&requests.GetPageSize{Page: page})
 	if err != nil {
 		return nil, unreadable(err)
 	}
 	w, h := fitPixels(size.Width, size.Height, maxPixels)
-	res, err := inst.RenderPageInPixels(&requests.RenderPageInPixels{Page: page, Width: w, Height: h})
+	// Annotations are drawn: a filled-in form's values live in them.
+	res, err := inst.RenderPageInPixels(&requests.RenderPageInPixels{Page: page, Width: w, Height: h, RenderFlags: enums.FPDF_RENDER_FLAG_ANNOT})
 	if err != nil {
 		return nil, unreadable(err)
 	}
 	defer res.Cleanup()
 	return encodePNG(res.Result.RenderedImage)
+}
+
+// renderBudget is the pixel budget of one Render call.
+func renderBudget(maxPixels, fallback int) int {
+	if maxPixels <= 0 {
+		return fallback
+	}
+	return min(maxPixels, maxRenderPixelsCap)
 }
 
 // fitPixels scales a page of w × h points to the largest pixel size whose
