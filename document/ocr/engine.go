@@ -163,7 +163,7 @@ func (e *Engine) Languages() string { return e.languages }
 func (e *Engine) listLanguages() ([]string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	out, err := e.run(ctx, "", "--list-langs")
+	out, err := e.run(ctx, "", false, "--list-langs")
 	if err != nil {
 		return nil, fmt.Errorf("ocr: %s --list-langs: %w", e.cfg.Command, err)
 	}
@@ -202,7 +202,7 @@ func (e *Engine) Page(ctx context.Context, img []byte) (*Page, error) {
 	defer cancel()
 	// "--psm 3": automatic page segmentation, the default, stated so a
 	// deployment's config file cannot change it; "tsv" is the output format.
-	if _, err := e.run(pctx, dir, in, dir+"/out", "-l", e.languages, "--psm", "3", "tsv"); err != nil {
+	if _, err := e.run(pctx, dir, true, in, dir+"/out", "-l", e.languages, "--psm", "3", "tsv"); err != nil {
 		switch {
 		case ctx.Err() != nil:
 			return nil, fmt.Errorf("ocr: page: %w", ctx.Err())

@@ -16,6 +16,7 @@ import (
 const maxStdoutBytes = 1 << 20
 
 // run runs the command with args in dir (no shell: argv is passed as is),
+// bounded in memory when bounded (a page, not --list-langs),
 // in a process group of its own that is killed when ctx ends, so a
 // tesseract that forks cannot leave children behind.
 //
@@ -29,9 +30,10 @@ const maxStdoutBytes = 1 << 20
 //
 // Standard error is discarded: the caller's errors never carry what the
 // command printed.
-func (e *Engine) run(ctx context.Context, dir string, args ...string) ([]byte, error) {
+func (e *Engine) run(ctx context.Context, dir string, bounded bool, args ...string) ([]byte, error) {
 	argv := append([]string{e.command}, args...)
-	if e.prlimit != "" {
+	bounded = bounded && e.cfg.MaxMemoryBytes > 0
+	if bounded && e.prlimit != "" {
 		argv = append([]string{e.prlimit, "--as=" + strconv.FormatInt(e.cfg.MaxMemoryBytes, 10), "--"}, argv...)
 	}
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
@@ -48,7 +50,7 @@ func (e *Engine) run(ctx context.Context, dir string, args ...string) ([]byte, e
 	if err := cmd.Start(); err != nil {
 		return nil, ErrFailed
 	}
-	if e.prlimit == "" && e.cfg.MaxMemoryBytes > 0 {
+	if bounded && e.prlimit == "" {
 		lim := &unix.Rlimit{Cur: uint64(e.cfg.MaxMemoryBytes), Max: uint64(e.cfg.MaxMemoryBytes)}
 		_ = unix.Prlimit(cmd.Process.Pid, unix.RLIMIT_AS, lim, nil)
 	}
