@@ -163,12 +163,12 @@ func (e *Engine) Languages() string { return e.languages }
 func (e *Engine) listLanguages() ([]string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	out, err := e.run(ctx, "", false, "--list-langs")
+	res, err := e.run(ctx, "", false, "--list-langs")
 	if err != nil {
 		return nil, fmt.Errorf("ocr: %s --list-langs: %w", e.cfg.Command, err)
 	}
 	var langs []string
-	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc := bufio.NewScanner(bytes.NewReader(res.stdout))
 	for sc.Scan() {
 		l := strings.TrimSpace(sc.Text())
 		if validLanguage(l) {
@@ -202,7 +202,8 @@ func (e *Engine) Page(ctx context.Context, img []byte) (*Page, error) {
 	defer cancel()
 	// "--psm 3": automatic page segmentation, the default, stated so a
 	// deployment's config file cannot change it; "tsv" is the output format.
-	if _, err := e.run(pctx, dir, true, in, dir+"/out", "-l", e.languages, "--psm", "3", "tsv"); err != nil {
+	res, err := e.run(pctx, dir, true, in, dir+"/out", "-l", e.languages, "--psm", "3", "tsv")
+	if err != nil {
 		switch {
 		case ctx.Err() != nil:
 			return nil, fmt.Errorf("ocr: page: %w", ctx.Err())
@@ -219,7 +220,9 @@ func (e *Engine) Page(ctx context.Context, img []byte) (*Page, error) {
 	if err != nil {
 		return nil, err
 	}
-	return layout(words, e.cfg.MinConfidence), nil
+	p := layout(words, e.cfg.MinConfidence)
+	p.Elapsed, p.CPUTime = res.wall, res.cpu
+	return p, nil
 }
 
 // maxTSVBytes bounds tesseract's output for one page: a dense A4 page at

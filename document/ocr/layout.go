@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 	"unicode/utf8"
 )
 
@@ -23,6 +24,9 @@ type Page struct {
 	// MeanConfidence is the words' mean confidence, 0–100 (0 with no
 	// words).
 	MeanConfidence float64
+	// Elapsed is how long the command ran; CPUTime is the CPU time it
+	// used (user and system), which a loaded machine does not inflate.
+	Elapsed, CPUTime time.Duration
 }
 
 // Span is the byte range [Start, End) of Page.Text; Line is its line.

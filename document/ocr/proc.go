@@ -30,7 +30,7 @@ const maxStdoutBytes = 1 << 20
 //
 // Standard error is discarded: the caller's errors never carry what the
 // command printed.
-func (e *Engine) run(ctx context.Context, dir string, bounded bool, args ...string) ([]byte, error) {
+func (e *Engine) run(ctx context.Context, dir string, bounded bool, args ...string) (*result, error) {
 	argv := append([]string{e.command}, args...)
 	bounded = bounded && e.cfg.MaxMemoryBytes > 0
 	if bounded && e.prlimit != "" {
@@ -50,6 +50,7 @@ func (e *Engine) run(ctx context.Context, dir string, bounded bool, args ...stri
 	if err := cmd.Start(); err != nil {
 		return nil, ErrFailed
 	}
+	start := time.Now()
 	if bounded && e.prlimit == "" {
 		lim := &unix.Rlimit{Cur: uint64(e.cfg.MaxMemoryBytes), Max: uint64(e.cfg.MaxMemoryBytes)}
 		_ = unix.Prlimit(cmd.Process.Pid, unix.RLIMIT_AS, lim, nil)
@@ -60,7 +61,17 @@ func (e *Engine) run(ctx context.Context, dir string, bounded bool, args ...stri
 	if err != nil {
 		return nil, ErrFailed
 	}
-	return out.buf, nil
+	return &result{
+		stdout: out.buf,
+		wall:   time.Since(start),
+		cpu:    cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(),
+	}, nil
+}
+
+// result is what a successful run gave.
+type result struct {
+	stdout    []byte
+	wall, cpu time.Duration
 }
 
 // capped keeps the first limit bytes written to it and drops the rest.
