@@ -139,16 +139,21 @@ func imageCodec(data []byte) (string, imageDecodeConfig, imageDecode, imageEncod
 
 // downscale scales img to the largest size of the same proportions with
 // at most maxPixels pixels (Catmull-Rom, which keeps small print legible).
-// A grayscale scan stays grayscale.
+// It scales into RGBA, the destination x/image/draw has fast paths for;
+// a grayscale scan is turned back into grayscale, a third of the size.
 func downscale(img image.Image, maxPixels int) image.Image {
 	b := img.Bounds()
 	f := math.Sqrt(float64(maxPixels) / (float64(b.Dx()) * float64(b.Dy())))
 	w, h := max(1, int(float64(b.Dx())*f)), max(1, int(float64(b.Dy())*f))
 	rect := image.Rect(0, 0, w, h)
-	var dst draw.Image = image.NewRGBA(rect)
-	if _, gray := img.(*image.Gray); gray {
-		dst = image.NewGray(rect)
-	}
+	dst := image.NewRGBA(rect)
 	draw.CatmullRom.Scale(dst, rect, img, b, draw.Src, nil)
-	return dst
+	if _, gray := img.(*image.Gray); !gray {
+		return dst
+	}
+	g := image.NewGray(rect)
+	for i := range g.Pix {
+		g.Pix[i] = dst.Pix[4*i] // R = G = B
+	}
+	return g
 }
