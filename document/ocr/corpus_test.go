@@ -208,9 +208,16 @@ func TestOCR_DegradedScans_StillYieldNumberAndTotal(t *testing.T) {
 func TestOCR_MemoryBound_FailsThePageInsteadOfTheWorker(t *testing.T) {
 	t.Parallel()
 	requireTool(t, "tesseract", "tesseract-ocr")
+	img := render(t, "MustangBeispiel20221026.pdf", 1, 150)
 	e, err := New(Config{Languages: "eng", MaxMemoryBytes: 32 << 20})
 	require.NoError(t, err)
-	_, err = e.Page(context.Background(), render(t, "MustangBeispiel20221026.pdf", 1, 150))
+	require.NotEmpty(t, e.prlimit, "prlimit (util-linux) sets the bound")
+	_, err = e.Page(context.Background(), img)
+	require.ErrorIs(t, err, ErrFailed)
+
+	// Without the prlimit command, prlimit(2) sets it after the start.
+	e.prlimit = ""
+	_, err = e.Page(context.Background(), img)
 	require.ErrorIs(t, err, ErrFailed)
 }
 
