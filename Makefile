@@ -16,7 +16,7 @@ LINT_NODE_VERSION   ?= 22
 TEST_TAGS           ?= slow
 # Fuzz targets as package:FuzzName, space separated, e.g.
 #   ./jobs:FuzzKey ./api:FuzzSubmit
-FUZZ_TARGETS        ?= ./jobs:FuzzKey ./jobs:FuzzParseKey ./internal/config:FuzzFromEnv ./api:FuzzSubmit ./extract:FuzzRules
+FUZZ_TARGETS        ?= ./jobs:FuzzKey ./jobs:FuzzParseKey ./internal/config:FuzzFromEnv ./api:FuzzSubmit ./extract/rules:FuzzRules
 FUZZTIME            ?= 20s
 # Flags of the three comparisons of `make bench`. The defaults are the sizes
 # the performance targets are stated in (about two minutes on a 2-core

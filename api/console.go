@@ -106,6 +106,23 @@ func (o consoleOps) Input(ctx context.Context, k jobs.Key) (string, error) {
 	return bounded(o, ctx, func(ctx context.Context) (string, error) { return o.s.store.Input(ctx, k) })
 }
 
+// errNoPDFReader: this API process has no PDF reader (Config.Pages).
+var errNoPDFReader = errors.New("api: no PDF reader configured")
+
+func (o consoleOps) PageCount(ctx context.Context, pdf []byte) (int, error) {
+	if o.s.cfg.Pages == nil {
+		return 0, errNoPDFReader
+	}
+	return o.s.cfg.Pages.PageCount(ctx, pdf)
+}
+
+func (o consoleOps) RenderPage(ctx context.Context, pdf []byte, page int) ([]byte, error) {
+	if o.s.cfg.Pages == nil {
+		return nil, errNoPDFReader
+	}
+	return o.s.cfg.Pages.Render(ctx, pdf, page, pageImagePixels)
+}
+
 func (o consoleOps) Result(ctx context.Context, k jobs.Key) ([]byte, error) {
 	return bounded(o, ctx, func(ctx context.Context) ([]byte, error) { return o.s.store.Result(ctx, k) })
 }

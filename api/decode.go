@@ -34,14 +34,20 @@ import (
 
 // readObject reads the request body as a strict JSON object.
 func (s *Server) readObject(c echo.Context) (*object, error) {
+	return s.readObjectLimit(c, s.cfg.BodyLimit)
+}
+
+// readObjectLimit is readObject with a body limit of its own (a submission
+// may carry a file).
+func (s *Server) readObjectLimit(c echo.Context, limit int64) (*object, error) {
 	r := c.Request()
 	if err := checkContentType(r.Header.Get(echo.HeaderContentType)); err != nil {
 		return nil, err
 	}
-	if r.ContentLength > s.cfg.BodyLimit {
+	if r.ContentLength > limit {
 		return nil, tooLarge()
 	}
-	data, err := io.ReadAll(http.MaxBytesReader(c.Response(), r.Body, s.cfg.BodyLimit))
+	data, err := io.ReadAll(http.MaxBytesReader(c.Response(), r.Body, limit))
 	var maxErr *http.MaxBytesError
 	switch {
 	case errors.As(err, &maxErr):
@@ -77,7 +83,7 @@ func parseObject(data []byte) (*object, error) {
 	if fields := checkEscapes(data); len(fields) > 0 {
 		return nil, invalid(fields...)
 	}
-	return &object{members: members}, nil
+	return &object{members: members, size: int64(len(data))}, nil
 }
 
 // scanObject walks well-formed JSON (json.Valid holds) once. It returns the
@@ -394,6 +400,7 @@ func checkSyntax(data []byte) string {
 type object struct {
 	members map[string]json.RawMessage
 	fields  []jobs.FieldError
+	size    int64 // the body's bytes
 }
 
 func (o *object) fail(field, problem string) {

@@ -52,11 +52,11 @@ func FuzzSubmit(f *testing.F) {
 // yield a valid key and non-empty content; a refused one an invalid_request
 // naming at least one field.
 func checkDecoder(t *testing.T, body []byte) {
-	s := &Server{cfg: Config{Limits: jobs.DefaultLimits}}
+	s := &Server{cfg: Config{Limits: jobs.DefaultLimits, BodyLimit: defaultBodyLimit, MaxFileBytes: defaultMaxFileBytes, MaxPages: defaultMaxPages}}
 	o, err := parseObject(body)
 	var req jobs.SubmitRequest
 	if err == nil {
-		req, err = s.submitRequest(o, "acme", "")
+		req, err = s.submitRequest(t.Context(), o, nil, "acme", "")
 	}
 	if err != nil {
 		var e *Error

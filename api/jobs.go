@@ -65,30 +65,59 @@ func (s *Server) submit(c echo.Context) error {
 
 // decodeSubmit reads and validates a submission for tenant. The payload the
 // store hashes is the content alone: deadlineSeconds is an execution option.
+//
+// The body is JSON with `content` (text) or `file` (a base64 file), or
+// multipart/form-data with a `file` part (api/intake.go).
 func (s *Server) decodeSubmit(c echo.Context, tenant string) (jobs.SubmitRequest, error) {
-	o, err := s.readObject(c)
+	var (
+		o    *object
+		file *submittedFile
+		err  error
+	)
+	if isMultipart(c.Request()) {
+		o, file, err = s.readMultipart(c)
+	} else {
+		o, err = s.readObjectLimit(c, s.submitBodyLimit())
+	}
 	if err != nil {
 		return jobs.SubmitRequest{}, err
 	}
 	// Only a client's own request ID is worth remembering: the store answers
 	// a replay of it as it answered the original (202 again, not a dedupe).
 	// A generated one is never replayed and would only cost a Redis key.
-	return s.submitRequest(o, tenant, clientRequestID(c))
+	return s.submitRequest(c.Request().Context(), o, file, tenant, clientRequestID(c))
 }
 
-func (s *Server) submitRequest(o *object, tenant, reqID string) (jobs.SubmitRequest, error) {
+// submitRequest checks a submission's members. file is the multipart file
+// part, nil for a JSON body (whose file, if any, is the member `file`).
+func (s *Server) submitRequest(ctx context.Context, o *object, file *submittedFile, tenant, reqID string) (jobs.SubmitRequest, error) {
 	doc, ok := o.str("documentId", true)
 	if ok {
 		checkDocumentID(o, doc)
 	}
 	version, _ := o.integer("operationVersion", true, 1, jobs.MaxVersion)
-	content, ok := o.str("content", true)
-	if ok && content == "" {
-		o.fail("content", "must be a non-empty string")
+	content, hasContent := "", false
+	if file == nil {
+		content, hasContent = s.textContent(o)
+		var hasFile bool
+		if file, hasFile = s.fileMember(o); hasFile && hasContent {
+			o.fail("file", "must not be sent with content: send the document as text (content) or as a file, not both")
+		} else if !hasFile && !hasContent {
+			o.fail("content", "is required: the document as text (content) or as a file (file)")
+		}
 	}
 	deadline, hasDeadline := o.integer("deadlineSeconds", false, 1, MaxDeadlineSeconds)
 	if err := o.done(submitHints); err != nil {
 		return jobs.SubmitRequest{}, err
+	}
+	if hasContent && o.size > s.cfg.BodyLimit {
+		return jobs.SubmitRequest{}, limitTooLarge(fmt.Sprintf("a submission with text content is limited to %d bytes; send a larger document as a file", s.cfg.BodyLimit))
+	}
+	if file != nil {
+		var err error
+		if content, err = s.checkFile(ctx, file); err != nil {
+			return jobs.SubmitRequest{}, err
+		}
 	}
 	key, err := jobs.BuildKey(tenant, doc, version)
 	if err != nil {
@@ -99,6 +128,17 @@ func (s *Server) submitRequest(o *object, tenant, reqID string) (jobs.SubmitRequ
 		limits.Deadline = time.Duration(deadline) * time.Second
 	}
 	return jobs.SubmitRequest{Key: key, Content: content, Limits: limits, RequestID: reqID}, nil
+}
+
+// textContent takes the optional member content: text, non-empty.
+// present reports whether the member was sent at all, even with a wrong type.
+func (s *Server) textContent(o *object) (content string, present bool) {
+	_, present = o.members["content"]
+	content, ok := o.str("content", false)
+	if ok && content == "" {
+		o.fail("content", "must be a non-empty string")
+	}
+	return content, present
 }
 
 // checkDocumentID reports the key's problem with doc, if any.

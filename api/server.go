@@ -52,8 +52,19 @@ type Config struct {
 	// deadlineSeconds overrides the deadline). Defaulted by
 	// jobs.Limits.WithDefaults: the zero Limits is jobs.DefaultLimits.
 	Limits jobs.Limits
-	// BodyLimit bounds request bodies; larger ones answer 413. Default 1 MiB.
+	// BodyLimit bounds request bodies, and the text content of a
+	// submission; larger ones answer 413. Default 1 MiB. A submission that
+	// carries a file may be as large as a base64 file of MaxFileBytes.
 	BodyLimit int64
+	// MaxFileBytes bounds a submitted file (413 above it). Default 10 MiB.
+	MaxFileBytes int64
+	// MaxPages bounds a submitted PDF's pages when Pages can count them
+	// (413 above it; the worker's read stage enforces its own limit too).
+	// Default 50.
+	MaxPages int
+	// Pages counts a PDF's pages at intake and renders pages for the
+	// console; nil: no page count at intake and no page images.
+	Pages DocumentPages
 	// ReprocessRate is the per-tenant reprocess budget. Default 10 per minute.
 	ReprocessRate Rate
 	// AuthFailures is how many failed authentications one client address
@@ -107,6 +118,8 @@ type Config struct {
 
 const (
 	defaultBodyLimit       = 1 << 20
+	defaultMaxFileBytes    = 10 << 20
+	defaultMaxPages        = 50
 	defaultStoreTimeout    = 2 * time.Second
 	defaultReadyTimeout    = time.Second
 	defaultShutdownTimeout = 10 * time.Second
@@ -116,6 +129,12 @@ func (c Config) withDefaults() Config {
 	c.Limits = c.Limits.WithDefaults()
 	if c.BodyLimit == 0 {
 		c.BodyLimit = defaultBodyLimit
+	}
+	if c.MaxFileBytes == 0 {
+		c.MaxFileBytes = defaultMaxFileBytes
+	}
+	if c.MaxPages == 0 {
+		c.MaxPages = defaultMaxPages
 	}
 	if c.ReprocessRate == (Rate{}) {
 		c.ReprocessRate = Rate{Count: 10, Per: time.Minute}
@@ -164,6 +183,9 @@ func (c Config) validate() error {
 	}
 	if c.BodyLimit < 1 {
 		errs = append(errs, errors.New("api: Config.BodyLimit must be positive"))
+	}
+	if c.MaxFileBytes < 1 || c.MaxPages < 1 {
+		errs = append(errs, errors.New("api: Config.MaxFileBytes and Config.MaxPages must be positive"))
 	}
 	if c.ReprocessRate.Count < 1 || c.ReprocessRate.Per <= 0 {
 		errs = append(errs, errors.New("api: Config.ReprocessRate must be a positive count per positive duration"))
@@ -268,6 +290,8 @@ func (s *Server) routes() *echo.Echo {
 	e.POST("/v1/jobs", s.submit, tenant)
 	e.GET("/v1/jobs", s.listJobs, anyone)
 	e.GET("/v1/jobs/:jobId", s.getJob, anyone)
+	e.GET("/v1/jobs/:jobId/document", s.getDocument, anyone)
+	e.GET("/v1/jobs/:jobId/document/pages/:page", s.getDocumentPage, anyone)
 	e.POST("/v1/jobs/:jobId/reprocess", s.reprocess, operator)
 	e.GET("/v1/reviews", s.listReviews, anyone)
 	e.GET("/v1/reviews/:jobId", s.getReview, anyone)

@@ -85,7 +85,7 @@ func TestOpenAPI_ServesTheDocument(t *testing.T) {
 			continue
 		}
 		p := rt.Path
-		for _, name := range []string{"jobId", "id", "webhookId"} {
+		for _, name := range []string{"jobId", "id", "webhookId", "page"} {
 			p = strings.ReplaceAll(p, ":"+name, "{"+name+"}")
 		}
 		item, ok := paths[p].(map[string]any)

@@ -68,6 +68,11 @@ type Operations interface {
 	GetReview(ctx context.Context, k jobs.Key) (*jobs.Review, error)
 	GetJob(ctx context.Context, k jobs.Key) (*jobs.Job, error)
 	Input(ctx context.Context, k jobs.Key) (string, error)
+	// PageCount counts a PDF's pages, RenderPage renders one as a PNG:
+	// the original beside the fields. Either fails when the deployment
+	// has no PDF reader in this process.
+	PageCount(ctx context.Context, pdf []byte) (int, error)
+	RenderPage(ctx context.Context, pdf []byte, page int) ([]byte, error)
 	Result(ctx context.Context, k jobs.Key) ([]byte, error)
 	// Decide records operator's decision, "approve" or "reject".
 	Decide(ctx context.Context, k jobs.Key, operator, decision, note string) (*jobs.Review, error)

@@ -37,7 +37,8 @@ type invoice struct {
 // the document while its input is retained, the extracted fields while the
 // result is.
 type material struct {
-	Document      string
+	Document      string    // the text of a text input; "" for a file
+	Original      *original // the input as it arrived (nil once expired)
 	InputExpired  bool
 	Invoice       *invoice
 	ResultExpired bool // succeeded, but the result is gone
@@ -54,7 +55,11 @@ func (c *Console) load(r *http.Request, j *jobs.Job) (material, error) {
 	case err != nil:
 		return m, err
 	default:
-		m.Document = doc
+		in := jobs.DecodeInput(doc)
+		m.Original = c.describeOriginal(r, in)
+		if !in.File {
+			m.Document = doc
+		}
 	}
 	if j.State != jobs.StateSucceeded {
 		return m, nil

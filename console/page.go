@@ -140,6 +140,8 @@ func (c *Console) routes() *http.ServeMux {
 	mux.HandleFunc("POST "+root+"/reviews/{jobId}/decision", c.guard(c.decide))
 	mux.HandleFunc("GET "+root+"/dlq", c.dlq)
 	mux.HandleFunc("GET "+root+"/jobs/{jobId}", c.job)
+	mux.HandleFunc("GET "+root+"/jobs/{jobId}/document", c.document)
+	mux.HandleFunc("GET "+root+"/jobs/{jobId}/pages/{page}", c.pageImage)
 	mux.HandleFunc("POST "+root+"/jobs/{jobId}/reprocess", c.guard(c.reprocess))
 	mux.HandleFunc("GET "+root+"/audit", c.audit)
 	// The forms' targets answer every other method 405: no link can act.

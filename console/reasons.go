@@ -14,6 +14,23 @@ var bareReasons = map[string]string{
 	"total_mismatch":       "the total does not equal subtotal + charges + tax",
 	"model_output_invalid": "the model's answer did not match the expected form, even after retries",
 	"other":                "the document was rejected for a reason without a code",
+	"unreadable_document":  "the file is corrupt, truncated, empty or not what its type says",
+	"encrypted_document":   "the PDF is password-protected",
+	"no_text_layer":        "the document has no text to read (a scan) and no OCR is configured",
+	"too_many_pages":       "the document has more pages than this deployment reads",
+}
+
+// einvoiceRules say what an invalid_einvoice reason's rule checks; any
+// other rule is named as it is.
+var einvoiceRules = map[string]string{
+	"syntax":   "it is not a readable UBL, CII or ZUGFeRD invoice",
+	"BR-CO-10": "the sum of the line net amounts is not the stated line total (BT-106)",
+	"BR-CO-11": "the sum of the document allowances is not the stated allowance total (BT-107)",
+	"BR-CO-12": "the sum of the document charges is not the stated charge total (BT-108)",
+	"BR-CO-13": "the total without VAT (BT-109) is not lines − allowances + charges",
+	"BR-CO-14": "the VAT total (BT-110) is not the sum of the VAT breakdown",
+	"BR-CO-15": "the total with VAT (BT-112) is not the total without VAT plus the VAT",
+	"BR-CO-16": "the amount due (BT-115) is not the total with VAT − paid + rounding",
 }
 
 var fieldReasons = map[string]string{
@@ -32,6 +49,8 @@ var fieldWords = map[string]string{
 	"charges":       "charges",
 	"tax":           "tax",
 	"total":         "total",
+	"paidAmount":    "amount paid",
+	"amountDue":     "amount due",
 }
 
 var errorCodes = map[string]string{
@@ -66,6 +85,12 @@ func Describe(code string) (string, bool) {
 		return s, true
 	}
 	reason, field, ok := strings.Cut(code, ":")
+	if ok && reason == "invalid_einvoice" {
+		if w, known := einvoiceRules[field]; known {
+			return "the e-invoice breaks EN 16931 " + field + ": " + w, true
+		}
+		return "the e-invoice breaks the EN 16931 rule " + field, true
+	}
 	if pattern, known := fieldReasons[reason]; ok && known {
 		if w, known := fieldWords[field]; known {
 			return strings.Replace(pattern, "%s", w, 1), true

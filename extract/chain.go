@@ -73,7 +73,7 @@ func (c *Chain) Extract(ctx context.Context, content string, classification []by
 
 // Validate judges the extraction, whoever made it, with ValidateExtraction.
 func (c *Chain) Validate(ctx context.Context, extraction []byte) ([]byte, error) {
-	return Rules{}.Validate(ctx, extraction)
+	return Validate(ctx, extraction)
 }
 
 // fallsBack reports whether err is a rejection the model may do better on.

@@ -21,9 +21,9 @@ func decodeExtraction(b []byte) (Extraction, error) {
 	return x, err
 }
 
-// decodeClassification is json.Unmarshal(b, &c), by the same strict
+// DecodeClassification is json.Unmarshal(b, &c), by the same strict
 // reader first.
-func decodeClassification(b []byte) (Classification, error) {
+func DecodeClassification(b []byte) (Classification, error) {
 	r := jsonReader{b: b}
 	var c Classification
 	if r.lit(`{"documentType":`) && r.str(&c.DocumentType) && r.optStrings(`,"signals":`, &c.Signals) &&

@@ -1,7 +1,6 @@
 package extract
 
 import (
-	"context"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -38,39 +37,16 @@ func extractionVariants(b []byte) [][]byte {
 	return out
 }
 
-// checkDecodeClassification requires decodeClassification to decode b as
+// checkDecodeClassification requires DecodeClassification to decode b as
 // json.Unmarshal does.
 func checkDecodeClassification(t *testing.T, b []byte) {
 	var want Classification
 	wantErr := json.Unmarshal(b, &want)
-	got, gotErr := decodeClassification(b)
+	got, gotErr := DecodeClassification(b)
 	require.Equal(t, wantErr == nil, gotErr == nil, "%q", b)
 	if wantErr == nil {
 		require.Equal(t, want, got, "%q", b)
 	}
-}
-
-func TestDecode_ReadsWhatJSONUnmarshalReads(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-	var r Rules
-	read := 0
-	for _, d := range goldenDocs(t) {
-		cls, err := r.Classify(ctx, d.text)
-		require.NoError(t, err)
-		for _, b := range extractionVariants(cls) {
-			checkDecodeClassification(t, b)
-		}
-		ext, err := r.Extract(ctx, d.text, cls)
-		require.NoError(t, err)
-		if _, ok := readExtraction(ext); ok {
-			read++
-		}
-		for _, b := range extractionVariants(ext) {
-			checkDecode(t, b)
-		}
-	}
-	require.Positive(t, read, "the strict reader reads the rules' own output")
 }
 
 func FuzzDecode_MatchesJSONUnmarshal(f *testing.F) {

@@ -12,8 +12,8 @@ import (
 // '<', '>', '&', a control character, U+2028, U+2029, invalid UTF-8) goes
 // to json.Marshal whole. Either way the bytes are json.Marshal's.
 
-// marshalClassification is json.Marshal(c).
-func marshalClassification(c Classification) ([]byte, error) {
+// MarshalClassification is json.Marshal(c).
+func MarshalClassification(c Classification) ([]byte, error) {
 	w := jsonWriter{b: make([]byte, 0, 128)}
 	w.raw(`{"documentType":`)
 	w.str(c.DocumentType)
@@ -28,8 +28,8 @@ func marshalClassification(c Classification) ([]byte, error) {
 	return w.b, nil
 }
 
-// marshalExtraction is json.Marshal(x).
-func marshalExtraction(x Extraction) ([]byte, error) {
+// MarshalExtraction is json.Marshal(x).
+func MarshalExtraction(x Extraction) ([]byte, error) {
 	w := jsonWriter{b: make([]byte, 0, 512)}
 	w.raw(`{"documentType":`)
 	w.str(x.DocumentType)

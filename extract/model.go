@@ -186,7 +186,7 @@ func (m *Model) Classify(context.Context, string) ([]byte, error) {
 // Validate judges the model's extraction like any other, with
 // ValidateExtraction.
 func (m *Model) Validate(ctx context.Context, extraction []byte) ([]byte, error) {
-	return Rules{}.Validate(ctx, extraction)
+	return Validate(ctx, extraction)
 }
 
 // Extract asks the model for the document's fields.

@@ -189,3 +189,54 @@ func (p product) roundMinor(minor int) (int64, error) {
 	}
 	return q.Int64(), nil
 }
+
+// MaxDecimalDigits is the length of the longest canonical decimal string
+// the validator accepts.
+const MaxDecimalDigits = maxDecimalDigits
+
+// AddDecimals adds canonical decimals ("12.50", "-3", "0.125") exactly, at
+// the largest scale among them. It is false when a value is not a
+// canonical decimal or the sum leaves the validator's bounds.
+func AddDecimals(vals []string) (string, bool) {
+	scale := 0
+	ds := make([]decimal, 0, len(vals))
+	for _, v := range vals {
+		d, err := parseDecimal(v)
+		if err != nil {
+			return "", false
+		}
+		ds = append(ds, d)
+		scale = max(scale, d.scale)
+	}
+	var sum int64
+	for _, d := range ds {
+		n, err := d.toMinor(scale)
+		if err != nil {
+			return "", false
+		}
+		if sum, err = addChecked(sum, n); err != nil {
+			return "", false
+		}
+	}
+	return formatMinor(sum, scale), true
+}
+
+// SameDecimal reports whether two canonical decimals have the same value
+// ("12.5" and "12.50").
+func SameDecimal(a, b string) bool {
+	da, errA := parseDecimal(a)
+	db, errB := parseDecimal(b)
+	return errA == nil && errB == nil && da.normalized() == db.normalized()
+}
+
+// ProductMatches reports whether qty × price is amount to within half of
+// amount's last written digit, the test the validator applies to a line.
+func ProductMatches(qty, price, amount string) bool {
+	q, err1 := parseDecimal(qty)
+	p, err2 := parseDecimal(price)
+	a, err3 := parseDecimal(amount)
+	if err1 != nil || err2 != nil || err3 != nil {
+		return false
+	}
+	return mulDecimal(q, p).withinHalfMinor(a.units, a.scale)
+}

@@ -54,19 +54,28 @@ const (
 )
 
 // EInvoiceRules are the rules an invalid_einvoice reason may name: the
-// EN 16931 business rules the validator checks (BR-CO-10 … BR-CO-16: the
-// document-level arithmetic; BR-01 … BR-16: required business terms) and
-// "syntax" for XML that is not a readable invoice of a supported syntax.
+// EN 16931 business rules the validator checks (BR-CO-10 … BR-CO-17: the
+// document-level arithmetic; BR-01 … BR-16: required business terms;
+// BR-DEC-*: at most two decimals; BR-S-08, BR-S-09: the standard rated VAT
+// breakdown; BR-LIN-01, BR-LIN-03: each line's identifier and amount; the
+// list of package einvoice's Rules) and "syntax" for XML that is not a
+// readable invoice of a supported syntax, or a value not of its type.
 var EInvoiceRules = []string{
 	"syntax",
 	"BR-01", "BR-02", "BR-03", "BR-04", "BR-05", "BR-06", "BR-07", "BR-08",
 	"BR-09", "BR-10", "BR-11", "BR-12", "BR-13", "BR-14", "BR-15", "BR-16",
 	"BR-CO-10", "BR-CO-11", "BR-CO-12", "BR-CO-13", "BR-CO-14", "BR-CO-15", "BR-CO-16",
 	"BR-CO-17", "BR-S-08", "BR-S-09", "BR-LIN-01", "BR-LIN-03",
+	"BR-DEC-01", "BR-DEC-02", "BR-DEC-05", "BR-DEC-06", "BR-DEC-09", "BR-DEC-10", "BR-DEC-11",
+	"BR-DEC-12", "BR-DEC-13", "BR-DEC-14", "BR-DEC-15", "BR-DEC-16", "BR-DEC-17", "BR-DEC-18",
+	"BR-DEC-19", "BR-DEC-20", "BR-DEC-23",
 }
 
 // Fields are the invoice fields a reason code may name.
-var Fields = []string{"invoiceNumber", "vendor", "issueDate", "currency", "lineItems", "subtotal", "charges", "tax", "total"}
+// paidAmount and amountDue are named only by an e-invoice whose amount is
+// more precise than its currency (see FromEInvoice).
+var Fields = []string{"invoiceNumber", "vendor", "issueDate", "currency", "lineItems", "subtotal", "charges", "tax", "total",
+	"paidAmount", "amountDue"}
 
 // fieldReasons are the reasons that take a field.
 var fieldReasons = []string{ReasonMissingField, ReasonInvalidField, ReasonUnparseableAmount}

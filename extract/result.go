@@ -167,6 +167,9 @@ const (
 	FlagVisibleTotalMismatch = "visible_total_mismatch"
 	// FlagOCR: some committed fields were read by OCR.
 	FlagOCR = "ocr"
+	// FlagEInvoiceUnreadable: a hybrid PDF whose embedded e-invoice could
+	// not be read; its visible text was read instead.
+	FlagEInvoiceUnreadable = "einvoice_attachment_unreadable"
 )
 
 // LineItem is one validated line. Quantity is a decimal string ("3",

@@ -1,7 +1,10 @@
 package extract
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"regexp"
 	"slices"
 	"strings"
@@ -239,3 +242,28 @@ func reconcile(a amounts, lines []LineItem, lineSum int64, taxIncluded bool) (in
 	}
 	return a.subtotal, nil
 }
+
+// Validate is the validate stage of every extractor: it decodes the
+// extraction JSON, judges it with ValidateExtraction and returns the
+// Invoice JSON, or a *Rejection.
+func Validate(ctx context.Context, extraction []byte) ([]byte, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	x, err := decodeExtraction(extraction)
+	if err != nil {
+		return nil, fmt.Errorf("extract: validate: decode extraction: %w", ErrPermanent)
+	}
+	inv, err := ValidateExtraction(x)
+	if err != nil {
+		return nil, err
+	}
+	if inv == nil {
+		return json.Marshal(inv)
+	}
+	return marshalInvoice(*inv)
+}
+
+// IsInvoiceNumber reports whether s has the shape the validator accepts
+// for an invoice number.
+func IsInvoiceNumber(s string) bool { return invoiceNumberRe.MatchString(s) }

@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -18,7 +19,7 @@ func validExtraction() Extraction {
 			{Description: "Consulting", Quantity: "9.5", UnitPrice: "120", Amount: "1140"},
 		},
 		Subtotal: "1152.00", Tax: "230.40", Total: "1382.40",
-		Source: Source{Extractor: ExtractorRules},
+		Source: Source{Extractor: "rules"},
 	}
 }
 
@@ -33,7 +34,7 @@ func TestValidateExtraction_AcceptsAValidInvoiceInMinorUnits(t *testing.T) {
 			{Description: "Widget", Quantity: "3", UnitPrice: "4.00", Amount: "12.00"},
 			{Description: "Consulting", Quantity: "9.5", UnitPrice: "120.00", Amount: "1140.00"},
 		},
-		Subtotal: "1152.00", Tax: "230.40", Total: "1382.40", Source: Source{Extractor: ExtractorRules},
+		Subtotal: "1152.00", Tax: "230.40", Total: "1382.40", Source: Source{Extractor: "rules"},
 	}, inv)
 }
 
@@ -258,4 +259,15 @@ func TestReasons_AreASmallFixedSetOfFieldsAndBareCodes(t *testing.T) {
 		require.Regexp(t, `^[a-z_]+(:([a-zA-Z]+|BR-[A-Z0-9-]+))?$`, r)
 	}
 	require.Contains(t, rs, "missing_field:charges")
+}
+
+// reasonOf requires err to be a permanent *Rejection with a known reason
+// and returns the reason.
+func reasonOf(t *testing.T, err error) string {
+	t.Helper()
+	var rej *Rejection
+	require.True(t, errors.As(err, &rej), "want a *Rejection, got %v", err)
+	require.ErrorIs(t, err, ErrPermanent)
+	require.True(t, ValidReason(rej.Reason), "reason %q is not one of Reasons()", rej.Reason)
+	return rej.Reason
 }

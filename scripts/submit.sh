@@ -1,6 +1,7 @@
 #!/bin/sh
-# submit.sh: submit one document file as a job, with its content escaped as
-# a JSON string (no jq needed), and print the API's answer.
+# submit.sh: submit one document file as a job and print the API's answer:
+# a PDF, XML e-invoice or image as the file itself (multipart), any other
+# file as text content escaped as a JSON string (no jq needed).
 #
 #   scripts/submit.sh FILE DOCUMENT_ID [OPERATION_VERSION]     version default 1
 #
@@ -34,15 +35,25 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/relayops-submit.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 (cd "$root" && go build -o "$tmp/demojson" ./scripts/demojson)
 
-# documentId goes through the JSON quoting too: the API, not this script,
-# says whether it is valid.
-printf '%s' "$doc" | "$tmp/demojson" quote >"$tmp/doc"
-"$tmp/demojson" quote <"$file" >"$tmp/content"
-printf '{"documentId":%s,"operationVersion":%s,"content":%s}' \
-	"$(cat "$tmp/doc")" "$version" "$(cat "$tmp/content")" >"$tmp/body"
-
-status=$(curl -sS -o "$tmp/answer" -w '%{http_code}' -X POST "$base/v1/jobs" \
-	-H "Authorization: Bearer $token" -H 'Content-Type: application/json' --data-binary "@$tmp/body")
+# A PDF, an XML e-invoice or an image is sent as the file itself (a
+# multipart part named file; the API tells its type from its first bytes);
+# anything else as text content. documentId goes through the JSON quoting
+# too: the API, not this script, says whether it is valid.
+case $file in
+*.pdf | *.PDF | *.xml | *.XML | *.png | *.PNG | *.jpg | *.JPG | *.jpeg | *.JPEG | *.tif | *.TIF | *.tiff | *.TIFF)
+	status=$(curl -sS -o "$tmp/answer" -w '%{http_code}' -X POST "$base/v1/jobs" \
+		-H "Authorization: Bearer $token" -F "documentId=$doc" -F "operationVersion=$version" \
+		-F "file=@$file;type=application/octet-stream")
+	;;
+*)
+	printf '%s' "$doc" | "$tmp/demojson" quote >"$tmp/doc"
+	"$tmp/demojson" quote <"$file" >"$tmp/content"
+	printf '{"documentId":%s,"operationVersion":%s,"content":%s}' \
+		"$(cat "$tmp/doc")" "$version" "$(cat "$tmp/content")" >"$tmp/body"
+	status=$(curl -sS -o "$tmp/answer" -w '%{http_code}' -X POST "$base/v1/jobs" \
+		-H "Authorization: Bearer $token" -H 'Content-Type: application/json' --data-binary "@$tmp/body")
+	;;
+esac
 cat "$tmp/answer"
 echo
 case $status in

@@ -9,7 +9,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 
-	"github.com/relayops/relayops/extract"
+	"github.com/relayops/relayops/extract/rules"
 	"github.com/relayops/relayops/internal/redistest"
 	"github.com/relayops/relayops/internal/task"
 	"github.com/relayops/relayops/jobs"
@@ -61,7 +61,7 @@ func TestHandler_ClusterErrors_RetriedUncountedNeverDeadLettered(t *testing.T) {
 			}
 			require.Equal(t, KindTransient, Classify(storeErr))
 
-			h, err := NewHandler(HandlerConfig{Store: store, Extractor: extract.Rules{}})
+			h, err := NewHandler(HandlerConfig{Store: store, Extractor: rules.Rules{}})
 			require.NoError(t, err)
 			err = h.ProcessTask(t.Context(), asynq.NewTask(task.TypeExtract, task.ExtractPayload{JobKey: k.String()}.Marshal()))
 			var ce *CodeError
@@ -84,7 +84,7 @@ func TestHandler_CommitNotReplicated_RetriedUncountedThenAcked(t *testing.T) {
 	b.submit(t, k, readSample(t, "valid-basic-eur.txt"), 0)
 	waiting, err := jobs.NewStore(jobs.Config{Redis: b.rdb, Clock: b.clock, Shards: testShards, WaitReplicas: 1})
 	require.NoError(t, err)
-	h, err := NewHandler(HandlerConfig{Store: waiting, Extractor: extract.Rules{}, Clock: b.clock})
+	h, err := NewHandler(HandlerConfig{Store: waiting, Extractor: rules.Rules{}, Clock: b.clock})
 	require.NoError(t, err)
 	deliver := func() error {
 		return h.ProcessTask(b.ctx, asynq.NewTask(task.TypeExtract, task.ExtractPayload{JobKey: k.String()}.Marshal()))

@@ -13,6 +13,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/hibiken/asynq"
 
+	"github.com/relayops/relayops/document"
 	"github.com/relayops/relayops/extract"
 	"github.com/relayops/relayops/internal/clock"
 	"github.com/relayops/relayops/internal/task"
@@ -25,6 +26,13 @@ type HandlerConfig struct {
 	Store *jobs.Store
 	// Extractor runs the stages. Required.
 	Extractor extract.Extractor
+	// Reader is the read stage: it turns the input into a document.
+	// Default: document.New(document.Config{}), which reads text and XML
+	// e-invoices and refuses PDFs (a deployment gives it a PDF reader).
+	Reader DocumentReader
+	// VisibleTotal reads the total of a hybrid PDF's visible text; nil
+	// skips that check.
+	VisibleTotal VisibleTotal
 	// Faults injects failures; nil injects none.
 	Faults *Faults
 	// Clock is the source of "now" for deadlines. Default clock.Real{}.
@@ -54,6 +62,9 @@ func (c HandlerConfig) withDefaults() HandlerConfig {
 	}
 	if c.AttemptTimeout == 0 {
 		c.AttemptTimeout = 5 * time.Minute
+	}
+	if c.Reader == nil {
+		c.Reader = document.New(document.Config{})
 	}
 	return c
 }
@@ -92,6 +103,8 @@ func (c HandlerConfig) validate() error {
 type Handler struct {
 	store          *jobs.Store
 	extractor      extract.Extractor
+	reader         DocumentReader
+	visibleTotal   VisibleTotal
 	faults         *Faults
 	clock          clock.Clock
 	logger         *slog.Logger
@@ -109,7 +122,8 @@ func NewHandler(cfg HandlerConfig) (*Handler, error) {
 		return nil, err
 	}
 	return &Handler{
-		store: cfg.Store, extractor: cfg.Extractor, faults: cfg.Faults, clock: cfg.Clock,
+		store: cfg.Store, extractor: cfg.Extractor, reader: cfg.Reader, visibleTotal: cfg.VisibleTotal,
+		faults: cfg.Faults, clock: cfg.Clock,
 		logger: cfg.Logger, metrics: cfg.Metrics, attemptTimeout: cfg.AttemptTimeout, onEnd: cfg.OnEnd,
 		newToken: uuid.NewString, setupLog: newLogLimiter(cfg.Clock, setupLogEvery),
 	}, nil
@@ -273,35 +287,49 @@ var errStale = errors.New("worker: stale fence")
 // errBadOutput is a stage output that is not JSON: an extractor bug.
 var errBadOutput = &CodeError{Code: jobs.CodeInternal}
 
-// pipeline runs the stages, resuming after the last checkpointed one.
+// pipeline runs the stages, resuming after the last checkpointed one: the
+// read stage first, then the structured path for a document that carries an
+// e-invoice, else classify → extract → validate on its text.
 func (a *attempt) pipeline(ctx context.Context) ([]byte, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	ckpts := a.claim.Checkpoints // the claim read them with the job
+	doc, err := a.read(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if doc.EInvoice != nil {
+		return a.structured(ctx, doc)
+	}
+	text := doc.Text()
 	x := a.h.extractor
-	cls, err := a.stage(ctx, extract.StageClassify, ckpts, func(content string) ([]byte, error) {
-		return x.Classify(ctx, content)
+	cls, err := a.stage(ctx, extract.StageClassify, ckpts, func() ([]byte, error) {
+		return x.Classify(ctx, text)
 	})
 	if err != nil {
 		return nil, err
 	}
-	ext, err := a.stage(ctx, extract.StageExtract, ckpts, func(content string) ([]byte, error) {
-		return a.inference(func() ([]byte, error) { return x.Extract(ctx, content, cls) })
+	ext, err := a.stage(ctx, extract.StageExtract, ckpts, func() ([]byte, error) {
+		return a.inference(func() ([]byte, error) { return x.Extract(ctx, text, cls) })
 	})
 	if err != nil {
 		return nil, err
 	}
-	return a.stage(ctx, extract.StageValidate, ckpts, func(string) ([]byte, error) {
+	out, err := a.stage(ctx, extract.StageValidate, ckpts, func() ([]byte, error) {
 		return x.Validate(ctx, ext)
 	})
+	if err != nil {
+		return nil, err
+	}
+	return withFlags(out, doc.Flags)
 }
 
 // stage returns the checkpointed output of stage name, or runs it (fault
 // point first), checkpoints its output when the extractor says the stage is
 // expensive (a cheap deterministic stage is recomputed after a crash
 // instead), and passes the after_<name> point.
-func (a *attempt) stage(ctx context.Context, name string, ckpts map[string][]byte, run func(content string) ([]byte, error)) ([]byte, error) {
+func (a *attempt) stage(ctx context.Context, name string, ckpts map[string][]byte, run func() ([]byte, error)) ([]byte, error) {
 	if out, ok := ckpts[name]; ok {
 		a.log.Debug("stage resumed from checkpoint", "stage", name)
 		return out, nil
@@ -309,15 +337,8 @@ func (a *attempt) stage(ctx context.Context, name string, ckpts map[string][]byt
 	if err := a.h.faults.Hit(name); err != nil {
 		return nil, err
 	}
-	var content string
-	if name != extract.StageValidate {
-		var err error
-		if content, err = a.input(); err != nil {
-			return nil, err
-		}
-	}
 	start := time.Now()
-	out, err := run(content)
+	out, err := run()
 	a.h.metrics.stageRun(name, err)
 	a.log.Debug("stage ran", "stage", name, "ok", err == nil, "duration_ms", time.Since(start).Milliseconds())
 	if err != nil {

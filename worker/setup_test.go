@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/relayops/relayops/extract"
+	"github.com/relayops/relayops/extract/rules"
 	"github.com/relayops/relayops/internal/clock"
 	"github.com/relayops/relayops/internal/redistest"
 	"github.com/relayops/relayops/internal/task"
@@ -88,21 +89,21 @@ func (f *fakeExtractor) Classify(ctx context.Context, content string) ([]byte, e
 	if h := f.enter(StageClassify); h != nil {
 		return h(ctx)
 	}
-	return extract.Rules{}.Classify(ctx, content)
+	return rules.Rules{}.Classify(ctx, content)
 }
 
 func (f *fakeExtractor) Extract(ctx context.Context, content string, cls []byte) ([]byte, error) {
 	if h := f.enter(StageExtract); h != nil {
 		return h(ctx)
 	}
-	return extract.Rules{}.Extract(ctx, content, cls)
+	return rules.Rules{}.Extract(ctx, content, cls)
 }
 
 func (f *fakeExtractor) Validate(ctx context.Context, ext []byte) ([]byte, error) {
 	if h := f.enter(StageValidate); h != nil {
 		return h(ctx)
 	}
-	return extract.Rules{}.Validate(ctx, ext)
+	return rules.Rules{}.Validate(ctx, ext)
 }
 
 // Stage names, short for the tests.

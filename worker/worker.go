@@ -23,6 +23,7 @@ import (
 
 	"github.com/relayops/relayops/admission"
 	"github.com/relayops/relayops/extract"
+	"github.com/relayops/relayops/extract/rules"
 	"github.com/relayops/relayops/internal/clock"
 	"github.com/relayops/relayops/internal/task"
 	"github.com/relayops/relayops/jobs"
@@ -38,8 +39,13 @@ type Config struct {
 	// Redis is Asynq's connection: an ordinary client (Asynq's own scripts
 	// are safe to retry), separate from the store's. Required.
 	Redis redis.UniversalClient
-	// Extractor runs the stages. Default extract.Rules{}.
+	// Extractor runs the stages. Default rules.Rules{}.
 	Extractor extract.Extractor
+	// Reader is the read stage (HandlerConfig.Reader). Default: text and
+	// XML e-invoices only.
+	Reader DocumentReader
+	// VisibleTotal checks a hybrid PDF's visible total (HandlerConfig).
+	VisibleTotal VisibleTotal
 	// Faults injects failures (tests and chaos only); nil injects none.
 	Faults *Faults
 	// Logger is the base logger; each part adds its component. Default:
@@ -170,7 +176,7 @@ func (c Config) withDefaults() Config {
 		}
 	}
 	if c.Extractor == nil {
-		c.Extractor = extract.Rules{}
+		c.Extractor = rules.Rules{}
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -294,7 +300,8 @@ func (w *Worker) build() error {
 	cfg := w.cfg
 	var err error
 	w.handler, err = NewHandler(HandlerConfig{
-		Store: cfg.Store, Extractor: cfg.Extractor, Faults: cfg.Faults, Clock: cfg.Clock,
+		Store: cfg.Store, Extractor: cfg.Extractor, Reader: cfg.Reader, VisibleTotal: cfg.VisibleTotal,
+		Faults: cfg.Faults, Clock: cfg.Clock,
 		Logger: cfg.Logger.With("component", "worker.handler"), Metrics: cfg.Metrics,
 		AttemptTimeout: cfg.AttemptTimeout, OnEnd: w.release,
 	})

@@ -64,7 +64,12 @@ func run(ctx context.Context) error {
 		return err
 	}
 	defer dash.Close()
-	srv, err := api.New(app.API(cfg, store, rdb, dash, log))
+	docs, err := app.OpenDocuments(context.Background(), cfg)
+	if err != nil {
+		return err
+	}
+	defer docs.Close()
+	srv, err := api.New(app.API(cfg, store, rdb, dash, docs, log))
 	if err != nil {
 		return err
 	}

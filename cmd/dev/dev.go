@@ -86,7 +86,12 @@ func run(ctx context.Context, o options) error {
 		return err
 	}
 	defer dash.Close()
-	srv, err := api.New(app.API(cfg, store, rdb, dash, cfg.NewLogger(os.Stderr, "api")))
+	docs, err := app.OpenDocuments(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer docs.Close()
+	srv, err := api.New(app.API(cfg, store, rdb, dash, docs, cfg.NewLogger(os.Stderr, "api")))
 	if err != nil {
 		return err
 	}
@@ -96,7 +101,7 @@ func run(ctx context.Context, o options) error {
 	}
 	asynqRedis := redis.NewClient(&redis.Options{Addr: mini.Addr()})
 	defer asynqRedis.Close()
-	wcfg, err := app.Worker(cfg, store, asynqRedis, faults,
+	wcfg, err := app.Worker(cfg, store, asynqRedis, faults, docs,
 		slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: cfg.LogLevel})))
 	if err != nil {
 		return fmt.Errorf("invalid configuration:\n%w", err)

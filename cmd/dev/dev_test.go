@@ -19,7 +19,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/relayops/relayops/extract"
+	"github.com/relayops/relayops/extract/rules"
 	"github.com/relayops/relayops/internal/config"
 	"github.com/relayops/relayops/internal/proctest"
 )
@@ -133,7 +133,7 @@ func TestBanner_ListsURLsTokensAndThreeWorkingCurlLines(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(m[1]), &req))
 	require.Equal(t, "inv-1", req.DocumentID)
 	require.Equal(t, 1, req.OperationVersion)
-	x := extract.Rules{}
+	x := rules.Rules{}
 	ctx := context.Background()
 	class, err := x.Classify(ctx, req.Content)
 	require.NoError(t, err)

@@ -75,7 +75,12 @@ func run() error {
 	// go-redis logs failed dials in plain text, one line each: through slog,
 	// and each kind once per interval.
 	lograte.RouteRedis(logger)
-	wcfg, err := app.Worker(cfg, store, asynqRedis, faults, logger)
+	docs, err := app.OpenDocuments(context.Background(), cfg)
+	if err != nil {
+		return err
+	}
+	defer docs.Close()
+	wcfg, err := app.Worker(cfg, store, asynqRedis, faults, docs, logger)
 	if err != nil {
 		return configError{fmt.Errorf("invalid configuration:\n%w", err)}
 	}

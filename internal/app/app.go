@@ -15,6 +15,7 @@ import (
 	"github.com/relayops/relayops/api"
 	"github.com/relayops/relayops/dashboard"
 	"github.com/relayops/relayops/extract"
+	"github.com/relayops/relayops/extract/rules"
 	"github.com/relayops/relayops/internal/config"
 	"github.com/relayops/relayops/jobs"
 	"github.com/relayops/relayops/quota"
@@ -41,8 +42,13 @@ func Limits(c *config.Config) jobs.Limits {
 
 // API is the HTTP API's configuration; rdb is the Redis of Asynq's queues
 // (read for /metrics), dash the dashboard handler (nil: none).
-func API(c *config.Config, store *jobs.Store, rdb redis.UniversalClient, dash http.Handler, log *slog.Logger) api.Config {
+func API(c *config.Config, store *jobs.Store, rdb redis.UniversalClient, dash http.Handler, docs *Documents, log *slog.Logger) api.Config {
+	var pages api.DocumentPages
+	if docs != nil && docs.PDF != nil {
+		pages = docs.PDF
+	}
 	return api.Config{
+		MaxFileBytes: c.Documents.MaxFileBytes, MaxPages: c.Documents.MaxPages, Pages: pages,
 		Store: store, Tenants: c.TenantTokens, Operators: c.OperatorTokens,
 		Limits:        Limits(c),
 		ReprocessRate: api.Rate{Count: c.ReprocessRate.Count, Per: c.ReprocessRate.Per},
@@ -125,14 +131,22 @@ func Dashboard(c *config.Config, log *slog.Logger) (dashboard.Config, error) {
 
 // Worker is the worker's configuration, with the extractor the deployment
 // names; asynqRedis is the Redis of Asynq's queues.
-func Worker(c *config.Config, store *jobs.Store, asynqRedis redis.UniversalClient, faults *worker.Faults, log *slog.Logger) (worker.Config, error) {
+//
+// docs is the process's document readers (nil: text and XML only, PDFs
+// refused).
+func Worker(c *config.Config, store *jobs.Store, asynqRedis redis.UniversalClient, faults *worker.Faults, docs *Documents, log *slog.Logger) (worker.Config, error) {
 	metrics := worker.NewMetrics(c.MetricsTenantLabels)
 	x, err := Extractor(c, metrics)
 	if err != nil {
 		return worker.Config{}, err
 	}
+	var reader worker.DocumentReader
+	if docs != nil {
+		reader = docs.Readers
+	}
 	return worker.Config{
 		Store: store, Redis: asynqRedis, Extractor: x, Faults: faults, Logger: log, Metrics: metrics,
+		Reader: reader, VisibleTotal: visibleTotal(rules.Rules{}),
 		Concurrency: c.Concurrency, Servers: c.AsynqServers, Queues: c.Queues, AttemptTimeout: c.AttemptTimeout,
 		RetryBase: c.RetryBase, RetryMax: c.RetryMax, TaskCheckInterval: c.TaskCheckInterval,
 		Limits:      Limits(c),
@@ -147,7 +161,7 @@ func Worker(c *config.Config, store *jobs.Store, asynqRedis redis.UniversalClien
 // extractor, the model extractor, or the chain of both. The model's calls
 // are counted in metrics.
 func Extractor(c *config.Config, metrics *worker.Metrics) (extract.Extractor, error) {
-	rules := extract.Rules{}
+	rules := rules.Rules{}
 	if !c.UsesModel() {
 		return rules, nil
 	}

@@ -32,10 +32,10 @@ func TestLimits_ZeroRecoveries_StaysZero(t *testing.T) {
 	want := jobs.Limits{MaxAttempts: jobs.DefaultLimits.MaxAttempts, MaxRecoveries: 0, Deadline: 90 * time.Second}
 	require.Equal(t, want, Limits(c))
 	require.Equal(t, want, Limits(c).WithDefaults(), "a set zero is not defaulted again")
-	w, err := Worker(c, nil, nil, nil, nil)
+	w, err := Worker(c, nil, nil, nil, nil, nil)
 	require.NoError(t, err)
 	require.Equal(t, want, w.Limits)
-	require.Equal(t, want, API(c, nil, nil, nil, nil).Limits)
+	require.Equal(t, want, API(c, nil, nil, nil, nil, nil).Limits)
 }
 
 func TestJobs_ZeroLedgerRetention_KeepsTheLedgerForever(t *testing.T) {

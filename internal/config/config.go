@@ -71,6 +71,9 @@ type Config struct {
 	// Webhook configures webhook endpoints and deliveries
 	// (RELAYOPS_WEBHOOK_*).
 	Webhook Webhook
+	// Documents is document intake and the read stage (file and page
+	// limits, the PDF reader).
+	Documents Documents
 }
 
 // Webhook configures webhook endpoints (api) and their deliveries (worker).
@@ -222,6 +225,9 @@ var vars = []Var{
 	{"RELAYOPS_TENANT_SUBMIT_RATE", "", "new jobs per tenant as count/duration, e.g. 1000/1s (none: no rate limit)"},
 	{"RELAYOPS_TENANT_MAX_BACKLOG", "0", "open jobs (queued, running, retrying) per tenant (0..100000000); 0: no cap"},
 	{"RELAYOPS_TENANT_MAX_BACKLOG_BYTES", "0", "input bytes of a tenant's open jobs, e.g. 268435456 or 256MiB; 0: no cap"},
+	{"RELAYOPS_MAX_FILE_BYTES", "10MiB", "largest submitted file (1KiB..100MiB); a submission carrying one may be a third larger in base64"},
+	{"RELAYOPS_MAX_PAGES", "50", "most pages of a submitted PDF (1..1000): more is 413 at the API and too_many_pages in the worker"},
+	{"RELAYOPS_PDF_INSTANCES", "2", "PDFium (WebAssembly) instances a process keeps for reading and rendering PDFs (1..64); each holds up to a few hundred MiB while busy"},
 }
 
 // Vars returns every RELAYOPS_ variable that Load reads, with its default and
@@ -296,6 +302,7 @@ func FromEnv(getenv func(string) string) (*Config, error) {
 		},
 	}
 	c.Tenants = l.tenants()
+	c.Documents = l.documents()
 	l.crossCheck(c)
 	if err := errors.Join(l.errs...); err != nil {
 		return nil, err

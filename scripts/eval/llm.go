@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/relayops/relayops/extract"
+	"github.com/relayops/relayops/extract/rules"
 	"github.com/relayops/relayops/internal/config"
 	"github.com/relayops/relayops/internal/corpus"
 	"github.com/relayops/relayops/internal/llmtest"
@@ -84,7 +85,7 @@ func recordedFactory(mode string, docs func() ([]corpus.Document, error)) Factor
 			fmt.Fprintf(os.Stderr, "eval: %s on the recorded endpoint: %s\n", mode, cost.String())
 		}
 		if mode == config.ExtractorRulesLLM {
-			return extract.NewChain(extract.Rules{}, model), stop, nil
+			return extract.NewChain(rules.Rules{}, model), stop, nil
 		}
 		return model, stop, nil
 	}

@@ -4,11 +4,12 @@ import (
 	"context"
 
 	"github.com/relayops/relayops/extract"
+	"github.com/relayops/relayops/extract/rules"
 )
 
 // The rules extractor: the default, offline; its zero value is ready.
 func init() {
-	register(extract.ExtractorRules, func(context.Context) (extract.Extractor, func(), error) {
-		return extract.Rules{}, nil, nil
+	register(rules.ExtractorRules, func(context.Context) (extract.Extractor, func(), error) {
+		return rules.Rules{}, nil, nil
 	})
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/relayops/relayops/extract"
+	"github.com/relayops/relayops/extract/rules"
 	"github.com/relayops/relayops/jobs"
 )
 
@@ -63,7 +64,7 @@ func syntheticDocuments(prefix string) []*document {
 // be, and measures the whole stage. Classify and Validate are the real ones.
 // Like a model's, its extract stage is checkpointed.
 type syntheticExtractor struct {
-	extract.Rules
+	rules.Rules
 	delays map[string]*document // by content; filled before the worker starts
 }
 

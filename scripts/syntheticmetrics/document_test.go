@@ -7,7 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/relayops/relayops/extract"
+	"github.com/relayops/relayops/extract/rules"
 )
 
 func TestSyntheticDocuments_AreTwelveValidInvoicesWithTheirConstants(t *testing.T) {
@@ -15,7 +15,7 @@ func TestSyntheticDocuments_AreTwelveValidInvoicesWithTheirConstants(t *testing.
 	docs := syntheticDocuments("syn-test")
 	require.Len(t, docs, 12)
 	require.Len(t, reviewDelays, len(inferenceDelays))
-	x := extract.Rules{}
+	x := rules.Rules{}
 	ctx := context.Background()
 	seen := map[string]bool{}
 	for _, d := range docs {

@@ -1,0 +1,166 @@
+package document
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/relayops/relayops/document/pdf"
+	"github.com/relayops/relayops/einvoice"
+	"github.com/relayops/relayops/extract"
+)
+
+// Media types the readers know.
+const (
+	mediaTypeText = "text/plain"
+	mediaTypePDF  = "application/pdf"
+	mediaTypeXML  = "application/xml"
+)
+
+// ErrNoPDFReader: a PDF arrived at a process built without a PDF reader. A
+// deployment fault, not the document's: permanent, without a reason code.
+var ErrNoPDFReader = fmt.Errorf("%w: document: no PDF reader is configured", extract.ErrPermanent)
+
+// PDFReader is what the read stage needs of a PDF reader (package
+// document/pdf's Reader).
+type PDFReader interface {
+	Read(ctx context.Context, data []byte) (*pdf.File, error)
+}
+
+// Config configures the readers. The zero Config reads text and XML.
+type Config struct {
+	// PDF reads PDFs; nil refuses them with ErrNoPDFReader.
+	PDF PDFReader
+}
+
+// Readers reads every supported input format, one Reader per media type.
+type Readers struct {
+	byType map[string]Reader
+}
+
+// New returns the readers of cfg.
+func New(cfg Config) *Readers {
+	r := &Readers{byType: map[string]Reader{
+		mediaTypeText: textReader{},
+		mediaTypeXML:  xmlReader{},
+	}}
+	if cfg.PDF != nil {
+		r.byType[mediaTypePDF] = pdfReader{pdf: cfg.PDF}
+	} else {
+		r.byType[mediaTypePDF] = refuse{ErrNoPDFReader}
+	}
+	return r
+}
+
+// Read reads data of mediaType into a Document, or returns a
+// *extract.Rejection with the read stage's reason, or another error (a
+// deadline, a deployment fault).
+func (r *Readers) Read(ctx context.Context, mediaType string, data []byte) (*Document, error) {
+	rd, ok := r.byType[mediaType]
+	if !ok {
+		return nil, extract.Reject(extract.ReasonUnreadableDocument)
+	}
+	if len(data) == 0 {
+		return nil, extract.Reject(extract.ReasonUnreadableDocument)
+	}
+	doc, err := rd.Read(ctx, data)
+	if err != nil {
+		return nil, err
+	}
+	doc.MediaType = mediaType
+	return doc, nil
+}
+
+type refuse struct{ err error }
+
+func (r refuse) Read(context.Context, []byte) (*Document, error) { return nil, r.err }
+
+// textReader reads submitted text: one page, exactly as submitted.
+type textReader struct{}
+
+func (textReader) Read(_ context.Context, data []byte) (*Document, error) {
+	if !utf8.Valid(data) {
+		return nil, extract.Reject(extract.ReasonUnreadableDocument)
+	}
+	return &Document{Pages: []Page{{Number: 1, Text: string(data), Source: SourceText}}}, nil
+}
+
+// xmlReader reads a standalone e-invoice.
+type xmlReader struct{}
+
+func (xmlReader) Read(_ context.Context, data []byte) (*Document, error) {
+	inv, err := einvoice.Parse(data)
+	if err != nil {
+		return nil, xmlRejection(err)
+	}
+	return &Document{EInvoice: inv, EInvoiceFrom: "xml"}, nil
+}
+
+// xmlRejection is the reason of XML that is no readable e-invoice: well-formed
+// XML of another kind is not an invoice; anything else is invalid.
+func xmlRejection(err error) error {
+	if errors.Is(err, einvoice.ErrNotEInvoice) {
+		return extract.Reject(extract.ReasonNotAnInvoice)
+	}
+	return extract.Reject(extract.FieldReason(extract.ReasonInvalidEInvoice, "syntax"))
+}
+
+// pdfReader reads a PDF: its pages' layout text and, for a hybrid PDF, the
+// e-invoice it embeds.
+type pdfReader struct{ pdf PDFReader }
+
+// EInvoiceAttachments are the names under which Factur-X, ZUGFeRD (1.0 and
+// 2.x) and XRechnung embed their XML, compared without case.
+var EInvoiceAttachments = []string{"factur-x.xml", "zugferd-invoice.xml", "xrechnung.xml"}
+
+func (p pdfReader) Read(ctx context.Context, data []byte) (*Document, error) {
+	f, err := p.pdf.Read(ctx, data)
+	switch {
+	case errors.Is(err, pdf.ErrEncrypted):
+		return nil, extract.Reject(extract.ReasonEncryptedDocument)
+	case errors.Is(err, pdf.ErrTooManyPages):
+		return nil, extract.Reject(extract.ReasonTooManyPages)
+	case errors.Is(err, pdf.ErrUnreadable):
+		return nil, extract.Reject(extract.ReasonUnreadableDocument)
+	case err != nil:
+		return nil, err
+	}
+	doc := &Document{}
+	for i, text := range f.Pages {
+		doc.Pages = append(doc.Pages, Page{Number: i + 1, Text: text, Source: SourceText})
+	}
+	p.embedded(doc, f.Attachments)
+	if doc.EInvoice == nil && !doc.HasText() {
+		return nil, extract.Reject(extract.ReasonNoTextLayer)
+	}
+	return doc, nil
+}
+
+// embedded reads the first e-invoice attachment into doc. One that cannot be
+// read leaves the document to its visible text, flagged: the XML is the
+// legally binding part, and a reviewer must know it was not used.
+func (pdfReader) embedded(doc *Document, atts []pdf.Attachment) {
+	for _, a := range atts {
+		if !isEInvoiceAttachment(a.Name) {
+			continue
+		}
+		inv, err := einvoice.Parse(a.Data)
+		if err != nil {
+			doc.Flags = append(doc.Flags, extract.FlagEInvoiceUnreadable)
+			return
+		}
+		doc.EInvoice, doc.EInvoiceFrom = inv, a.Name
+		return
+	}
+}
+
+func isEInvoiceAttachment(name string) bool {
+	for _, n := range EInvoiceAttachments {
+		if strings.EqualFold(name, n) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,432 @@
+package rules
+
+import (
+	"sort"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/relayops/relayops/extract"
+)
+
+// headLines is how far from the top a title is looked for, in non-blank
+// lines.
+const headLines = 25
+
+// docKeywords are the phrases that name a kind of document in a title. The
+// one written first decides: "Receipt for invoice 4471", "Credit note to
+// invoice 4471" and "Pro forma invoice" are not invoices, "Invoice 2026/17
+// – translation of the annual report" is.
+var docKeywords = []struct {
+	phrase  string
+	docType string
+}{
+	{"pro forma", extract.DocQuote}, {"proforma", extract.DocQuote}, {"pro-forma", extract.DocQuote},
+	{"credit note", extract.DocCreditNote}, {"credit memo", extract.DocCreditNote}, {"credit invoice", extract.DocCreditNote},
+	{"cancellation invoice", extract.DocCreditNote}, {"gutschrift", extract.DocCreditNote},
+	{"avoir", extract.DocCreditNote}, {"refund", extract.DocCreditNote},
+	{"receipt", extract.DocReceipt}, {"quittung", extract.DocReceipt}, {"recibo", extract.DocReceipt},
+	{"purchase order", extract.DocPurchaseOrder}, {"order form", extract.DocPurchaseOrder}, {"bestellung", extract.DocPurchaseOrder},
+	{"quotation", extract.DocQuote}, {"quote", extract.DocQuote}, {"estimate", extract.DocQuote}, {"proposal", extract.DocQuote},
+	{"angebot", extract.DocQuote}, {"devis", extract.DocQuote},
+	{"statement", extract.DocStatement}, {"kontoauszug", extract.DocStatement},
+	{"memo", extract.DocOther}, {"memorandum", extract.DocOther}, {"meeting notes", extract.DocOther}, {"minutes", extract.DocOther},
+	{"delivery note", extract.DocOther}, {"packing slip", extract.DocOther}, {"packing list", extract.DocOther},
+	{"dispatch note", extract.DocOther}, {"goods received note", extract.DocOther},
+	{"remittance", extract.DocOther}, {"reminder", extract.DocOther}, {"overdue", extract.DocOther}, {"order confirmation", extract.DocOther},
+	{"notice", extract.DocOther}, {"dunning", extract.DocOther}, {"mahnung", extract.DocOther}, {"payment advice", extract.DocOther},
+	{"advice note", extract.DocOther}, {"price list", extract.DocOther}, {"acknowledgement", extract.DocOther},
+	{"timesheet", extract.DocOther}, {"agenda", extract.DocOther}, {"newsletter", extract.DocOther},
+	// an e-mail about an invoice, not one: "Approval needed: invoice
+	// PN-1126", "Query about invoice 4471"
+	{"approval", extract.DocOther}, {"approve", extract.DocOther}, {"dispute", extract.DocOther}, {"query", extract.DocOther},
+	{"question", extract.DocOther}, {"payment confirmation", extract.DocOther}, {"booking confirmation", extract.DocOther},
+	{"shipping confirmation", extract.DocOther}, {"dispatch confirmation", extract.DocOther}, {"order summary", extract.DocOther},
+	{"order details", extract.DocOther}, {"delivery docket", extract.DocOther},
+	// about invoices, not one: a list, a report, a request
+	{"open invoices", extract.DocOther}, {"outstanding invoices", extract.DocOther}, {"unpaid invoices", extract.DocOther},
+	{"list of invoices", extract.DocOther}, {"invoices issued", extract.DocOther}, {"invoice summary", extract.DocOther}, {"invoice list", extract.DocOther},
+	{"invoice register", extract.DocOther}, {"invoice report", extract.DocOther}, {"invoice request", extract.DocOther},
+	{"accounts payable", extract.DocOther}, {"aged payables", extract.DocOther}, {"aged receivables", extract.DocOther},
+	{"invoice", extract.DocInvoice}, {"rechnung", extract.DocInvoice}, {"facture", extract.DocInvoice}, {"factura", extract.DocInvoice},
+	{"fattura", extract.DocInvoice},
+	// a heading written without its space ("# TaxInvoice", "VATINVOICE")
+	{"taxinvoice", extract.DocInvoice}, {"vatinvoice", extract.DocInvoice}, {"salesinvoice", extract.DocInvoice},
+}
+
+// markers are phrases anywhere in a document that show it is not an
+// invoice even when it mentions one: a till receipt's change, a
+// statement's balances, a quote's validity.
+var markers = []struct {
+	phrase  string
+	docType string
+}{
+	{"change due", extract.DocReceipt}, {"cash tendered", extract.DocReceipt}, {"amount tendered", extract.DocReceipt},
+	{"tendered", extract.DocReceipt}, {"card ending", extract.DocReceipt}, {"auth code", extract.DocReceipt},
+	{"approval code", extract.DocReceipt}, {"authorization code", extract.DocReceipt}, {"paid in full", extract.DocReceipt},
+	{"customer copy", extract.DocReceipt}, {"merchant copy", extract.DocReceipt}, {"payment received with thanks", extract.DocReceipt},
+	{"thank you for your payment", extract.DocReceipt},
+	{"opening balance", extract.DocStatement}, {"closing balance", extract.DocStatement}, {"balance brought forward", extract.DocStatement},
+	{"balance b/f", extract.DocStatement}, {"statement period", extract.DocStatement}, {"statement date", extract.DocStatement},
+	{"previous balance", extract.DocStatement}, {"account summary", extract.DocStatement},
+	{"quote valid", extract.DocQuote}, {"quotation valid", extract.DocQuote}, {"estimate valid", extract.DocQuote},
+	{"this quote", extract.DocQuote}, {"this quotation", extract.DocQuote}, {"this estimate", extract.DocQuote},
+	{"offer valid", extract.DocQuote}, {"valid until", extract.DocQuote}, {"accept this quote", extract.DocQuote},
+	{"amount credited", extract.DocCreditNote}, {"credited to your account", extract.DocCreditNote},
+	{"credit note no", extract.DocCreditNote}, {"credit note number", extract.DocCreditNote},
+	{"please supply", extract.DocPurchaseOrder}, {"please deliver", extract.DocPurchaseOrder},
+	{"we have paid the following", extract.DocOther}, {"have been paid", extract.DocOther},
+}
+
+// classifyDocument decides what kind of document d is. A document is an
+// invoice when its title says so (the first title in its head, an e-mail
+// subject included) or, without a title, when it has an invoice number
+// label and a total; and no marker of another kind contradicts it. Anything
+// else is named by its title or markers, or DocOther: never guessed.
+func classifyDocument(d *document) extract.Classification {
+	title, signals := findTitle(d)
+	marker := findMarker(d)
+	labels := findClassLabels(d)
+	signals = append(signals, labels...)
+	if marker != "" {
+		signals = append(signals, "marker_"+marker)
+	}
+	docType := extract.DocOther
+	switch {
+	case title != "" && title != extract.DocInvoice:
+		docType = title
+	case title == extract.DocInvoice && !overrides(marker):
+		docType = extract.DocInvoice
+	case title == extract.DocInvoice:
+		docType = marker
+	case marker != "":
+		docType = marker
+	case hasSignal(labels, "invoice_number_label") && hasSignal(labels, "total_label"):
+		docType = extract.DocInvoice
+	}
+	return extract.Classification{DocumentType: docType, Signals: signals}
+}
+
+// overrides reports a marker strong enough to overrule an invoice title:
+// a receipt's till lines, a statement's balances, a credit.
+func overrides(marker string) bool {
+	return marker == extract.DocReceipt || marker == extract.DocStatement || marker == extract.DocCreditNote
+}
+
+func hasSignal(signals []string, s string) bool {
+	for _, v := range signals {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// findTitle returns the document type named by the first title in the
+// head of d: a heading, an e-mail subject, a short line or a cell of a
+// short line that is not a "Label: value" field.
+func findTitle(d *document) (string, []string) {
+	seen := 0
+	for i := range d.lines {
+		l := &d.lines[i]
+		if l.blank() || l.rule {
+			continue
+		}
+		if seen++; seen > headLines {
+			break
+		}
+		for _, text := range titleCandidates(d, l) {
+			if t := candidateType(d, l, text); t != "" {
+				return t, []string{"title_" + t}
+			}
+		}
+	}
+	return "", nil
+}
+
+// candidateType is titleType of a title candidate; an e-mail subject may
+// hold a colon ("Acme Ltd: invoice 4471").
+func candidateType(d *document, l *line, text string) string {
+	if _, ok := mailHeader(l.text, "subject"); ok && d.mail {
+		return titleTypeWords(strings.ReplaceAll(text, ":", " "), 16)
+	}
+	return titleType(text)
+}
+
+// titleCandidates are the texts of l that may be a title.
+func titleCandidates(d *document, l *line) []string {
+	if d.mail {
+		if v, ok := mailHeader(l.text, "subject"); ok {
+			return subjectTitle(v)
+		}
+		if isMailHeaderLine(l.text) {
+			return nil
+		}
+	}
+	if l.heading {
+		return []string{l.text}
+	}
+	out := make([]string, 0, len(l.cells))
+	for _, c := range l.cells {
+		out = append(out, c.text)
+	}
+	return out
+}
+
+// titleType returns the document type a title text names, or "". A title
+// is at most eight words and is not a field ("Quote ref: Q-12" on an
+// invoice is a reference, not a title).
+func titleType(text string) string {
+	return titleTypeWords(text, 8)
+}
+
+// titleTypeWords is titleType for a title of at most maxWords words (an
+// e-mail subject may name the sender: "Invoice #HL-5119 from Red Gum Marine
+// Services Pty. Ltd.").
+func titleTypeWords(text string, maxWords int) string {
+	text = unspaceLetters(text)
+	if countFields(text) > maxWords || !titleShaped(text) {
+		return ""
+	}
+	if i := strings.IndexByte(text, ':'); i >= 0 {
+		// a field is not a title, unless it is the invoice number's own
+		// label ("Invoice No: 4471"): "Invoice Registration No.: T85…" is
+		// another field; "Reminder: overdue invoice" is no field
+		m, ok := matchLabel(text)
+		if ok && (m.kind != lkInvoiceNo || strings.Trim(text[m.end:i], " .#") != "") {
+			return ""
+		}
+	}
+	var buf [128]byte
+	lower := string(append(appendLower(append(buf[:0], ' '), text), ' '))
+	if billTitles[strings.TrimSpace(lower)] {
+		return extract.DocInvoice
+	}
+	if _, k := docKeywordSet.first(lower); k >= 0 {
+		return docKeywords[k].docType
+	}
+	return ""
+}
+
+// docKeywordSet and markerSet look for the phrases of docKeywords and
+// markers.
+var (
+	docKeywordSet = newPhraseSet(phrasesOf(docKeywords))
+	markerSet     = newPhraseSet(phrasesOf(markers))
+)
+
+func phrasesOf(list []struct{ phrase, docType string }) []string {
+	out := make([]string, len(list))
+	for i, k := range list {
+		out[i] = k.phrase
+	}
+	return out
+}
+
+// billTitles are the titles of a bill that ask for payment like an invoice
+// ("BILL", "Your electricity bill"); "bill" elsewhere is a label ("Bill
+// to") or a verb.
+var billTitles = map[string]bool{
+	"bill": true, "your bill": true, "tax bill": true, "final bill": true, "utility bill": true,
+	"your electricity bill": true, "your gas bill": true, "your water bill": true, "your energy bill": true,
+	"your phone bill": true, "electricity bill": true, "gas bill": true, "water bill": true, "energy bill": true,
+}
+
+// unspaceLetters joins a letter-spaced word: "I N V O I C E" → "INVOICE".
+func unspaceLetters(text string) string {
+	var buf [16]string
+	f := appendFieldsFunc(buf[:0], text, unicode.IsSpace) // strings.Fields, on the stack
+	if len(f) < 4 {
+		return text
+	}
+	for _, w := range f {
+		if utf8.RuneCountInString(w) != 1 {
+			return text
+		}
+	}
+	return strings.Join(f, "")
+}
+
+// titleShaped: a title starts with a capital letter and is not a sentence
+// ("corrected invoice?", "We attach the invoice."; "… from Acme Co." is a
+// title), nor the start of one that goes on past the line (an unclosed
+// bracket).
+func titleShaped(text string) bool {
+	r, _ := utf8.DecodeRuneInString(text)
+	if !(unicode.IsUpper(r) || unicode.IsLetter(r) && !unicode.IsLower(r)) || strings.ContainsAny(text[len(text)-1:], "?!,;") {
+		return false
+	}
+	if strings.Count(text, "(") > strings.Count(text, ")") {
+		return false // a sentence wrapped onto the next line: "Invoice 4471 from Acme (total"
+	}
+	if !strings.HasSuffix(text, ".") {
+		return true
+	}
+	f := strings.Fields(text)
+	last := strings.TrimSuffix(f[len(f)-1], ".")
+	return last == "" || len(last) <= 4 || !unicode.IsLower(rune(last[0]))
+}
+
+// containsWord reports phrase in s (which has a space either end) as whole
+// words.
+func containsWord(s, phrase string) bool { return wordIndex(s, phrase) >= 0 }
+
+// wordIndex returns where phrase first occurs in s as whole words, or -1.
+func wordIndex(s, phrase string) int {
+	for i := 0; ; {
+		j := strings.Index(s[i:], phrase)
+		if j < 0 {
+			return -1
+		}
+		j += i
+		if j > 0 && !isLetterByte(s[j-1]) && (j+len(phrase) >= len(s) || !isLetterByte(s[j+len(phrase)])) {
+			return j
+		}
+		i = j + 1
+	}
+}
+
+// findMarker returns the type of the first non-invoice marker in d, or a
+// receipt for a "PAID" stamp line.
+//
+// The lines before the first stamp line are lower-cased into one text, each
+// padded with spaces and ended by a newline, so that each marker is looked
+// for once in the whole text rather than once per line: the marker found
+// is that of the earliest line with one, the first of markers on that line.
+// No marker spans two lines, since none contains a newline.
+func findMarker(d *document) string {
+	size := 0
+	for i := range d.lines {
+		size += len(d.lines[i].text) + 3
+	}
+	buf := make([]byte, 0, size)
+	starts := make([]int, 0, len(d.lines)) // where each line of buf starts
+	stamp := false
+	for i := range d.lines {
+		t := strings.TrimSpace(d.lines[i].text)
+		if t == "" {
+			continue
+		}
+		start := len(buf)
+		buf = appendLower(append(buf, ' '), t)
+		if isStampLine(buf[start+1:]) {
+			buf, stamp = buf[:start], true
+			break
+		}
+		buf = append(buf, ' ', '\n')
+		starts = append(starts, start)
+	}
+	text := string(buf)
+	at, k := markerSet.first(text)
+	if at < 0 {
+		if stamp {
+			return extract.DocReceipt
+		}
+		return ""
+	}
+	// The first marker of the list found on the line of the earliest one.
+	line := sort.SearchInts(starts, at+1) - 1
+	end := len(text)
+	if line+1 < len(starts) {
+		end = starts[line+1]
+	}
+	for _, m := range markers {
+		if containsWord(text[starts[line]:end], m.phrase) {
+			return m.docType
+		}
+	}
+	return markers[k].docType // not reached: the line holds marker k
+}
+
+// isStampLine reports a line, in lower case, that is a "PAID" stamp.
+func isStampLine(lower []byte) bool {
+	switch string(lower) {
+	case "paid", "*** paid ***", "status: paid", "payment status: paid":
+		return true
+	}
+	return false
+}
+
+// appendLower appends s in lower case (strings.ToLower) to b.
+func appendLower(b []byte, s string) []byte {
+	if !isASCII(s) {
+		return append(b, strings.ToLower(s)...)
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if isUpperByte(c) {
+			c += 'a' - 'A'
+		}
+		b = append(b, c)
+	}
+	return b
+}
+
+// findClassLabels reports an invoice number label with a value and a
+// total label anywhere in d.
+func findClassLabels(d *document) []string {
+	var number, total bool
+	for i := range d.lines {
+		headerRow := isLabelRow(&d.lines[i])
+		for k := range d.lines[i].cells {
+			c := &d.lines[i].cells[k]
+			m, ok := c.labelOf()
+			if !ok {
+				continue
+			}
+			switch {
+			case m.kind == lkInvoiceNo && (m.colon || headerRow || hasDigit(labelValue(c.text, m))):
+				number = true
+			case m.kind == lkTotal || m.kind == lkAmountDue:
+				total = true
+			}
+		}
+	}
+	var out []string
+	if number {
+		out = append(out, "invoice_number_label")
+	}
+	if total {
+		out = append(out, "total_label")
+	}
+	return out
+}
+
+// mailHeader returns the value of an e-mail header line "Name: value".
+func mailHeader(text, name string) (string, bool) {
+	t := strings.TrimSpace(text)
+	if len(t) <= len(name) || !strings.EqualFold(t[:len(name)], name) || t[len(name)] != ':' {
+		return "", false
+	}
+	return strings.TrimSpace(t[len(name)+1:]), true
+}
+
+func isMailHeaderLine(text string) bool {
+	t := strings.ToLower(strings.TrimSpace(text))
+	for _, h := range mailHeaders {
+		if strings.HasPrefix(t, h) {
+			return true
+		}
+	}
+	return false
+}
+
+// subjectTitle returns an e-mail subject as a title candidate. A reply
+// ("Re: Invoice 4471") talks about a document and is not one; a forward
+// ("Fwd: Invoice 4471") carries it.
+func subjectTitle(subject string) []string {
+	s := strings.TrimSpace(subject)
+	for {
+		lower := strings.ToLower(s)
+		switch {
+		case strings.HasPrefix(lower, "re:"), strings.HasPrefix(lower, "aw:"):
+			return nil
+		case strings.HasPrefix(lower, "fwd:"):
+			s = strings.TrimSpace(s[4:])
+		case strings.HasPrefix(lower, "fw:"), strings.HasPrefix(lower, "wg:"), strings.HasPrefix(lower, "tr:"):
+			s = strings.TrimSpace(s[3:])
+		default:
+			return []string{s}
+		}
+	}
+}

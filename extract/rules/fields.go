@@ -1,0 +1,323 @@
+package rules
+
+import (
+	"strings"
+)
+
+// Ranks of a field value by how it was found; lower is surer.
+const (
+	rankLabel   = iota // "Label: value", "Label   value", a header row with values below
+	rankBelow          // a label alone on its line, the value on the next
+	rankTitle          // "INVOICE No. 4471", "# Invoice 4471"
+	rankSubject        // an e-mail subject
+	rankProse          // "please find invoice 4471 attached"
+	rankMail           // an e-mail header (From:, Date:)
+	rankTop            // the unlabelled block at the top
+)
+
+// hit is a field value found in the document.
+type hit struct {
+	kind   labelKind
+	phrase string
+	// cells hold the value: the rest of the label's cell, then the cells
+	// after it on the line up to the next label.
+	cells []string
+	// raw is the label's whole cell ("VAT 20% (included)").
+	raw  string
+	line int
+	rank int
+}
+
+func (h hit) value() string { return strings.Join(h.cells, "  ") }
+
+// scanFields finds every labelled value of d outside the item rows.
+func scanFields(d *document) []hit {
+	var hits []hit
+	for i := range d.lines {
+		l := &d.lines[i]
+		if l.used || l.blank() || l.rule {
+			continue
+		}
+		if d.mail && i < d.mailEnd {
+			hits = append(hits, mailHits(l, i)...)
+			continue
+		}
+		if hs, ok := headerRowHits(d, i); ok {
+			hits = append(hits, hs...)
+			continue
+		}
+		hits = appendCellHits(hits, d, i)
+	}
+	return hits
+}
+
+// mailHits reads the From and Date headers of an e-mail.
+func mailHits(l *line, i int) []hit {
+	if v, ok := mailHeader(l.text, "from"); ok {
+		return []hit{{kind: lkVendor, phrase: "mail from", cells: []string{v}, line: i, rank: rankMail}}
+	}
+	for _, name := range []string{"date", "sent"} {
+		if v, ok := mailHeader(l.text, name); ok {
+			return []hit{{kind: lkIssueDate, phrase: "mail date", cells: []string{v}, line: i, rank: rankMail}}
+		}
+	}
+	return nil
+}
+
+// appendCellHits appends to hits the labels of line i: each cell that
+// starts with a label gives a hit whose value is the rest of the cell, else
+// the next cells, else the cell below.
+func appendCellHits(hits []hit, d *document, i int) []hit {
+	l := &d.lines[i]
+	for j := 0; j < len(l.cells); j++ {
+		c := &l.cells[j]
+		m, ok := c.labelOf()
+		if !ok || c.customer {
+			continue
+		}
+		h := hit{kind: m.kind, phrase: m.phrase, raw: c.text, line: i, rank: rankLabel}
+		if v := labelValue(c.text, m); v != "" {
+			h.cells = append(h.cells, v)
+		}
+		first := j + 1
+		j = followingCells(l, j, &h)
+		if len(h.cells) == 0 {
+			if b, ok := cellBelow(d, i, c); ok {
+				h.cells, h.rank = []string{b.text}, rankBelow
+			}
+		}
+		if m.kind == lkCustomer {
+			markCustomerBlock(d, i, c)
+			for k := first; k <= j; k++ { // "Buyer:      Nordlicht Media GmbH": the value's cells too
+				markCustomerBlock(d, i, &l.cells[k])
+			}
+		}
+		hits = append(hits, h)
+	}
+	return hits
+}
+
+// followingCells adds to h the cells after j up to the next label (all of
+// them for an amount, the next one only for another field without a value
+// yet; all of them for a payment's method or date, whose amount may
+// follow) and returns the index of the last cell taken.
+func followingCells(l *line, j int, h *hit) int {
+	for k := j + 1; k < len(l.cells); k++ {
+		c := &l.cells[k]
+		if c.text == "" {
+			continue
+		}
+		if startsLabel(c.text) || (!h.kind.isAmount() && !paymentPhrases[h.phrase] && len(h.cells) > 0) {
+			return k - 1
+		}
+		h.cells = append(h.cells, c.text)
+		j = k
+	}
+	return j
+}
+
+// startsLabel reports a cell that begins with a field label (a value such
+// as "Net 30" after "Terms" is not one: it needs a colon or to be a
+// known field kind).
+func startsLabel(text string) bool {
+	m, ok := matchLabel(text)
+	return ok && (m.colon || m.kind != lkOtherRef && labelValue(text, m) == "" || m.kind.isAmount())
+}
+
+// cellBelow returns the cell under c on the next non-blank line (at most
+// two lines down) when it is a value, not another label.
+func cellBelow(d *document, i int, c *cell) (*cell, bool) {
+	n := d.nextNonBlank(i)
+	if n < 0 || n > i+2 || d.lines[n].used {
+		return nil, false
+	}
+	b := alignedCell(&d.lines[n], c.start, c.end)
+	if b == nil || startsLabel(b.text) {
+		return nil, false
+	}
+	return b, true
+}
+
+// alignedCell returns the cell of l that starts near column start or
+// overlaps [start, end).
+func alignedCell(l *line, start, end int) *cell {
+	for k := range l.cells {
+		b := &l.cells[k]
+		if b.text == "" {
+			continue
+		}
+		if abs(b.start-start) <= 2 || (b.start < end && start < b.end && !l.pipe) {
+			return b
+		}
+	}
+	return nil
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
+}
+
+// markCustomerBlock marks the cells under a "Bill to" label, at its
+// column, down to the next blank line, as the customer's.
+func markCustomerBlock(d *document, i int, c *cell) {
+	c.customer = true
+	for k := i + 1; k < len(d.lines) && k <= i+8; k++ {
+		l := &d.lines[k]
+		b := alignedCell(l, c.start, c.end)
+		if l.blank() || b == nil {
+			return
+		}
+		if m, ok := matchLabel(b.text); ok && (m.colon || m.kind.isAmount()) {
+			return // the next field, or the totals of a document without blank lines
+		}
+		if _, ok := parseHeader(l); ok {
+			return // the item table's header row
+		}
+		b.customer = true
+	}
+}
+
+// headerRowHits reads a line of labels with their values on the line
+// below ("Invoice No.   Date   Due") and marks both lines read.
+func headerRowHits(d *document, i int) ([]hit, bool) {
+	l := &d.lines[i]
+	labels, ok := pureLabels(l)
+	if !ok {
+		return nil, false
+	}
+	n := d.nextNonBlank(i)
+	if n < 0 || n > i+2 || d.lines[n].used {
+		return nil, false
+	}
+	vals := &d.lines[n]
+	if anyLabel := isLabelRow(vals); anyLabel || countCells(vals) < 2 || hasLabelCell(vals) {
+		return nil, false
+	}
+	var hits []hit
+	for k, m := range labels {
+		c := &l.cells[m.cell]
+		v := valueUnder(vals, c, m.cell, l.pipe && len(vals.cells) == len(l.cells))
+		if v == nil {
+			continue
+		}
+		hits = append(hits, hit{kind: labels[k].kind, phrase: labels[k].phrase, cells: []string{v.text}, raw: c.text, line: i, rank: rankLabel})
+	}
+	vals.used, vals.role = true, roleFieldHeader
+	l.role = roleFieldHeader
+	return hits, len(hits) > 0
+}
+
+// cellLabel is a label that fills a whole cell.
+type cellLabel struct {
+	labelMatch
+	cell int
+}
+
+// pureLabels returns the labels of a line whose every non-empty cell (two
+// at least) is a label with nothing after it.
+func pureLabels(l *line) ([]cellLabel, bool) {
+	if !isLabelRow(l) {
+		return nil, false
+	}
+	var out []cellLabel
+	for k := range l.cells {
+		c := &l.cells[k]
+		if c.text == "" {
+			continue
+		}
+		m, ok := c.labelOf()
+		if !ok || !onlyRates(c.text[m.end:]) {
+			return nil, false
+		}
+		out = append(out, cellLabel{labelMatch: m, cell: k})
+	}
+	return out, len(out) >= 2
+}
+
+// isLabelRow is the verdict of pureLabels without its labels: the scans
+// that only ask it make no slice.
+func isLabelRow(l *line) bool {
+	n := 0
+	for k := range l.cells {
+		c := &l.cells[k]
+		if c.text == "" {
+			continue
+		}
+		if m, ok := c.labelOf(); !ok || !onlyRates(c.text[m.end:]) {
+			return false
+		}
+		n++
+	}
+	return n >= 2
+}
+
+// onlyRates: what follows a label in a header cell is no value, only a
+// rate, its base, a currency or punctuation: "(25%)", "@ 19%", "(EUR)",
+// "on 261.00".
+func onlyRates(s string) bool {
+	var buf [16]string
+	words := appendFieldsFunc(buf[:0], s, func(r rune) bool { return strings.ContainsRune(" :()[]@", r) })
+	for i := 0; i < len(words); i++ {
+		w := strings.Trim(words[i], ".")
+		switch {
+		case w == "":
+		case rateEnd(w, 0) == len(w), w == "%", isCurrencyWord(w):
+		case (w == "on" || w == "of") && i+1 < len(words) && hasDigit(words[i+1]):
+			for i+1 < len(words) && hasDigit(words[i+1]) { // the base, perhaps "105 255,92"
+				i++
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+func countCells(l *line) int {
+	n := 0
+	for _, c := range l.cells {
+		if c.text != "" {
+			n++
+		}
+	}
+	return n
+}
+
+func hasLabelCell(l *line) bool {
+	for i := range l.cells {
+		if m, ok := l.cells[i].labelOf(); ok && m.colon {
+			return true
+		}
+	}
+	return false
+}
+
+// valueUnder returns the cell of vals under the label cell c.
+func valueUnder(vals *line, c *cell, index int, byIndex bool) *cell {
+	if byIndex {
+		if vals.cells[index].text == "" {
+			return nil
+		}
+		return &vals.cells[index]
+	}
+	best, bestScore := -1, -1<<30
+	for k, b := range vals.cells {
+		if b.text == "" {
+			continue
+		}
+		overlap := min(b.end, c.end) - max(b.start, c.start)
+		if overlap <= 0 {
+			overlap = -min(abs(b.start-c.start), abs(b.end-c.end)) - 1000
+		}
+		if overlap > bestScore {
+			best, bestScore = k, overlap
+		}
+	}
+	if best < 0 || bestScore < -1004 {
+		return nil
+	}
+	return &vals.cells[best]
+}

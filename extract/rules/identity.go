@@ -1,0 +1,499 @@
+package rules
+
+import (
+	"regexp"
+	"sort"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/relayops/relayops/extract"
+)
+
+// byRank returns the hits of kind, surest first, in document order within
+// a rank.
+func byRank(hits []hit, kind labelKind) []hit {
+	var out []hit
+	for _, h := range hits {
+		if h.kind == kind {
+			out = append(out, h)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].rank < out[j].rank })
+	return out
+}
+
+// proseNumberRe finds "invoice 4471", "invoice no. INV-77", "invoice #50-1187"
+// in running text.
+var proseNumberRe = regexp.MustCompile(`(?i)\binvoice\s*(?:no\.?|number|nr\.?|num\.?|#|ref\.?|id)?\s*[:#]?\s*([A-Za-z0-9][A-Za-z0-9._/-]*[0-9][A-Za-z0-9._/-]*)`)
+
+// weakNumberLabel are the labels that number any document ("Document
+// No."): the invoice's own label or title goes first.
+var weakNumberLabel = map[string]bool{"document no": true, "document number": true, "doc no": true}
+
+// resolveInvoiceNumber takes the invoice number from a label, else the
+// title or the e-mail subject, else a document number, else running text.
+func resolveInvoiceNumber(d *document, hits []hit) string {
+	ranked := byRank(hits, lkInvoiceNo)
+	for _, h := range ranked {
+		if n := invoiceNumberToken(h.value()); n != "" && !weakNumberLabel[h.phrase] {
+			return n
+		}
+	}
+	for _, text := range titleTexts(d) {
+		if n := numberAfterInvoiceWord(text); n != "" {
+			return n
+		}
+	}
+	for _, h := range ranked {
+		if n := invoiceNumberToken(h.value()); n != "" {
+			return n
+		}
+	}
+	for i := range d.lines {
+		if d.lines[i].used {
+			continue
+		}
+		if m := proseNumberRe.FindStringSubmatch(d.lines[i].text); m != nil {
+			if n := invoiceNumberToken(m[1]); n != "" {
+				return n
+			}
+		}
+	}
+	return ""
+}
+
+// titleTexts returns the e-mail subject and the title candidates of the
+// head of d, in order.
+func titleTexts(d *document) []string {
+	var out []string
+	seen := 0
+	for i := range d.lines {
+		l := &d.lines[i]
+		if l.blank() || l.rule {
+			continue
+		}
+		if seen++; seen > headLines {
+			break
+		}
+		for _, t := range titleCandidates(d, l) {
+			if candidateType(d, l, t) == extract.DocInvoice {
+				out = append(out, t)
+			}
+		}
+	}
+	return out
+}
+
+// numberAfterInvoiceWord reads the number after the word "invoice" (or
+// its translations) in a title.
+func numberAfterInvoiceWord(text string) string {
+	lower := strings.ToLower(text)
+	for _, w := range []string{"invoice", "rechnung", "facture", "factura", "fattura"} {
+		i := strings.Index(lower, w)
+		if i < 0 {
+			continue
+		}
+		m, ok := matchLabel(text[i:])
+		if ok && m.kind == lkInvoiceNo {
+			return invoiceNumberToken(labelValue(text[i:], m))
+		}
+	}
+	return ""
+}
+
+// invoiceNumberToken returns the first word of v when it is an invoice
+// number: letters, digits and . _ / -, at least one digit, not a date.
+func invoiceNumberToken(v string) string {
+	words := strings.Fields(v)
+	for len(words) > 0 && (numberWords[strings.ToLower(strings.Trim(words[0], ".:#"))] || strings.Trim(words[0], "№:") == "") {
+		words = words[1:]
+	}
+	if len(words) == 0 {
+		return ""
+	}
+	if ds := findDates(strings.Join(words, " ")); len(ds) > 0 && ds[0].start == 0 {
+		return "" // "16 June 2025": a date below a title, not a number
+	}
+	w := strings.TrimLeft(words[0], "#:№")
+	w = strings.TrimRight(w, ".,;:)]")
+	if !hasDigit(w) || !extract.IsInvoiceNumber(w) {
+		return ""
+	}
+	if ds := findDates(w); len(ds) == 1 && ds[0].start == 0 && ds[0].end == len(w) {
+		return ""
+	}
+	return w
+}
+
+// legalFormRe finds the legal form that marks a company name; tradeWordRe
+// the trade word that may ("Brightline Studio").
+var (
+	legalFormRe = newNamePattern(`ltd|limited|llc|l\.l\.c|inc|incorporated|corp|corporation|co|company|gmbh|ag|kg|ohg|ug|se|sa|s\.a|sas|sarl|s\.r\.l|srl|spa|s\.p\.a|bv|b\.v|nv|n\.v|plc|llp|lp|pty|pte|oy|ab|a/s|aps|kk|k\.k|w\.l\.l|wll|s\.l|e\.k|e\.u|gbr|dac|sp\. z o\.o|s\.r\.o|a\.s|kft|zrt|d\.o\.o|gmbh & co\. kg`)
+	tradeWordRe = newNamePattern(`group|holdings|partners|associates|studio|consulting|services|solutions|trading|traders|industries|enterprises|labs|systems|supplies|supply|agency|design|media`)
+)
+
+// namePattern is a word of a list, in any case, standing alone in a name:
+// at the start or after a space or comma, perhaps with a '.', then at the
+// end or before a space, a comma or ')'.
+type namePattern struct {
+	re *regexp.Regexp
+	// words are the words of the list in lower case, by their first byte.
+	words [256][]string
+}
+
+// newNamePattern makes the pattern of alternatives, a regular expression
+// alternation of lower-case words whose only escapes are "\.".
+func newNamePattern(alternatives string) *namePattern {
+	np := &namePattern{re: regexp.MustCompile(`(?i)(?:^|[\s,])(?:` + alternatives + `)\.?(?:$|[\s,)])`)}
+	for _, w := range strings.Split(alternatives, "|") {
+		w = strings.ReplaceAll(w, `\.`, ".")
+		np.words[w[0]] = append(np.words[w[0]], w)
+	}
+	return np
+}
+
+// MatchString reports a match anywhere in s.
+func (np *namePattern) MatchString(s string) bool { return np.re.MatchString(s) }
+
+// appendMatches appends to dst the matches of the pattern in an ASCII s,
+// as FindAllStringIndex of its regular expression finds them: leftmost
+// first, each search starting where the last match ended. At a start, "^"
+// is tried before a separator, the words in the order of the list, a '.'
+// after the word before none, the end before a closing separator: the
+// order of the expression's alternatives. It is scanned by hand because
+// the backtracker ran on every vendor candidate (~2% of the rules' CPU).
+func (np *namePattern) appendMatches(dst [][2]int, s string) [][2]int {
+	for pos := 0; pos < len(s); {
+		q, end := pos, -1
+		for ; q < len(s); q++ {
+			if end = np.matchAt(s, q); end >= 0 {
+				break
+			}
+		}
+		if end < 0 {
+			break
+		}
+		dst = append(dst, [2]int{q, end})
+		pos = end
+	}
+	return dst
+}
+
+// matchAt returns the end of the match that starts at q, or -1.
+func (np *namePattern) matchAt(s string, q int) int {
+	if q == 0 {
+		if end := np.wordAt(s, 0); end >= 0 {
+			return end
+		}
+	}
+	if isRegexpSpace(s[q]) || s[q] == ',' {
+		return np.wordAt(s, q+1)
+	}
+	return -1
+}
+
+// wordAt returns the end of a listed word at i, its optional '.' and the end
+// of the text or a closing separator, or -1.
+func (np *namePattern) wordAt(s string, i int) int {
+	if i >= len(s) {
+		return -1
+	}
+	for _, w := range np.words[lowerByte(s[i])] {
+		end := i + len(w)
+		if end > len(s) || !strings.EqualFold(s[i:end], w) {
+			continue
+		}
+		if end < len(s) && s[end] == '.' {
+			if e := closesNameWord(s, end+1); e >= 0 {
+				return e
+			}
+		}
+		if e := closesNameWord(s, end); e >= 0 {
+			return e
+		}
+	}
+	return -1
+}
+
+// closesNameWord returns the end of "(?:$|[\s,)])" at i, or -1.
+func closesNameWord(s string, i int) int {
+	switch {
+	case i == len(s):
+		return i
+	case isRegexpSpace(s[i]) || s[i] == ',' || s[i] == ')':
+		return i + 1
+	}
+	return -1
+}
+
+// hasCompanySuffix: a name with a legal form, or a trade word in a name
+// written as one. The word alone ("Services", a section heading) names no
+// company, nor does a phrase ("Facilitation & workshop design", a job
+// title under a signature).
+func hasCompanySuffix(s string) bool {
+	if strings.IndexFunc(strings.TrimSpace(s), unicode.IsSpace) <= 0 {
+		return false
+	}
+	return afterFirstWord(legalFormRe, s) || afterFirstWord(tradeWordRe, s) && nameCased(s)
+}
+
+// afterFirstWord reports a match of re that is not the first word: "Studio
+// 4, 22 Canal Street" is an address, "Brightline Studio" a name.
+func afterFirstWord(np *namePattern, s string) bool {
+	s = strings.TrimSpace(s)
+	if isASCII(s) {
+		var buf [8][2]int
+		for _, m := range np.appendMatches(buf[:0], s) {
+			if m[0] > 0 && !unitAfterNumber(s, m[:]) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, m := range np.re.FindAllStringIndex(s, -1) {
+		if m[0] > 0 && !unitAfterNumber(s, m) {
+			return true
+		}
+	}
+	return false
+}
+
+// unitAfterNumber reports a match that is a unit in lower case after a
+// number ("1.6 kg of steel"), not a legal form ("Synthetic Vendor 01 Ltd").
+func unitAfterNumber(s string, m []int) bool {
+	f := strings.Fields(s[:m[0]+1])
+	word := strings.Trim(s[m[0]:m[1]], " ,.)")
+	return len(f) > 0 && hasDigit(f[len(f)-1]) && word == strings.ToLower(word)
+}
+
+// weakVendorLabel are the labels that may name a person rather than the
+// company: a bare "From" and the e-mail sender.
+var weakVendorLabel = map[string]bool{"from": true, "mail from": true}
+
+// resolveVendor takes the vendor from a label ("Supplier:", "From:"), the
+// e-mail sender, the unlabelled block at the top, or an e-mail signature.
+func resolveVendor(d *document, hits []hit) string {
+	var weak []string
+	for _, h := range byRank(hits, lkVendor) {
+		v := cleanVendor(h.value())
+		if v == "" {
+			continue
+		}
+		if !weakVendorLabel[h.phrase] {
+			return v
+		}
+		weak = append(weak, v)
+	}
+	for _, v := range weak {
+		if hasCompanySuffix(v) {
+			return v
+		}
+	}
+	if v := topBlockVendor(d); v != "" && (len(weak) == 0 || hasCompanySuffix(v)) {
+		return v
+	}
+	if v := signatureVendor(d, weak); v != "" {
+		return v
+	}
+	if len(weak) > 0 {
+		return weak[0]
+	}
+	return ""
+}
+
+// cleanVendor trims an e-mail address, quotes and trailing punctuation off
+// a vendor value and returns it when it looks like a name.
+func cleanVendor(v string) string {
+	if i := strings.IndexByte(v, '<'); i >= 0 {
+		v = v[:i]
+	}
+	for _, sep := range []string{"  ", " — ", " – ", " | ", " · ", " - "} {
+		if i := strings.Index(v, sep); i > 0 {
+			v = v[:i]
+		}
+	}
+	if i := addressStart(v); i > 0 {
+		v = v[:i] // "Visser BV, Industrieweg 135, Eindhoven", "Kawaguchi Co., Ltd., 1-1-2 Otemachi"
+	}
+	if i := strings.LastIndex(v, ", "); i > 0 && placeAfter(v[i+2:]) {
+		v = v[:i] // "Lena Fischer Übersetzungen, Leipzig"
+	}
+	v = strings.Trim(v, " \"'`,;:-–—|")
+	if !vendorLike(v) {
+		return ""
+	}
+	return v
+}
+
+// addressStart returns where an address follows a name on its line: the
+// first ", " whose part (up to the next ", ") holds a digit; -1 when no
+// part after a comma does.
+func addressStart(v string) int {
+	first := strings.Index(v, ", ")
+	if first < 0 || !hasDigit(v[first:]) {
+		return -1
+	}
+	for i := first; i >= 0; {
+		rest := v[i+2:]
+		next := strings.Index(rest, ", ")
+		part := rest
+		if next >= 0 {
+			part = rest[:next]
+		}
+		if hasDigit(part) {
+			return i
+		}
+		if next < 0 {
+			break
+		}
+		i += 2 + next
+	}
+	return first
+}
+
+// placeAfter reports the one word after a name's last comma that is a
+// place, not a legal form ("Leipzig", not "Ltd." or "Inc.").
+func placeAfter(w string) bool {
+	w = strings.TrimSpace(w)
+	r, _ := utf8.DecodeRuneInString(w)
+	return w != "" && !strings.ContainsAny(w, " .&") && unicode.IsUpper(r) && !hasDigit(w) &&
+		!legalFormRe.MatchString(w)
+}
+
+// vendorLike reports text that may be a company or person name: letters,
+// few digits, not an address, a contact, a date or a sentence.
+func vendorLike(s string) bool {
+	letters, digits := 0, 0
+	for _, r := range s {
+		switch {
+		case unicode.IsLetter(r):
+			letters++
+		case unicode.IsDigit(r):
+			digits++
+		}
+	}
+	if letters < 2 || len(s) > 120 || countFields(s) > 12 || strings.HasSuffix(s, ":") {
+		return false
+	}
+	if digits > 0 && !hasCompanySuffix(s) || digits > 3 {
+		return false
+	}
+	lower := strings.ToLower(s)
+	if strings.ContainsAny(s, "@") || strings.Contains(lower, "www.") || strings.Contains(lower, "http") {
+		return false
+	}
+	padded := " " + lower + " "
+	for _, bad := range []string{"tel", "phone", "fax", "dear", "hello", "hi", "thank", "thanks", "please",
+		"regards", "page", "street", "road", "avenue", "suite", "p.o. box", "po box", "invoice", "total"} {
+		if containsWord(padded, bad) {
+			return false
+		}
+	}
+	return !strings.HasSuffix(s, ",")
+}
+
+// topBlockVendor returns the first name-like cell at the top of d that is
+// not a title, a label, or part of a "Bill to" block; a name with a legal
+// form is preferred among the first lines.
+func topBlockVendor(d *document) string {
+	var first string
+	seen := 0
+	for i := range d.lines {
+		l := &d.lines[i]
+		if l.blank() || l.rule || (d.mail && i < d.mailEnd) {
+			continue
+		}
+		if seen++; seen > 12 || l.used {
+			break
+		}
+		for _, c := range l.cells {
+			if v := topCandidate(c); v != "" {
+				if hasCompanySuffix(v) {
+					return v
+				}
+				if first == "" {
+					first = v
+				}
+			}
+		}
+	}
+	return first
+}
+
+func topCandidate(c cell) string {
+	if c.text == "" || c.customer || titleType(c.text) != "" {
+		return ""
+	}
+	if _, ok := matchLabel(c.text); ok {
+		return ""
+	}
+	if len(findDates(c.text)) > 0 || fieldShaped(c.text) || sentenceShaped(c.text) {
+		return ""
+	}
+	return cleanVendor(c.text)
+}
+
+// sentenceShaped reports running text: six words or more ending with a
+// lower-case word and a full stop ("Quick note — here's the invoice for
+// the site photos."), not a name with its legal form ("… Design Co.").
+func sentenceShaped(text string) bool {
+	f := strings.Fields(strings.TrimSpace(text))
+	if len(f) < 6 || !strings.HasSuffix(f[len(f)-1], ".") {
+		return false
+	}
+	last := strings.TrimSuffix(f[len(f)-1], ".")
+	r, _ := utf8.DecodeRuneInString(last)
+	return len(last) > 3 && unicode.IsLower(r) && !strings.Contains(last, ".")
+}
+
+// fieldShaped reports "Company: Ortiz Consulting Ltd": a few words and a
+// colon before a value are a field the labels do not know, not a name.
+func fieldShaped(text string) bool {
+	i := strings.Index(text, ": ")
+	return i > 0 && countFields(text[:i]) <= 3 && strings.TrimSpace(text[i+2:]) != ""
+}
+
+// signatureVendor returns the company in the closing lines of an e-mail,
+// after "Regards" or "Thanks": a name with a legal form, or the line under
+// the sender's own name ("Jonas Weber" then "Weber Translations").
+func signatureVendor(d *document, senders []string) string {
+	for i := range d.lines {
+		t := strings.ToLower(strings.TrimSpace(d.lines[i].text))
+		if !isSignOff(t) {
+			continue
+		}
+		afterSender := false
+		for j := i + 1; j < len(d.lines) && j <= i+4; j++ {
+			v := cleanVendor(strings.TrimSpace(d.lines[j].text))
+			if v != "" && (hasCompanySuffix(v) || afterSender && nameCased(v)) {
+				return v
+			}
+			afterSender = v != "" && containsStr(senders, v)
+		}
+	}
+	return ""
+}
+
+// nameCased reports text written as a name: every word of four letters or
+// more capitalised ("Weber Translations"), unlike a job title under a
+// signature ("Facilitation & workshop design").
+func nameCased(s string) bool {
+	for _, w := range strings.Fields(s) {
+		r, _ := utf8.DecodeRuneInString(w)
+		if utf8.RuneCountInString(w) >= 4 && isAllLetters(w) && !unicode.IsUpper(r) {
+			return false
+		}
+	}
+	return true
+}
+
+func isSignOff(t string) bool {
+	for _, p := range []string{"regards", "kind regards", "best regards", "best", "thanks", "thank you",
+		"many thanks", "sincerely", "yours sincerely", "yours faithfully", "cheers", "best wishes", "warm regards"} {
+		if strings.TrimRight(t, ",.!") == p {
+			return true
+		}
+	}
+	return false
+}

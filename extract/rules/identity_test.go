@@ -1,0 +1,136 @@
+package rules
+
+import (
+	"math/rand/v2"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestRules_Vendor_ASectionHeadingIsNoCompany(t *testing.T) {
+	t.Parallel()
+	doc := "# Shannon Digital DAC\n91 Harcourt Street, Dublin 2\n\n## Invoice\n\n- **Invoice #:** TK-5863\n- **Date:** 9 Jul 2026\n\n" +
+		"### Services\n\n| Service | Qty | Each | Amount |\n|---|--:|--:|--:|\n| Firewall configuration | 2 | €100.00 | €200.00 |\n\n**Amount Due:** €200.00\n"
+	inv, err := run(t, doc)
+	require.NoError(t, err)
+	require.Equal(t, "Shannon Digital DAC", inv.Vendor)
+}
+
+func TestHasCompanySuffix_TheWordAloneIsNoName(t *testing.T) {
+	t.Parallel()
+	for s, want := range map[string]bool{"Services": false, "Design": false, "Studio": false,
+		"Brightline Studio": true, "Shannon Digital DAC": true, "Acme Ltd": true, "Shannon Digital": false,
+		"Facilitation & workshop design": false, "Kvetná Print s.r.o.": true, "SOFTHAUS SP. Z O.O.": true,
+		"Institut für angewandte Forschung GmbH": true, "Studio 4": false, "Studio Nord GmbH": true,
+		"This covers 1.6 kg of steel sheet 2mm": false, "Müller GmbH & Co. KG": true,
+		"Synthetic Vendor 01 Ltd": true} {
+		require.Equal(t, want, hasCompanySuffix(s), s)
+	}
+}
+
+func TestCleanVendor_TheAddressAfterTheNameIsCut(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"Visser BV, Industrieweg 135, Eindhoven":                     "Visser BV",
+		"Kawaguchi Co., Ltd., 1-1-2 Otemachi, Chiyoda-ku, Osaka":     "Kawaguchi Co., Ltd.",
+		"Brandt & Söhne, Inh. K. Brandt, Hauptstr. 5, 80331 München": "Brandt & Söhne, Inh. K. Brandt",
+		"Acme Inc., Springfield":                                     "Acme Inc.",
+		"Lena Fischer Übersetzungen, Leipzig":                        "Lena Fischer Übersetzungen",
+		"Smith, Jones & Partners":                                    "Smith, Jones & Partners",
+	} {
+		require.Equal(t, want, cleanVendor(in), in)
+	}
+}
+
+func TestRules_Vendor_AGreetingSentenceIsNoName(t *testing.T) {
+	t.Parallel()
+	doc := "Hi Jo,\n\nShort one — here is the invoice for the October retouching work.\n\n" +
+		"Invoice 2026-31 | Nils Berg Retouch | 3 Nov 2026\n- 12 x retouched images @ €15.00 = €180.00\nTotal: €180.00\n\nThanks!\nNils\n"
+	inv, err := run(t, doc)
+	require.NoError(t, err)
+	require.Equal(t, "Nils Berg Retouch", inv.Vendor)
+	require.Equal(t, "2026-31", inv.InvoiceNumber)
+}
+
+func TestSentenceShaped_NamesWithALegalFormAreNot(t *testing.T) {
+	t.Parallel()
+	for s, want := range map[string]bool{
+		"Short one — here is the invoice for the October retouching work.": true,
+		"Pacific Crest Print & Design Co.":                                 false,
+		"Al Zayani Tools & Fixings Trading Co. W.L.L.":                     false,
+		"Harbour & Finch Office Supplies Ltd.":                             false,
+	} {
+		require.Equal(t, want, sentenceShaped(s), s)
+	}
+}
+
+// The company-name expressions as first written, the reference of the
+// patterns built from their word lists.
+var (
+	legalFormRef = regexp.MustCompile(`(?i)(?:^|[\s,])(?:ltd|limited|llc|l\.l\.c|inc|incorporated|corp|corporation|co|company|gmbh|ag|kg|ohg|ug|se|sa|s\.a|sas|sarl|s\.r\.l|srl|spa|s\.p\.a|bv|b\.v|nv|n\.v|plc|llp|lp|pty|pte|oy|ab|a/s|aps|kk|k\.k|w\.l\.l|wll|s\.l|e\.k|e\.u|gbr|dac|sp\. z o\.o|s\.r\.o|a\.s|kft|zrt|d\.o\.o|gmbh & co\. kg)\.?(?:$|[\s,)])`)
+	tradeWordRef = regexp.MustCompile(`(?i)(?:^|[\s,])(?:group|holdings|partners|associates|studio|consulting|services|solutions|trading|traders|industries|enterprises|labs|systems|supplies|supply|agency|design|media)\.?(?:$|[\s,)])`)
+)
+
+// afterFirstWordRef is afterFirstWord without the prefilter.
+func afterFirstWordRef(re *regexp.Regexp, s string) bool {
+	s = strings.TrimSpace(s)
+	for _, m := range re.FindAllStringIndex(s, -1) {
+		if m[0] > 0 && !unitAfterNumber(s, m) {
+			return true
+		}
+	}
+	return false
+}
+
+func TestAfterFirstWord_AgreesWithTheRegexpAlone(t *testing.T) {
+	t.Parallel()
+	require.Equal(t, legalFormRef.String(), legalFormRe.re.String())
+	require.Equal(t, tradeWordRef.String(), tradeWordRe.re.String())
+	pieces := []string{" ", ",", ".", ")", "(", "\t", "\n", "\v", "Acme", "1.6", "kg", "KG", "Ltd", "ltd.", "co", "Co.",
+		"Studio", "design", "sp. z o.o", "GmbH & Co. KG", "a/s", "S.A", "x", "é", "ſa", "\u212a\u212a", "gmbh",
+		"company", "corp", "Corporation", "co.", "ltd)", "s.a.", "supplies", "supply", "l.l.c.", "inc,"}
+	r := rand.New(rand.NewPCG(13, 14))
+	for range 30000 {
+		s := randomText(r, pieces, 1+r.IntN(7))
+		require.Equal(t, afterFirstWordRef(legalFormRef, s), afterFirstWord(legalFormRe, s), "%q", s)
+		require.Equal(t, afterFirstWordRef(tradeWordRef, s), afterFirstWord(tradeWordRe, s), "%q", s)
+		require.Equal(t, legalFormRef.MatchString(s), legalFormRe.MatchString(s), "%q", s)
+		if isASCII(s) {
+			for _, c := range []struct {
+				ref *regexp.Regexp
+				np  *namePattern
+			}{{legalFormRef, legalFormRe}, {tradeWordRef, tradeWordRe}} {
+				var got [][]int
+				for _, m := range c.np.appendMatches(nil, s) {
+					got = append(got, []int{m[0], m[1]})
+				}
+				require.Equal(t, c.ref.FindAllStringIndex(s, -1), got, "%q", s)
+			}
+		}
+	}
+}
+
+func FuzzNamePattern_FindsTheRegexpMatches(f *testing.F) {
+	for _, s := range []string{"Acme Ltd", "Acme Co. Ltd.", ",co", "Studio 4, 22 Canal Street", "Brightline Studio",
+		"1.6 kg of steel", "X GmbH & Co. KG)", "a company co", "Foo  Inc,Bar"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if !isASCII(s) {
+			return // the expressions run themselves on other text
+		}
+		for _, c := range []struct {
+			ref *regexp.Regexp
+			np  *namePattern
+		}{{legalFormRef, legalFormRe}, {tradeWordRef, tradeWordRe}} {
+			var got [][]int
+			for _, m := range c.np.appendMatches(nil, s) {
+				got = append(got, []int{m[0], m[1]})
+			}
+			require.Equal(t, c.ref.FindAllStringIndex(s, -1), got, "%q", s)
+		}
+		require.Equal(t, afterFirstWordRef(legalFormRef, s), afterFirstWord(legalFormRe, s), "%q", s)
+	})
+}

@@ -1,0 +1,123 @@
+package rules
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/relayops/relayops/extract"
+)
+
+// Rules is the default extractor: deterministic rules for plain-text
+// invoices as suppliers write them, with no network and no per-vendor
+// template. Its zero value is ready to use. Every stage is cheap and
+// deterministic, so none is checkpointed: after a crash the stages run
+// again and give the same answer.
+type Rules struct{}
+
+var _ extract.Extractor = Rules{}
+
+// ExtractorRules is Source.Extractor of the rules extractor's results.
+const ExtractorRules = "rules"
+
+// Checkpointed is false for every stage: recomputing is cheaper than
+// storing.
+func (Rules) Checkpointed(string) bool { return false }
+
+// Classify tells an invoice from a receipt, a purchase order, a quote, a
+// statement, a credit note or anything else.
+func (Rules) Classify(ctx context.Context, content string) ([]byte, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return extract.MarshalClassification(classifyContent(content))
+}
+
+func classifyContent(content string) extract.Classification {
+	if len(content) > MaxDocumentBytes {
+		return extract.Classification{DocumentType: extract.DocOther, Signals: []string{"too_large"}}
+	}
+	if isBlank(content) {
+		return extract.Classification{DocumentType: extract.DocOther, Signals: []string{"empty"}}
+	}
+	return classifyDocument(parseDocument(content))
+}
+
+func isBlank(s string) bool {
+	for _, r := range s {
+		if r != ' ' && r != '\t' && r != '\n' && r != '\r' && r != '\u00a0' {
+			return false
+		}
+	}
+	return true
+}
+
+// Extract pulls the invoice's fields out of content. A document classified
+// as anything but an invoice yields an extraction of its type alone, which
+// Validate rejects.
+func (Rules) Extract(ctx context.Context, content string, classification []byte) ([]byte, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	c, err := extract.DecodeClassification(classification)
+	if err != nil {
+		return nil, fmt.Errorf("extract: rules: decode classification: %w", extract.ErrPermanent)
+	}
+	if c.DocumentType == extract.DocDeferred {
+		c = classifyContent(content)
+	}
+	x := extract.Extraction{DocumentType: c.DocumentType, Source: extract.Source{Extractor: ExtractorRules}}
+	if c.DocumentType == extract.DocInvoice && len(content) <= MaxDocumentBytes {
+		x = extractInvoice(content)
+	}
+	return extract.MarshalExtraction(x)
+}
+
+// Validate judges the extraction with extract.ValidateExtraction.
+func (Rules) Validate(ctx context.Context, extraction []byte) ([]byte, error) {
+	return extract.Validate(ctx, extraction)
+}
+
+// extractInvoice runs the rules over an invoice: the document's
+// conventions first (currency, number format, date order), then the line
+// items, then the labelled fields and the totals.
+func extractInvoice(content string) extract.Extraction {
+	d := parseDocument(content)
+	ev := gatherEvidence(d)
+	x := extract.Extraction{DocumentType: extract.DocInvoice, Source: extract.Source{Extractor: ExtractorRules}}
+	x.Currency = ev.currency()
+	f := ev.format(x.Currency)
+	order := ev.dateOrder(x.Currency, f)
+	it := findItems(d, f)
+	hits := scanFields(d)
+	x.InvoiceNumber = resolveInvoiceNumber(d, hits)
+	x.Vendor = resolveVendor(d, hits)
+	var dateProblem string
+	x.IssueDate, dateProblem = resolveIssueDate(d, hits, order)
+	ps := paragraphs(d)
+	rows := amountRows(hits, f, proseLines(d, ps))
+	all := mergeRows(rows, proseRows(ps, f, rows))
+	t := resolveTotals(mergeRows(all, bareAmountRows(d, all, f)))
+	if it.spaced && !t.reconciles(it.lines) {
+		it.lines = nil // rows read by their arithmetic alone that miss some items
+	}
+	t.absorbTableCharges(&it)
+	x.LineItems, x.Subtotal, x.Tax, x.Total = it.lines, t.subtotal, t.tax, t.total
+	x.TaxIncluded, x.Charges = t.taxIncluded, t.charges
+	x.Problems = appendProblems(dateProblem, it.problems, t.problems)
+	return x
+}
+
+func appendProblems(first string, lists ...[]string) []string {
+	var out []string
+	if first != "" {
+		out = append(out, first)
+	}
+	for _, l := range lists {
+		for _, p := range l {
+			if !containsStr(out, p) {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}

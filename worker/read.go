@@ -1,0 +1,134 @@
+package worker
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/big"
+	"slices"
+
+	"github.com/relayops/relayops/document"
+	"github.com/relayops/relayops/extract"
+	"github.com/relayops/relayops/jobs"
+)
+
+// StageRead is the read stage's name: its fault points ("read",
+// "after_read") and, when the read was expensive (OCR), its checkpoint.
+const StageRead = "read"
+
+// DocumentReader turns a job's input into a document (package document's
+// Readers).
+type DocumentReader interface {
+	Read(ctx context.Context, mediaType string, data []byte) (*document.Document, error)
+}
+
+// VisibleTotal reads the total a document's visible text states, for the
+// check of a hybrid PDF (its XML is committed; a visible total that differs
+// is flagged). ok is false when the text states none the reader can read.
+type VisibleTotal func(ctx context.Context, text string) (total string, ok bool)
+
+// read runs the read stage, or resumes its checkpoint: the document every
+// later stage works on.
+func (a *attempt) read(ctx context.Context) (*document.Document, error) {
+	if out, ok := a.claim.Checkpoints[StageRead]; ok {
+		var doc document.Document
+		if err := json.Unmarshal(out, &doc); err == nil {
+			return &doc, nil
+		}
+	}
+	if err := a.h.faults.Hit(StageRead); err != nil {
+		return nil, err
+	}
+	content, err := a.input()
+	if err != nil {
+		return nil, err
+	}
+	in := jobs.DecodeInput(content)
+	doc, err := a.h.reader.Read(ctx, in.MediaType, in.Data)
+	a.h.metrics.stageRun(StageRead, err)
+	if err != nil {
+		return nil, err
+	}
+	if doc.Expensive {
+		out, err := json.Marshal(doc)
+		if err != nil {
+			return nil, fmt.Errorf("read: %w", err)
+		}
+		if err := a.h.store.Checkpoint(context.WithoutCancel(ctx), a.key, a.claim.Fence, StageRead, out); err != nil {
+			if errors.Is(err, jobs.ErrStaleFence) {
+				return nil, errStale
+			}
+			return nil, fmt.Errorf("checkpoint %s: %w", StageRead, err)
+		}
+	}
+	if err := a.h.faults.Hit("after_" + StageRead); err != nil {
+		return nil, err
+	}
+	return doc, nil
+}
+
+// structured is the pipeline of a document that carries an e-invoice: its
+// XML is read exactly (no text heuristics), judged by the EN 16931 rules,
+// and a hybrid PDF whose visible total differs from the XML's is flagged.
+func (a *attempt) structured(ctx context.Context, doc *document.Document) ([]byte, error) {
+	if err := a.h.faults.Hit(extract.StageExtract); err != nil {
+		return nil, err
+	}
+	out, err := extract.FromEInvoice(doc.EInvoice)
+	a.h.metrics.stageRun(extract.StageExtract, err)
+	if err != nil {
+		return nil, err
+	}
+	flags := doc.Flags
+	if a.h.visibleTotal != nil && doc.HasText() {
+		if mismatch, err := a.visibleMismatch(ctx, doc, out); err != nil {
+			return nil, err
+		} else if mismatch {
+			flags = append(flags, extract.FlagVisibleTotalMismatch)
+		}
+	}
+	return withFlags(out, flags)
+}
+
+// visibleMismatch reports whether the visible text states a total that is
+// not the committed one.
+func (a *attempt) visibleMismatch(ctx context.Context, doc *document.Document, result []byte) (bool, error) {
+	var inv struct {
+		Total string `json:"total"`
+	}
+	if err := json.Unmarshal(result, &inv); err != nil {
+		return false, errBadOutput
+	}
+	seen, ok := a.h.visibleTotal(ctx, doc.Text())
+	if !ok {
+		return false, nil
+	}
+	x, okx := new(big.Rat).SetString(inv.Total)
+	y, oky := new(big.Rat).SetString(seen)
+	return okx && oky && x.Cmp(y) != 0, nil
+}
+
+// withFlags adds flags to a result's "flags", once each.
+func withFlags(result []byte, flags []string) ([]byte, error) {
+	if len(flags) == 0 {
+		return result, nil
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(result, &m); err != nil {
+		return nil, errBadOutput
+	}
+	var have []string
+	if raw, ok := m["flags"]; ok {
+		if err := json.Unmarshal(raw, &have); err != nil {
+			return nil, errBadOutput
+		}
+	}
+	for _, f := range flags {
+		if !slices.Contains(have, f) {
+			have = append(have, f)
+		}
+	}
+	m["flags"], _ = json.Marshal(have)
+	return json.Marshal(m)
+}
