@@ -45,6 +45,9 @@ type ModelCall struct {
 	Outcome          string // one of CallOutcomes
 	PromptTokens     int64
 	CompletionTokens int64
+	// Pages is how many page images the call sent (0 for text), so the
+	// prompt tokens per page can be counted: PromptTokens / Pages.
+	Pages int
 }
 
 // ModelConfig configures a Model.
@@ -72,6 +75,13 @@ type ModelConfig struct {
 	Observe func(ModelCall)
 	// Now is the clock of the credentials cool-down. Default time.Now.
 	Now func() time.Time
+	// Vision: the model reads images, so ExtractImages may send it page
+	// images. Default false (ExtractImages refuses with ErrVisionDisabled).
+	Vision bool
+	// ImageMaxPixels bounds each page image sent (width × height); a
+	// larger page is scaled down to fit, keeping its proportions. Default
+	// 2,500,000 (an A4 page at 150 dpi is 2,170,000).
+	ImageMaxPixels int
 }
 
 func (c ModelConfig) withDefaults() ModelConfig {
@@ -96,6 +106,9 @@ func (c ModelConfig) withDefaults() ModelConfig {
 	if c.Now == nil {
 		c.Now = time.Now
 	}
+	if c.ImageMaxPixels == 0 {
+		c.ImageMaxPixels = DefaultImageMaxPixels
+	}
 	return c
 }
 
@@ -112,6 +125,9 @@ func (c ModelConfig) validate() error {
 	}
 	if c.MaxTokens < 0 {
 		errs = append(errs, errors.New("extract: ModelConfig.MaxTokens must not be negative"))
+	}
+	if c.ImageMaxPixels < minImagePixels {
+		errs = append(errs, fmt.Errorf("extract: ModelConfig.ImageMaxPixels must be at least %d", minImagePixels))
 	}
 	return errors.Join(errs...)
 }
@@ -175,13 +191,18 @@ func (m *Model) Validate(ctx context.Context, extraction []byte) ([]byte, error)
 
 // Extract asks the model for the document's fields.
 func (m *Model) Extract(ctx context.Context, content string, _ []byte) ([]byte, error) {
-	msgs := []openai.ChatCompletionMessageParamUnion{
+	return m.extract(ctx, []openai.ChatCompletionMessageParamUnion{
 		openai.SystemMessage(systemPrompt),
 		openai.UserMessage(userMessage(content)),
-	}
+	}, 0)
+}
+
+// extract asks with msgs until the answer conforms or the re-asks are
+// spent; pages is how many page images msgs carry, for ModelCall.
+func (m *Model) extract(ctx context.Context, msgs []openai.ChatCompletionMessageParamUnion, pages int) ([]byte, error) {
 	src := Source{Extractor: ExtractorLLM, Model: m.cfg.Model}
 	for try := 0; ; try++ {
-		ext, answer, problem, err := m.ask(ctx, msgs, &src)
+		ext, answer, problem, err := m.ask(ctx, msgs, &src, pages)
 		if err != nil {
 			return nil, err
 		}
@@ -198,7 +219,7 @@ func (m *Model) Extract(ctx context.Context, content string, _ []byte) ([]byte, 
 
 // ask makes one call and decodes its answer: the extraction, or the
 // answer's text and the problem with it. src accumulates the tokens.
-func (m *Model) ask(ctx context.Context, msgs []openai.ChatCompletionMessageParamUnion, src *Source) (*Extraction, string, string, error) {
+func (m *Model) ask(ctx context.Context, msgs []openai.ChatCompletionMessageParamUnion, src *Source, pages int) (*Extraction, string, string, error) {
 	probe, err := m.gate.admit()
 	if err != nil {
 		return nil, "", "", err
@@ -207,7 +228,7 @@ func (m *Model) ask(ctx context.Context, msgs []openai.ChatCompletionMessagePara
 	defer cancel()
 	var raw *http.Response
 	resp, err := m.chat.New(cctx, m.params(msgs), option.WithResponseInto(&raw))
-	call := ModelCall{Model: m.cfg.Model}
+	call := ModelCall{Model: m.cfg.Model, Pages: pages}
 	defer func() { m.cfg.Observe(call) }()
 	if err != nil {
 		var me *ModelError

@@ -6,6 +6,7 @@
 package llmtest
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -18,8 +19,93 @@ import (
 
 // Message is one chat message of a request.
 type Message struct {
-	Role    string `json:"role"`
+	Role string `json:"role"`
+	// Content is the message's text. A message sent as content parts has
+	// its parts' texts here joined by "\n", each image part standing as
+	// "[image N]" (1-based, counted over the message).
 	Content string `json:"content"`
+	// Images are the message's image_url parts, in order.
+	Images []Image `json:"-"`
+}
+
+// Image is one image_url content part.
+type Image struct {
+	URL    string // as sent
+	Detail string
+	// MediaType and Data are a data URL's ("data:image/png;base64,…")
+	// decoded; empty for any other URL or a malformed one.
+	MediaType string
+	Data      []byte
+}
+
+// UnmarshalJSON reads a message whose content is a string or an array of
+// text and image_url parts.
+func (m *Message) UnmarshalJSON(b []byte) error {
+	var raw struct {
+		Role    string          `json:"role"`
+		Content json.RawMessage `json:"content"`
+	}
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	m.Role, m.Content, m.Images = raw.Role, "", nil
+	if len(raw.Content) == 0 || raw.Content[0] != '[' {
+		return json.Unmarshal(orNull(raw.Content), &m.Content)
+	}
+	var parts []struct {
+		Type     string `json:"type"`
+		Text     string `json:"text"`
+		ImageURL struct {
+			URL    string `json:"url"`
+			Detail string `json:"detail"`
+		} `json:"image_url"`
+	}
+	if err := json.Unmarshal(raw.Content, &parts); err != nil {
+		return err
+	}
+	texts := make([]string, 0, len(parts))
+	for _, p := range parts {
+		switch p.Type {
+		case "image_url":
+			m.Images = append(m.Images, decodeImage(p.ImageURL.URL, p.ImageURL.Detail))
+			texts = append(texts, fmt.Sprintf("[image %d]", len(m.Images)))
+		default:
+			texts = append(texts, p.Text)
+		}
+	}
+	m.Content = strings.Join(texts, "\n")
+	return nil
+}
+
+func orNull(b json.RawMessage) json.RawMessage {
+	if len(b) == 0 {
+		return json.RawMessage("null")
+	}
+	return b
+}
+
+func decodeImage(url, detail string) Image {
+	img := Image{URL: url, Detail: detail}
+	meta, data, ok := strings.Cut(strings.TrimPrefix(url, "data:"), ",")
+	mediaType, isBase64 := strings.CutSuffix(meta, ";base64")
+	if !ok || !isBase64 || !strings.HasPrefix(url, "data:") {
+		return img
+	}
+	if b, err := base64.StdEncoding.DecodeString(data); err == nil {
+		img.MediaType, img.Data = mediaType, b
+	}
+	return img
+}
+
+// Images returns the images of the request's user messages, in order.
+func (r Request) Images() []Image {
+	var imgs []Image
+	for _, m := range r.Messages {
+		if m.Role == "user" {
+			imgs = append(imgs, m.Images...)
+		}
+	}
+	return imgs
 }
 
 // Request is one request the server received.

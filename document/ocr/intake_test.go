@@ -1,0 +1,175 @@
+package ocr
+
+import (
+	"bytes"
+	"encoding/binary"
+	"hash/crc32"
+	"image"
+	"image/color"
+	"image/jpeg"
+	"image/png"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// grayPage is a small white image with a dark bar whose position tells
+// pages apart.
+func grayPage(w, h, bar int) *image.Gray {
+	img := image.NewGray(image.Rect(0, 0, w, h))
+	for i := range img.Pix {
+		img.Pix[i] = 0xFF
+	}
+	for x := 0; x < w; x++ {
+		img.SetGray(x, bar, color.Gray{})
+	}
+	return img
+}
+
+func encodePNG(t *testing.T, img image.Image) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	require.NoError(t, png.Encode(&buf, img))
+	return buf.Bytes()
+}
+
+// pngHeaderOnly is a PNG that declares w×h pixels and holds none: what a
+// decompression bomb shows before it is decoded.
+func pngHeaderOnly(w, h uint32) []byte {
+	var b bytes.Buffer
+	b.WriteString("\x89PNG\r\n\x1a\n")
+	chunk := func(typ string, data []byte) {
+		_ = binary.Write(&b, binary.BigEndian, uint32(len(data)))
+		b.WriteString(typ)
+		b.Write(data)
+		_ = binary.Write(&b, binary.BigEndian, crc32.ChecksumIEEE(append([]byte(typ), data...)))
+	}
+	ihdr := make([]byte, 13)
+	binary.BigEndian.PutUint32(ihdr[0:], w)
+	binary.BigEndian.PutUint32(ihdr[4:], h)
+	ihdr[8], ihdr[9] = 8, 0 // 8-bit grayscale
+	chunk("IHDR", ihdr)
+	chunk("IEND", nil)
+	return b.Bytes()
+}
+
+// multiPageTIFF writes an uncompressed 8-bit grayscale TIFF with one image
+// directory per page, chained in order (golang.org/x/image/tiff writes only
+// one page).
+func multiPageTIFF(pages []*image.Gray) []byte {
+	le := binary.LittleEndian
+	var b bytes.Buffer
+	b.WriteString("II*\x00")
+	_ = binary.Write(&b, le, uint32(0)) // first IFD, patched below
+	prevNext := 4
+	for _, p := range pages {
+		w, h := p.Rect.Dx(), p.Rect.Dy()
+		pixels := b.Len()
+		b.Write(p.Pix)
+		if b.Len()%2 == 1 {
+			b.WriteByte(0)
+		}
+		ifd := b.Len()
+		out := b.Bytes()
+		le.PutUint32(out[prevNext:], uint32(ifd))
+		entries := [][3]uint32{ // tag, type (3 short, 4 long), value
+			{256, 4, uint32(w)}, {257, 4, uint32(h)}, {258, 3, 8}, {259, 3, 1},
+			{262, 3, 1}, {273, 4, uint32(pixels)}, {278, 4, uint32(h)}, {279, 4, uint32(w * h)},
+		}
+		_ = binary.Write(&b, le, uint16(len(entries)))
+		for _, e := range entries {
+			_ = binary.Write(&b, le, uint16(e[0]))
+			_ = binary.Write(&b, le, uint16(e[1]))
+			_ = binary.Write(&b, le, uint32(1))
+			if e[1] == 3 {
+				_ = binary.Write(&b, le, uint16(e[2]))
+				_ = binary.Write(&b, le, uint16(0))
+			} else {
+				_ = binary.Write(&b, le, e[2])
+			}
+		}
+		prevNext = b.Len()
+		_ = binary.Write(&b, le, uint32(0))
+	}
+	return b.Bytes()
+}
+
+func TestPages_PNGAndJPEG_AreOnePageAsTheyCame(t *testing.T) {
+	t.Parallel()
+	pngData := encodePNG(t, grayPage(40, 30, 5))
+	var jb bytes.Buffer
+	require.NoError(t, jpeg.Encode(&jb, grayPage(40, 30, 5), nil))
+	for media, data := range map[string][]byte{MediaPNG: pngData, MediaJPEG: jb.Bytes()} {
+		pages, err := Pages(data, media, 50)
+		require.NoError(t, err, media)
+		require.Equal(t, [][]byte{data}, pages, media)
+	}
+}
+
+func TestPages_MultiPageTIFF_GivesEveryPageInOrder(t *testing.T) {
+	t.Parallel()
+	data := multiPageTIFF([]*image.Gray{grayPage(20, 10, 1), grayPage(20, 10, 5), grayPage(20, 10, 8)})
+	pages, err := Pages(data, MediaTIFF, 50)
+	require.NoError(t, err)
+	require.Len(t, pages, 3)
+	for i, bar := range []int{1, 5, 8} {
+		img, err := png.Decode(bytes.NewReader(pages[i]))
+		require.NoError(t, err)
+		g := img.(*image.Gray)
+		require.Equal(t, uint8(0), g.GrayAt(3, bar).Y, "page %d", i+1)
+		require.Equal(t, uint8(0xFF), g.GrayAt(3, (bar+2)%10).Y, "page %d", i+1)
+	}
+}
+
+func TestPages_TIFFOverThePageLimit_IsTooManyPages(t *testing.T) {
+	t.Parallel()
+	data := multiPageTIFF([]*image.Gray{grayPage(8, 8, 1), grayPage(8, 8, 2), grayPage(8, 8, 3)})
+	_, err := Pages(data, MediaTIFF, 2)
+	require.ErrorIs(t, err, ErrTooManyPages)
+}
+
+func TestPages_TIFFWhoseDirectoriesLoop_IsUnreadable(t *testing.T) {
+	t.Parallel()
+	data := multiPageTIFF([]*image.Gray{grayPage(8, 8, 1)})
+	first := binary.LittleEndian.Uint32(data[4:8])
+	next := first + 2 + 12*uint32(binary.LittleEndian.Uint16(data[first:]))
+	binary.LittleEndian.PutUint32(data[next:], first) // the last page points back at the first
+	_, err := Pages(data, MediaTIFF, 0)
+	require.ErrorIs(t, err, ErrUnreadableImage)
+}
+
+func TestPages_BadImages_AreRefused(t *testing.T) {
+	t.Parallel()
+	good := encodePNG(t, grayPage(200, 100, 50))
+	tiffBomb := multiPageTIFF([]*image.Gray{grayPage(8, 8, 1)})
+	first := binary.LittleEndian.Uint32(tiffBomb[4:8])
+	binary.LittleEndian.PutUint32(tiffBomb[first+2+8:], 100000) // ImageWidth
+	binary.LittleEndian.PutUint32(tiffBomb[first+2+12+8:], 100000)
+	cases := []struct {
+		name, media string
+		data        []byte
+		want        error
+	}{
+		{"truncated PNG", MediaPNG, good[:len(good)/2], ErrUnreadableImage},
+		{"PNG declaring 100000x100000", MediaPNG, pngHeaderOnly(100000, 100000), ErrImageTooLarge},
+		{"PNG declaring 0 pixels", MediaPNG, pngHeaderOnly(0, 10), ErrUnreadableImage},
+		{"TIFF declaring 100000x100000", MediaTIFF, tiffBomb, ErrImageTooLarge},
+		{"not an image", MediaPNG, []byte("%PDF-1.7 not a picture"), ErrMediaTypeMismatch},
+		{"PNG declared as JPEG", MediaJPEG, good, ErrMediaTypeMismatch},
+		{"empty file", MediaJPEG, nil, ErrMediaTypeMismatch},
+		{"truncated JPEG", MediaJPEG, []byte{0xFF, 0xD8, 0xFF, 0xE0, 0, 16}, ErrUnreadableImage},
+		{"unsupported type", "image/gif", []byte("GIF89a"), ErrUnsupportedMediaType},
+	}
+	for _, c := range cases {
+		_, err := Pages(c.data, c.media, 50)
+		require.ErrorIs(t, err, c.want, c.name)
+	}
+}
+
+func TestSniff_TellsFormatsBySignature(t *testing.T) {
+	t.Parallel()
+	require.Equal(t, MediaPNG, Sniff(pngHeaderOnly(1, 1)))
+	require.Equal(t, MediaJPEG, Sniff([]byte{0xFF, 0xD8, 0xFF, 0xDB}))
+	require.Equal(t, MediaTIFF, Sniff([]byte("MM\x00*\x00\x00\x00\x08")))
+	require.Equal(t, "", Sniff([]byte("hello")))
+}
