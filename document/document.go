@@ -54,6 +54,9 @@ type Page struct {
 	Source string `json:"source"`
 	// MeanConfidence is OCR's mean word confidence (0..100); 0 for text.
 	MeanConfidence float64 `json:"meanConfidence,omitempty"`
+	// LowConfidenceLines are the lines of Text (0-based) holding a word
+	// OCR read below its confidence threshold.
+	LowConfidenceLines []int `json:"lowConfidenceLines,omitempty"`
 }
 
 // Page sources.

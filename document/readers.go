@@ -24,15 +24,21 @@ const (
 var ErrNoPDFReader = fmt.Errorf("%w: document: no PDF reader is configured", extract.ErrPermanent)
 
 // PDFReader is what the read stage needs of a PDF reader (package
-// document/pdf's Reader).
+// document/pdf's Reader): text and attachments, and page images for OCR.
 type PDFReader interface {
 	Read(ctx context.Context, data []byte) (*pdf.File, error)
+	PageRenderer
 }
 
 // Config configures the readers. The zero Config reads text and XML.
 type Config struct {
 	// PDF reads PDFs; nil refuses them with ErrNoPDFReader.
 	PDF PDFReader
+	// OCR reads scans (images, PDFs without text); nil rejects them
+	// no_text_layer.
+	OCR OCR
+	// MaxPages bounds a multi-page image (a TIFF). Default 50.
+	MaxPages int
 }
 
 // Readers reads every supported input format, one Reader per media type.
@@ -46,8 +52,14 @@ func New(cfg Config) *Readers {
 		mediaTypeText: textReader{},
 		mediaTypeXML:  xmlReader{},
 	}}
+	if cfg.MaxPages == 0 {
+		cfg.MaxPages = 50
+	}
+	for _, mt := range []string{"image/png", "image/jpeg", "image/tiff"} {
+		r.byType[mt] = imageReader{ocr: cfg.OCR, mediaType: mt, maxPages: cfg.MaxPages}
+	}
 	if cfg.PDF != nil {
-		r.byType[mediaTypePDF] = pdfReader{pdf: cfg.PDF}
+		r.byType[mediaTypePDF] = pdfReader{pdf: cfg.PDF, ocr: cfg.OCR}
 	} else {
 		r.byType[mediaTypePDF] = refuse{ErrNoPDFReader}
 	}
@@ -109,7 +121,10 @@ func xmlRejection(err error) error {
 
 // pdfReader reads a PDF: its pages' layout text and, for a hybrid PDF, the
 // e-invoice it embeds.
-type pdfReader struct{ pdf PDFReader }
+type pdfReader struct {
+	pdf PDFReader
+	ocr OCR // nil: a PDF without text is no_text_layer
+}
 
 // EInvoiceAttachments are the names under which Factur-X, ZUGFeRD (1.0 and
 // 2.x) and XRechnung embed their XML, compared without case.
@@ -132,10 +147,20 @@ func (p pdfReader) Read(ctx context.Context, data []byte) (*Document, error) {
 		doc.Pages = append(doc.Pages, Page{Number: i + 1, Text: text, Source: SourceText})
 	}
 	p.embedded(doc, f.Attachments)
-	if doc.EInvoice == nil && !doc.HasText() {
+	if doc.EInvoice != nil || doc.HasText() {
+		return doc, nil
+	}
+	if p.ocr == nil {
 		return nil, extract.Reject(extract.ReasonNoTextLayer)
 	}
-	return doc, nil
+	// A scan: each page rendered and read by OCR.
+	return ocrDocument(ctx, p.ocr, len(f.Pages), func(i int) ([]byte, error) {
+		img, err := p.pdf.Render(ctx, data, i+1, ocrPixels)
+		if err != nil && ctx.Err() == nil {
+			return nil, extract.Reject(extract.ReasonUnreadableDocument)
+		}
+		return img, err
+	})
 }
 
 // embedded reads the first e-invoice attachment into doc. One that cannot be

@@ -78,3 +78,44 @@ func TestE2E_WorkerKilledReadingA50PagePDF_AnotherFinishesIt_OneReview(t *testin
 	}
 	t.Log("the 50-page PDF was read again by worker-2 and reviewed once")
 }
+
+func TestE2E_WorkerKilledAfterOCR_AnotherResumesWithoutOCRAgain(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("tesseract"); err != nil {
+		if os.Getenv("RELAYOPS_REQUIRE_OCR") == "1" {
+			t.Fatal("RELAYOPS_REQUIRE_OCR=1 but tesseract is not installed")
+		}
+		t.Skip("SKIP: tesseract not installed (apt-get install tesseract-ocr); this test OCRs a scan")
+	}
+	s := setup(t, options{noWorker: true, env: []string{"RELAYOPS_OCR_LANGUAGES=deu+eng"}})
+	doomed := proctest.Start(t, proctest.Options{
+		Name: "worker-doomed", Bin: proctest.Binary(t, "cmd/worker"),
+		Env:      s.env("RELAYOPS_FAULTS=after_read=kill#1", "RELAYOPS_CONCURRENCY=4"),
+		AddrVars: []string{"RELAYOPS_METRICS_ADDR"},
+	})
+	scan := realFile(t, "document", "pdf", "testdata", "generated", "scan.pdf")
+	id := s.submitFile(t, tokA, "scan-1", "application/pdf", scan).JobID
+	if sig := proctest.KilledBy(doomed.Wait(2 * jobTimeout)); sig != syscall.SIGKILL {
+		t.Fatalf("want the worker killed after OCR, got %v", sig)
+	}
+	k, _ := jobs.ParseKey(id)
+	lease := "asynq:{" + task.NewLayout(0, shards, false).Queue(jobs.Shard(k.Tenant, k.DocumentID, shards)) + "}:lease"
+	rdb := s.redis.Client(t)
+	redistest.Eventually(t, 2*time.Minute, func() bool {
+		score, err := rdb.ZScore(context.Background(), lease, id).Result()
+		return err == nil && time.Now().Unix() > int64(score)+31
+	}, "the lease of %s to be recoverable", id)
+	w := s.startWorker("worker-2", "")
+	s.workers = []*proctest.Process{w}
+	j := s.waitFinished(t, tokA, id)
+	// The scan is a real invoice read by OCR: whatever the rules made of it
+	// (a success or a rejection with its reason), the second worker never
+	// ran OCR again: it resumed from the read stage's checkpoint.
+	if got := w.MetricOrZero("relayops_worker_stage_runs_total", map[string]string{"stage": "read"}); got != 0 {
+		t.Fatalf("want worker-2 to resume from the OCR checkpoint (0 reads), got %v reads; job: %v", got, j)
+	}
+	if got := w.MetricOrZero("relayops_worker_stage_runs_total", map[string]string{"stage": "classify"}); got == 0 {
+		t.Fatalf("want worker-2 to have run the stages after the read, got none; job: %v", j)
+	}
+	t.Logf("job after resuming from the OCR checkpoint: %s %s %s", j.State, j.ErrorCode, j.ErrorReason)
+}

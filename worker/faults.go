@@ -16,6 +16,8 @@ import (
 const (
 	PointBeforeClaim          = "before_claim"
 	PointAfterClaim           = "after_claim"
+	PointRead                 = "read"
+	PointAfterRead            = "after_read"
 	PointClassify             = "classify"
 	PointExtract              = "extract"
 	PointValidate             = "validate"
@@ -33,7 +35,7 @@ const (
 
 // Points lists every fault injection point.
 var Points = []string{
-	PointBeforeClaim, PointAfterClaim,
+	PointBeforeClaim, PointAfterClaim, PointRead, PointAfterRead,
 	PointClassify, PointAfterClassify, PointExtract, PointAfterExtract, PointValidate, PointAfterValidate,
 	PointAfterCommitBeforeAck, PointRelayAfterEnqueue, PointWebhookAfterSend,
 }

@@ -322,6 +322,9 @@ func (a *attempt) pipeline(ctx context.Context) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	if out, err = markOCR(out, doc); err != nil {
+		return nil, err
+	}
 	return withFlags(out, doc.Flags)
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/big"
 	"slices"
+	"strings"
 
 	"github.com/relayops/relayops/document"
 	"github.com/relayops/relayops/extract"
@@ -37,7 +38,7 @@ func (a *attempt) read(ctx context.Context) (*document.Document, error) {
 			return &doc, nil
 		}
 	}
-	if err := a.h.faults.Hit(StageRead); err != nil {
+	if err := a.h.faults.Hit(PointRead); err != nil {
 		return nil, err
 	}
 	content, err := a.input()
@@ -62,7 +63,7 @@ func (a *attempt) read(ctx context.Context) (*document.Document, error) {
 			return nil, fmt.Errorf("checkpoint %s: %w", StageRead, err)
 		}
 	}
-	if err := a.h.faults.Hit("after_" + StageRead); err != nil {
+	if err := a.h.faults.Hit(PointAfterRead); err != nil {
 		return nil, err
 	}
 	return doc, nil
@@ -131,4 +132,62 @@ func withFlags(result []byte, flags []string) ([]byte, error) {
 	}
 	m["flags"], _ = json.Marshal(have)
 	return json.Marshal(m)
+}
+
+// markOCR notes on a result read from OCR text where its fields came from:
+// each field's evidence says "ocr", and is marked low-confidence when its
+// line holds a word OCR was unsure of; the result carries the flag ocr. The
+// validator has judged the fields like any others; the marks are for the
+// reviewer.
+func markOCR(result []byte, doc *document.Document) ([]byte, error) {
+	starts, ocrPages := pageStarts(doc)
+	if len(ocrPages) == 0 {
+		return result, nil
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(result, &m); err != nil {
+		return nil, errBadOutput
+	}
+	var evidence map[string]extract.Evidence
+	if raw, ok := m["evidence"]; ok {
+		if err := json.Unmarshal(raw, &evidence); err != nil {
+			return nil, errBadOutput
+		}
+	}
+	for field, ev := range evidence {
+		if ev.Page < 1 || ev.Page > len(doc.Pages) || !ocrPages[ev.Page] {
+			continue
+		}
+		ev.Source = extract.EvidenceOCR
+		line := ev.Line - 1 - starts[ev.Page-1] // the line within its page
+		ev.LowConfidence = slices.Contains(doc.Pages[ev.Page-1].LowConfidenceLines, line)
+		evidence[field] = ev
+	}
+	if evidence != nil {
+		m["evidence"], _ = json.Marshal(evidence)
+	}
+	out, err := json.Marshal(m)
+	if err != nil {
+		return nil, errBadOutput
+	}
+	return withFlags(out, []string{extract.FlagOCR})
+}
+
+// pageStarts returns the 0-based line of doc.Text() where each page starts,
+// and which pages (1-based) OCR read.
+func pageStarts(doc *document.Document) ([]int, map[int]bool) {
+	starts := make([]int, len(doc.Pages))
+	ocrPages := map[int]bool{}
+	line := 0
+	for i, p := range doc.Pages {
+		starts[i] = line
+		line += strings.Count(p.Text, "\n")
+		if !strings.HasSuffix(p.Text, "\n") {
+			line++
+		}
+		if p.Source == document.SourceOCR {
+			ocrPages[p.Number] = true
+		}
+	}
+	return starts, ocrPages
 }

@@ -87,7 +87,7 @@ func run(ctx context.Context, o options) error {
 		return err
 	}
 	defer dash.Close()
-	docs, err := app.OpenDocuments(ctx, cfg)
+	docs, err := app.OpenDocuments(ctx, cfg, logger)
 	if err != nil {
 		return err
 	}

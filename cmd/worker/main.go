@@ -76,7 +76,7 @@ func run() error {
 	// and each kind once per interval.
 	lograte.RouteRedis(logger)
 	cfg.LogWarnings(logger.With("component", "worker"))
-	docs, err := app.OpenDocuments(context.Background(), cfg)
+	docs, err := app.OpenDocuments(context.Background(), cfg, logger)
 	if err != nil {
 		return err
 	}

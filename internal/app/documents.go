@@ -3,9 +3,12 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"log/slog"
 
 	"github.com/relayops/relayops/document"
+	"github.com/relayops/relayops/document/ocr"
 	"github.com/relayops/relayops/document/pdf"
 	"github.com/relayops/relayops/extract"
 	"github.com/relayops/relayops/internal/config"
@@ -21,14 +24,32 @@ type Documents struct {
 	Readers *document.Readers
 }
 
-// OpenDocuments starts the PDF reader. The first start on a machine
-// compiles PDFium (seconds); later ones load wazero's compilation cache.
-func OpenDocuments(ctx context.Context, c *config.Config) (*Documents, error) {
+// OpenDocuments starts the PDF reader and finds the OCR command. The first
+// start on a machine compiles PDFium (seconds); later ones load wazero's
+// compilation cache. Without tesseract, scans are rejected no_text_layer and
+// log says once how to install it.
+func OpenDocuments(ctx context.Context, c *config.Config, log *slog.Logger) (*Documents, error) {
 	p, err := pdf.New(ctx, pdf.Config{MaxPages: c.Documents.MaxPages, Instances: c.Documents.PDFInstances})
 	if err != nil {
 		return nil, fmt.Errorf("app: PDF reader: %w", err)
 	}
-	return &Documents{PDF: p, Readers: document.New(document.Config{PDF: p})}, nil
+	d := &Documents{PDF: p}
+	o := c.Documents.OCR
+	engine, err := ocr.New(ocr.Config{Command: o.Command, Languages: o.Languages, PageTimeout: o.PageTimeout,
+		MinConfidence: float64(o.MinConfidence)})
+	cfg := document.Config{PDF: p, MaxPages: c.Documents.MaxPages}
+	switch {
+	case err == nil:
+		cfg.OCR = engine
+		log.Info("OCR enabled", "command", o.Command, "languages", engine.Languages())
+	case errors.Is(err, ocr.ErrNotInstalled):
+		log.Warn("OCR disabled: scans and images are rejected no_text_layer", "advice", err.Error())
+	default:
+		_ = p.Close()
+		return nil, fmt.Errorf("app: OCR (RELAYOPS_OCR_*): %w", err)
+	}
+	d.Readers = document.New(cfg)
+	return d, nil
 }
 
 // Close stops the PDF reader.

@@ -48,8 +48,9 @@ func TestFromEnv_NothingSet_UsesDefaults(t *testing.T) {
 		LLM:       LLM{Timeout: time.Minute, MaxTokens: 2048},
 		Webhook: Webhook{Timeout: 10 * time.Second, Window: day, RetryBase: 5 * time.Second, RetryMax: time.Hour,
 			DisableAfter: 100, RotationGrace: day, CacheTTL: 5 * time.Second, Concurrency: 10},
-		Tenants:   Tenants{MaxInFlight: 100},
-		Documents: Documents{MaxFileBytes: 10 << 20, MaxPages: 50, PDFInstances: 2},
+		Tenants: Tenants{MaxInFlight: 100},
+		Documents: Documents{MaxFileBytes: 10 << 20, MaxPages: 50, PDFInstances: 2,
+			OCR: OCR{Command: "tesseract", Languages: "eng+deu+fra+nld+spa+ita", PageTimeout: time.Minute, MinConfidence: 60}},
 	}, c)
 }
 

@@ -25,6 +25,7 @@ var otherNames = []string{
 	"RELAYOPS_REQUIRE_REDIS",   // internal/redistest: a missing redis-server fails instead of skipping
 	"RELAYOPS_REQUIRE_BROWSER", // internal/browsertest: a missing chromium fails instead of skipping
 	"RELAYOPS_SCREENSHOT_DIR",  // console's browser tests keep their screenshots there
+	"RELAYOPS_REQUIRE_OCR",     // document/ocr: a missing tesseract fails instead of skipping
 	"RELAYOPS_REQUIRE_QPDF",    // e2e: a missing qpdf (it builds a 50-page PDF) fails instead of skipping
 	// Read by docker compose (the image tag) and by the example webhook
 	// receiver, not by the binaries.
@@ -36,11 +37,8 @@ var otherNames = []string{
 	// not stop start-up. When a name gains its entry in vars, delete it
 	// here (a name in both lists is harmless, only redundant).
 	"RELAYOPS_DATA_KEYS",
-	"RELAYOPS_OCR_COMMAND",
-	"RELAYOPS_OCR_LANGUAGES",
 	"RELAYOPS_LLM_VISION",
 	"RELAYOPS_LLM_IMAGE_MAX_PIXELS",
-	"RELAYOPS_PDF_INSTANCES",
 }
 
 // KnownNames returns every RELAYOPS_ name relayops knows, sorted: the
