@@ -77,4 +77,3 @@ func TestRead_BadImages_AreUnreadable(t *testing.T) {
 		require.Equal(t, extract.ReasonUnreadableDocument, reasonOf(t, err), name)
 	}
 }
-
