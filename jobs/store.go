@@ -240,6 +240,10 @@ func RedisClusterOptions(addrs []string) (*redis.ClusterOptions, error) {
 // Shards returns the number of shards.
 func (s *Store) Shards() int { return s.shards }
 
+// Keys returns the store's data key ring (nil: none), for the other
+// stores of the deployment's secrets (webhook signing secrets).
+func (s *Store) Keys() *keyring.Ring { return s.seal.ring }
+
 // Redis returns the store's connection.
 func (s *Store) Redis() redis.UniversalClient { return s.rdb }
 
