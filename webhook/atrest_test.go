@@ -92,3 +92,40 @@ func TestSecrets_AfterDataKeyRotation_OldSealedSecretsOpen(t *testing.T) {
 	_, err = registryOn(t, b, ring(t, "k2")).Get(b.ctx, ep.ID)
 	require.ErrorIs(t, err, keyring.ErrUnopenable, "k1 retired while a secret it sealed lives")
 }
+
+func TestReseal_MovesEverySecretToTheFirstKey_SoTheOldKeyCanGo(t *testing.T) {
+	t.Parallel()
+	b := setup(t, nil)
+	clear, clearSecret := b.register(t, "http://127.0.0.1:1/hook")
+	old := registryOn(t, b, ring(t, "k1"))
+	sealed, sealedSecret, err := old.Create(b.ctx, Registration{Tenant: "globex", URL: "http://127.0.0.1:2/hook", Events: EventTypes})
+	require.NoError(t, err)
+	rot, err := old.Rotate(b.ctx, sealed.ID)
+	require.NoError(t, err)
+
+	rotated := registryOn(t, b, ring(t, "k2", "k1"))
+	res, err := rotated.Reseal(b.ctx)
+	require.NoError(t, err)
+	require.Equal(t, ResealResult{Resealed: 2}, res)
+	res, err = rotated.Reseal(b.ctx)
+	require.NoError(t, err)
+	require.Equal(t, ResealResult{Current: 2}, res, "a second run has nothing to do")
+
+	retired := registryOn(t, b, ring(t, "k2"))
+	got, err := retired.Get(b.ctx, clear.ID)
+	require.NoError(t, err)
+	require.Equal(t, clearSecret, got.secrets.current)
+	got, err = retired.Get(b.ctx, sealed.ID)
+	require.NoError(t, err)
+	require.Equal(t, []string{rot.Secret, sealedSecret}, got.secrets.signing(b.clock.Now()), "the previous secret and its grace survive")
+	raw, err := b.rdb.HGet(b.ctx, secretsKey("acme"), clear.ID).Result()
+	require.NoError(t, err)
+	require.NotContains(t, raw, clearSecret)
+}
+
+func TestReseal_WithoutAKey_Fails(t *testing.T) {
+	t.Parallel()
+	b := setup(t, nil)
+	_, err := b.reg.Reseal(b.ctx)
+	require.Error(t, err)
+}

@@ -4,6 +4,10 @@
 // the RELAYOPS_* environment (README, Configuration); RELAYOPS_EXTRACTOR
 // chooses the extractor (rules, llm or rules,llm, the model from
 // RELAYOPS_LLM_*). SIGINT or SIGTERM stops it gracefully; it then exits 0.
+//
+// worker -reseal-secrets seals every webhook signing secret under the first
+// key of RELAYOPS_DATA_KEYS and exits: the step of a data key rotation
+// (docs/security.md) after which the old key may leave the ring.
 package main
 
 import (
@@ -26,9 +30,10 @@ import (
 
 func main() {
 	probe := flag.Bool("healthcheck", false, "probe this worker's /healthz on RELAYOPS_METRICS_ADDR and exit 0 if it answers 200 (for container healthchecks)")
+	reseal := flag.Bool("reseal-secrets", false, "seal every webhook signing secret under the first data key of RELAYOPS_DATA_KEYS, print the counts and exit (a data key rotation step)")
 	flag.Parse()
 	healthcheck.Run(*probe, "relayops worker", func(c *config.Config) string { return c.MetricsAddr })
-	if err := run(); err != nil {
+	if err := run(*reseal); err != nil {
 		fmt.Fprintf(os.Stderr, "relayops worker: %v\n", err)
 		if errors.As(err, new(configError)) {
 			os.Exit(2)
@@ -42,7 +47,7 @@ type configError struct{ error }
 
 func (e configError) Unwrap() error { return e.error }
 
-func run() error {
+func run(reseal bool) error {
 	cfg, err := config.Load()
 	if err != nil {
 		return configError{fmt.Errorf("invalid configuration:\n%w", err)}
@@ -62,6 +67,14 @@ func run() error {
 	store, err := jobs.NewStore(app.Jobs(cfg, rdb))
 	if err != nil {
 		return err
+	}
+	if reseal {
+		res, err := app.WebhookRegistry(cfg, store).Reseal(context.Background())
+		if err != nil {
+			return err
+		}
+		fmt.Printf("webhook secrets: %d resealed, %d already under key %q\n", res.Resealed, res.Current, store.Keys().Primary())
+		return nil
 	}
 	// Asynq gets its own, ordinary client: its scripts are safe to retry,
 	// the store's are not.
