@@ -126,11 +126,11 @@ func Webhooks(c *config.Config, store *jobs.Store) *worker.WebhookConfig {
 // reads the Redis or the Redis Cluster that RELAYOPS_REDIS_URL names.
 func Dashboard(c *config.Config, log *slog.Logger) (dashboard.Config, error) {
 	d := dashboard.Config{Operators: c.OperatorTokens, PrometheusURL: c.PrometheusURL, Logger: log}
-	if c.RedisCluster == nil {
-		d.RedisURL = c.RedisURL
+	if c.DashboardRedisCluster == nil {
+		d.RedisURL = c.DashboardRedisURL
 		return d, nil
 	}
-	opt, err := AsynqClusterOptions(c)
+	opt, err := asynqClusterOptions(c.DashboardRedisCluster)
 	d.RedisCluster = opt
 	return d, err
 }

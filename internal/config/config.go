@@ -59,6 +59,13 @@ type Config struct {
 	// RedisCluster is set when RELAYOPS_REDIS_URL is a redis-cluster:// URL
 	// (then RedisURL is not a go-redis URL); nil for one Redis.
 	RedisCluster *RedisCluster
+	// DashboardRedisURL and DashboardRedisCluster are the Redis of the
+	// dashboard (asynqmon, in the api process), read as RedisURL and
+	// RedisCluster are: RELAYOPS_DASHBOARD_REDIS_URL, default
+	// RELAYOPS_REDIS_URL. A separate URL lets it connect as a read-only
+	// Redis ACL user (docs/security.md).
+	DashboardRedisURL     string
+	DashboardRedisCluster *RedisCluster
 	// MetricsTenantLabels adds a tenant label to metrics
 	// (RELAYOPS_METRICS_TENANT_LABELS, default false).
 	MetricsTenantLabels bool
@@ -172,6 +179,7 @@ type Var struct {
 // from here, so docs generated from Vars cannot drift from the code.
 var vars = []Var{
 	{"RELAYOPS_REDIS_URL", "redis://127.0.0.1:6379/0", "one Redis (redis://, rediss:// or unix:// URL) or a Redis Cluster (redis-cluster://[user:password@]host:port,host:port/)"},
+	{"RELAYOPS_DASHBOARD_REDIS_URL", "", "the dashboard's Redis, as RELAYOPS_REDIS_URL (the same Redis, as another ACL user); default RELAYOPS_REDIS_URL"},
 	{"RELAYOPS_HTTP_ADDR", ":8080", "listen address of the HTTP API"},
 	{"RELAYOPS_METRICS_ADDR", ":9090", "listen address of the worker's /metrics, /healthz and /readyz"},
 	{"RELAYOPS_RELAY_STALL_TIMEOUT", "1m", "a worker whose relay made no progress for this long is not ready (>= 1s)"},
@@ -297,6 +305,7 @@ func FromEnv(getenv func(string) string) (*Config, error) {
 			Concurrency:   l.intRange("RELAYOPS_WEBHOOK_CONCURRENCY", 1, 10000),
 		},
 	}
+	l.dashboardRedis(c)
 	c.Tenants = l.tenants()
 	l.crossCheck(c)
 	if err := errors.Join(l.errs...); err != nil {
@@ -623,6 +632,17 @@ func (l *loader) redisURL(name string) string {
 		l.fail(name, "must be a redis://, rediss://, unix:// or redis-cluster:// URL (value not shown): %v", err)
 	}
 	return s
+}
+
+// dashboardRedis sets the dashboard's Redis: RELAYOPS_DASHBOARD_REDIS_URL,
+// or RELAYOPS_REDIS_URL's when unset.
+func (l *loader) dashboardRedis(c *Config) {
+	const name = "RELAYOPS_DASHBOARD_REDIS_URL"
+	if l.raw(name) == "" {
+		c.DashboardRedisURL, c.DashboardRedisCluster = c.RedisURL, c.RedisCluster
+		return
+	}
+	c.DashboardRedisURL, c.DashboardRedisCluster = l.redisURL(name), l.redisCluster(name)
 }
 
 func (l *loader) addr(name string) string {

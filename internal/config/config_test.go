@@ -29,6 +29,7 @@ func TestFromEnv_NothingSet_UsesDefaults(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, &Config{
 		RedisURL:          "redis://127.0.0.1:6379/0",
+		DashboardRedisURL: "redis://127.0.0.1:6379/0",
 		HTTPAddr:          ":8080",
 		MetricsAddr:       ":9090",
 		RelayStallTimeout: time.Minute,
