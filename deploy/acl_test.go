@@ -85,8 +85,9 @@ func aclEnv(t *testing.T, user, redisURL, dashboardURL string) *config.Config {
 // aclDeployment is an api (with its dashboard) and a worker, in process,
 // each on its own Redis user.
 type aclDeployment struct {
-	api    *httptest.Server
-	client *http.Client
+	api         *httptest.Server
+	client      *http.Client
+	workerStore *jobs.Store
 }
 
 func startACLDeployment(t *testing.T, redisURL func(user string) string) *aclDeployment {
@@ -134,7 +135,7 @@ func startACLDeployment(t *testing.T, redisURL func(user string) string) *aclDep
 		cancel()
 		require.NoError(t, <-done, "the worker stops cleanly")
 	})
-	return &aclDeployment{api: ts, client: &http.Client{Timeout: 10 * time.Second}}
+	return &aclDeployment{api: ts, client: &http.Client{Timeout: 10 * time.Second}, workerStore: wstore}
 }
 
 // call sends a JSON request with a bearer token and returns the status and body.
@@ -284,6 +285,16 @@ func requireRefused(t *testing.T, c *redis.Client, user string, cmds ...[]any) {
 	}
 }
 
+// requireAllSealed checks, as the worker (worker -data-key-usage), that
+// every document value the run stored names the deployment's key.
+func (d *aclDeployment) requireAllSealed(t *testing.T) {
+	t.Helper()
+	usage, err := d.workerStore.DataKeyUsage(context.Background())
+	require.NoError(t, err)
+	require.Len(t, usage, 1, "%v", usage)
+	require.Greater(t, usage["k1"], 0, "%v", usage)
+}
+
 // forbidden are the commands no component may run.
 var forbidden = [][]any{
 	{"FLUSHALL"}, {"FLUSHDB"}, {"CONFIG", "GET", "*"}, {"CONFIG", "SET", "appendonly", "no"},
@@ -304,6 +315,7 @@ func TestRedisACL_EachComponentRunsAsItsOwnUser_AndIsRefusedTheRest(t *testing.T
 		return "redis://" + user + ":" + aclPasswords[user] + "@" + srv.Addr + "/0"
 	})
 	d.exercise(t)
+	d.requireAllSealed(t)
 	require.Empty(t, aclLog(t, admin), "no command or key of a real run was refused")
 
 	for user := range aclPasswords {
@@ -335,6 +347,7 @@ func TestRedisACL_OnACluster_URLUsersWorkOnEveryNode(t *testing.T) {
 		return "redis-cluster://" + user + ":" + aclPasswords[user] + "@" + strings.Join(c.Addrs, ",") + "/"
 	})
 	d.exercise(t)
+	d.requireAllSealed(t)
 	for _, addr := range c.Addrs {
 		node := redis.NewClient(&redis.Options{Addr: addr})
 		require.Empty(t, aclLog(t, node), "no command or key of a real run was refused on %s", addr)

@@ -172,3 +172,26 @@ func TestAtRest_AResultMovedToAnotherJob_DoesNotOpen(t *testing.T) {
 		require.ErrorIs(t, err, errUndecryptable, "a result moved into the input")
 	})
 }
+
+func TestDataKeyUsage_CountsValuesByTheKeyThatSealedThem(t *testing.T) {
+	redistest.Backends(t, func(t *testing.T, b *redistest.Backend) {
+		clear := setup(t, b, nil)
+		clear.lifecycle(t, mustKey(t, "acme", "inv-clear", 1))
+		old := setup(t, b, func(c *Config) { c.Keys = testRing(t, "k1") })
+		old.lifecycle(t, mustKey(t, "acme", "inv-old", 1))
+		rotated := setup(t, b, func(c *Config) { c.Keys = testRing(t, "k2", "k1") })
+		k := mustKey(t, "acme", "inv-new", 1)
+		rotated.submit(t, k, "INVOICE")
+		c := rotated.claim(t, k)
+		require.NoError(t, rotated.store.Checkpoint(rotated.ctx, k, c.Fence, "extract", []byte(`{}`)))
+		legacy := mustKey(t, "globex", "inv-legacy", 1)
+		require.NoError(t, b.Client.Set(rotated.ctx, rotated.store.keys.input(legacy),
+			legacySeal(t, testKey("k1").Secret, legacy, blobEncrypted, []byte("x")), 0).Err())
+
+		got, err := rotated.store.DataKeyUsage(rotated.ctx)
+		require.NoError(t, err)
+		// Each finished lifecycle leaves its input, result and review note
+		// (the commit dropped its checkpoint).
+		require.Equal(t, map[string]int{UsageClear: 3, "k1": 3, "k2": 2, UsageUnnamed: 1}, got)
+	})
+}
