@@ -125,11 +125,11 @@ func TestAtRest_AfterRotation_DataOfTheOldKeyStaysReadable(t *testing.T) {
 		k2 := mustKey(t, "acme", "inv-2", 1)
 		after.submit(t, k2, "INVOICE "+marker)
 		_, err = before.store.Input(before.ctx, k2)
-		require.ErrorIs(t, err, errUndecryptable, "a process without k2 cannot read it")
+		require.ErrorIs(t, err, ErrUndecryptable, "a process without k2 cannot read it")
 
 		retired := setup(t, b, func(c *Config) { c.Keys = testRing(t, "k2") })
 		_, err = retired.store.Result(retired.ctx, k)
-		require.ErrorIs(t, err, errUndecryptable, "k1 dropped while its data lives")
+		require.ErrorIs(t, err, ErrUndecryptable, "k1 dropped while its data lives")
 	})
 }
 
@@ -165,11 +165,11 @@ func TestAtRest_AResultMovedToAnotherJob_DoesNotOpen(t *testing.T) {
 		other := mustKey(t, "globex", "inv-1", 1)
 		require.NoError(t, x.rdb.Set(x.ctx, x.store.keys.result(other), raw, 0).Err())
 		_, err = x.store.Result(x.ctx, other)
-		require.ErrorIs(t, err, errUndecryptable, "another tenant's result key")
+		require.ErrorIs(t, err, ErrUndecryptable, "another tenant's result key")
 		// Into the input key of the same document: another kind of value.
 		require.NoError(t, x.rdb.Set(x.ctx, x.store.keys.input(k), raw, 0).Err())
 		_, err = x.store.Input(x.ctx, k)
-		require.ErrorIs(t, err, errUndecryptable, "a result moved into the input")
+		require.ErrorIs(t, err, ErrUndecryptable, "a result moved into the input")
 	})
 }
 

@@ -147,24 +147,25 @@ func inflate(b []byte) ([]byte, error) {
 	r := inflaters.Get().(io.ReadCloser)
 	defer inflaters.Put(r)
 	if err := r.(flate.Resetter).Reset(bytes.NewReader(b), nil); err != nil {
-		return nil, errUndecryptable
+		return nil, ErrUndecryptable
 	}
 	out, err := io.ReadAll(io.LimitReader(r, maxInput+1))
 	if err != nil || len(out) > maxInput {
-		return nil, errUndecryptable
+		return nil, ErrUndecryptable
 	}
 	return out, nil
 }
 
-// errUndecryptable is returned for a blob that cannot be opened: corrupted,
-// sealed by a key that is not in the ring, moved between documents or kinds
-// of value, or encrypted while this process has no key.
-var errUndecryptable = errors.New("jobs: stored value cannot be decrypted with the configured data keys")
+// ErrUndecryptable is returned for a stored value that cannot be opened:
+// corrupted, sealed by a key that is not in the ring (retired too early, or
+// a process started without RELAYOPS_DATA_KEYS), moved between documents or
+// kinds of value. Its message never quotes the value.
+var ErrUndecryptable = errors.New("jobs: stored value cannot be decrypted with the configured data keys")
 
 // open decodes an input, in the sealed or the legacy format.
 func (s sealer) open(k Key, blob []byte) (string, error) {
 	if len(blob) == 0 {
-		return "", errUndecryptable
+		return "", ErrUndecryptable
 	}
 	var out []byte
 	var err error
@@ -177,13 +178,13 @@ func (s sealer) open(k Key, blob []byte) (string, error) {
 		out, err = inflate(blob[1:])
 	case blobEncrypted, blobEncryptedDeflated:
 		if out, err = s.ring.OpenUnnamed(blob[1:], legacyAD(k)); err != nil {
-			return "", errUndecryptable
+			return "", ErrUndecryptable
 		}
 		if blob[0] == blobEncryptedDeflated {
 			out, err = inflate(out)
 		}
 	default:
-		err = errUndecryptable
+		err = ErrUndecryptable
 	}
 	return string(out), err
 }
@@ -199,7 +200,7 @@ func (s sealer) openValue(k Key, kind string, blob []byte) ([]byte, error) {
 // openSealed decodes a value in the sealed format.
 func (s sealer) openSealed(k Key, kind string, blob []byte) ([]byte, error) {
 	if len(blob) < 2 {
-		return nil, errUndecryptable
+		return nil, ErrUndecryptable
 	}
 	switch blob[1] {
 	case blobPlain:
@@ -209,12 +210,12 @@ func (s sealer) openSealed(k Key, kind string, blob []byte) ([]byte, error) {
 	case blobEncrypted, blobEncryptedDeflated:
 		pt, err := s.ring.Open(blob, 2, sealedAD(k, kind))
 		if err != nil {
-			return nil, errUndecryptable
+			return nil, ErrUndecryptable
 		}
 		if blob[1] == blobEncryptedDeflated {
 			return inflate(pt)
 		}
 		return pt, nil
 	}
-	return nil, errUndecryptable
+	return nil, ErrUndecryptable
 }

@@ -122,9 +122,9 @@ func TestSealer_LegacyEncryptedInput_OpensWithItsKeyAnywhereInTheRing(t *testing
 	require.NoError(t, err)
 	require.Equal(t, text, got)
 	_, err = sealer{ring: testRing(t, "2027-01")}.open(k, short)
-	require.ErrorIs(t, err, errUndecryptable, "the old key dropped from the ring")
+	require.ErrorIs(t, err, ErrUndecryptable, "the old key dropped from the ring")
 	_, err = rotated.open(mustKey(t, "acme", "inv-2", 1), short)
-	require.ErrorIs(t, err, errUndecryptable, "moved to another document")
+	require.ErrorIs(t, err, ErrUndecryptable, "moved to another document")
 }
 
 func TestSealer_AfterRotation_OldKeysValuesOpen_NewOnesUseTheNewKey(t *testing.T) {
@@ -142,9 +142,9 @@ func TestSealer_AfterRotation_OldKeysValuesOpen_NewOnesUseTheNewKey(t *testing.T
 	id, _ := keyring.KeyID(newBlob, 2)
 	require.Equal(t, "k2", id)
 	_, err = before.openValue(k, kindResult, newBlob)
-	require.ErrorIs(t, err, errUndecryptable, "a ring without k2")
+	require.ErrorIs(t, err, ErrUndecryptable, "a ring without k2")
 	_, err = sealer{ring: testRing(t, "k2")}.openValue(k, kindResult, oldBlob)
-	require.ErrorIs(t, err, errUndecryptable, "k1 retired too early")
+	require.ErrorIs(t, err, ErrUndecryptable, "k1 retired too early")
 }
 
 func TestSealer_RejectsCorruptForeignOrMovedBlobs(t *testing.T) {
@@ -154,33 +154,33 @@ func TestSealer_RejectsCorruptForeignOrMovedBlobs(t *testing.T) {
 	blob, err := enc.seal(k, strings.Repeat("text ", 100))
 	require.NoError(t, err)
 	_, err = plain.open(k, blob)
-	require.ErrorIs(t, err, errUndecryptable, "an encrypted blob without the key")
+	require.ErrorIs(t, err, ErrUndecryptable, "an encrypted blob without the key")
 	for name, other := range map[string]Key{
 		"another document": mustKey(t, "acme", "inv-2", 1),
 		"another tenant":   mustKey(t, "globex", "inv-1", 1),
 	} {
 		_, err = enc.open(other, blob)
-		require.ErrorIs(t, err, errUndecryptable, name)
+		require.ErrorIs(t, err, ErrUndecryptable, name)
 	}
 	res, err := enc.sealValue(k, kindResult, []byte(`{"a":1}`))
 	require.NoError(t, err)
 	_, err = enc.openValue(k, kindCheckpoint("extract"), res)
-	require.ErrorIs(t, err, errUndecryptable, "a result moved into the checkpoints")
+	require.ErrorIs(t, err, ErrUndecryptable, "a result moved into the checkpoints")
 	ck, err := enc.sealValue(k, kindCheckpoint("classify"), []byte(`{"a":1}`))
 	require.NoError(t, err)
 	_, err = enc.openValue(k, kindCheckpoint("extract"), ck)
-	require.ErrorIs(t, err, errUndecryptable, "a checkpoint moved to another stage")
+	require.ErrorIs(t, err, ErrUndecryptable, "a checkpoint moved to another stage")
 	flipped := append([]byte(nil), blob...)
 	flipped[1] = blobEncryptedDeflated
 	_, err = enc.open(k, flipped)
-	require.ErrorIs(t, err, errUndecryptable, "a changed mode byte")
+	require.ErrorIs(t, err, ErrUndecryptable, "a changed mode byte")
 	blob[len(blob)-1] ^= 1
 	_, err = enc.open(k, blob)
-	require.ErrorIs(t, err, errUndecryptable, "a tampered ciphertext")
+	require.ErrorIs(t, err, ErrUndecryptable, "a tampered ciphertext")
 	_, err = plain.open(k, []byte{blobDeflated, 0xff, 0x00})
-	require.ErrorIs(t, err, errUndecryptable, "a corrupt deflate stream")
+	require.ErrorIs(t, err, ErrUndecryptable, "a corrupt deflate stream")
 	_, err = plain.open(k, nil)
-	require.ErrorIs(t, err, errUndecryptable)
+	require.ErrorIs(t, err, ErrUndecryptable)
 	_, err = enc.openValue(k, kindResult, []byte{sealedTag})
-	require.ErrorIs(t, err, errUndecryptable, "a truncated sealed value")
+	require.ErrorIs(t, err, ErrUndecryptable, "a truncated sealed value")
 }
