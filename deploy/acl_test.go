@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -33,12 +34,16 @@ import (
 // aclFile is the deployment's Redis ACL users.
 const aclFile = "redis-acl.conf"
 
-// The test passwords of the ACL users, put where the file's placeholders are.
+// The test passwords of the ACL users, put where the file's placeholders
+// are. They hold the characters a URL's userinfo must escape.
 var aclPasswords = map[string]string{
-	"relayops-api":       "api-pw-0123456789",
-	"relayops-worker":    "worker-pw-0123456789",
-	"relayops-dashboard": "dashboard-pw-0123456789",
+	"relayops-api":       "api-p@ss/0:1,2%3",
+	"relayops-worker":    "worker-p@ss/0:1,2%3",
+	"relayops-dashboard": "dashboard-p@ss/0:1,2%3",
 }
+
+// userinfo is user:password as a URL writes them.
+func userinfo(user string) string { return url.UserPassword(user, aclPasswords[user]).String() }
 
 func aclUsers(t *testing.T) []string {
 	t.Helper()
@@ -312,7 +317,7 @@ func TestRedisACL_EachComponentRunsAsItsOwnUser_AndIsRefusedTheRest(t *testing.T
 		}
 	})
 	d := startACLDeployment(t, func(user string) string {
-		return "redis://" + user + ":" + aclPasswords[user] + "@" + srv.Addr + "/0"
+		return "redis://" + userinfo(user) + "@" + srv.Addr + "/0"
 	})
 	d.exercise(t)
 	d.requireAllSealed(t)
@@ -344,7 +349,7 @@ func TestRedisACL_OnACluster_URLUsersWorkOnEveryNode(t *testing.T) {
 		}
 	})
 	d := startACLDeployment(t, func(user string) string {
-		return "redis-cluster://" + user + ":" + aclPasswords[user] + "@" + strings.Join(c.Addrs, ",") + "/"
+		return "redis-cluster://" + userinfo(user) + "@" + strings.Join(c.Addrs, ",") + "/"
 	})
 	d.exercise(t)
 	d.requireAllSealed(t)
