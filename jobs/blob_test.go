@@ -4,6 +4,7 @@ import (
 	"crypto/aes"
 	"crypto/cipher"
 	"crypto/rand"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -183,4 +184,31 @@ func TestSealer_RejectsCorruptForeignOrMovedBlobs(t *testing.T) {
 	require.ErrorIs(t, err, ErrUndecryptable)
 	_, err = enc.openValue(k, kindResult, []byte{sealedTag})
 	require.ErrorIs(t, err, ErrUndecryptable, "a truncated sealed value")
+}
+
+// BenchmarkSealValue prints the cost of sealing a result of about 1.5 KiB
+// of JSON (deflated, then encrypted) and of opening it.
+func BenchmarkSealValue(b *testing.B) {
+	s := sealer{ring: testRing(b, "k1")}
+	k := mustKey(b, "acme", "inv-1", 1)
+	var items strings.Builder
+	for i := range 12 {
+		fmt.Fprintf(&items, `{"line":%d,"description":"Item %03d paper A4 %dg","quantity":%d,"unitPrice":"%d.%02d","amount":"%d.%02d"},`,
+			i+1, i*37%101, 70+i*5, i%7+1, 3+i*11%40, i*13%100, 9+i*29%300, i*17%100)
+	}
+	result := []byte(`{"invoiceNumber":"INV-2024-0417","issueDate":"2024-04-17","currency":"EUR","vendor":"Northwind GmbH","items":[` +
+		strings.TrimSuffix(items.String(), ",") + `],"total":"1234.50","evidence":{"total":"Total due EUR 1,234.50"}}`)
+	blob, err := s.sealValue(k, kindResult, result)
+	require.NoError(b, err)
+	b.Logf("a %d-byte result is stored in %d bytes", len(result), len(blob))
+	b.Run("seal", func(b *testing.B) {
+		for b.Loop() {
+			_, _ = s.sealValue(k, kindResult, result)
+		}
+	})
+	b.Run("open", func(b *testing.B) {
+		for b.Loop() {
+			_, _ = s.openValue(k, kindResult, blob)
+		}
+	})
 }
