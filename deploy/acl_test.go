@@ -61,7 +61,7 @@ const (
 
 // aclEnv is the configuration of a deployment whose components connect as
 // their users; user is the api's or the worker's.
-func aclEnv(t *testing.T, user, redisURL, dashboardURL string) *config.Config {
+func aclEnv(t *testing.T, user, redisURL, dashboardURL string, extra map[string]string) *config.Config {
 	t.Helper()
 	key := make([]byte, 32)
 	_, _ = rand.Read(key)
@@ -80,7 +80,13 @@ func aclEnv(t *testing.T, user, redisURL, dashboardURL string) *config.Config {
 		"RELAYOPS_METRICS_ADDR":           "127.0.0.1:0",
 		"RELAYOPS_CONCURRENCY":            "4",
 		"RELAYOPS_DATA_KEYS":              "k1:" + base64.StdEncoding.EncodeToString(key),
-		"RELAYOPS_REDIS_WAIT_REPLICAS":    "0",
+		// The quotas run their scripts at every submission.
+		"RELAYOPS_TENANT_SUBMIT_RATE":       "1000/1s",
+		"RELAYOPS_TENANT_MAX_BACKLOG":       "1000",
+		"RELAYOPS_TENANT_MAX_BACKLOG_BYTES": "64MiB",
+	}
+	for k, v := range extra {
+		m[k] = v
 	}
 	c, err := config.FromEnv(func(name string) string { return m[name] })
 	require.NoError(t, err, user)
@@ -95,13 +101,13 @@ type aclDeployment struct {
 	workerStore *jobs.Store
 }
 
-func startACLDeployment(t *testing.T, redisURL func(user string) string) *aclDeployment {
+func startACLDeployment(t *testing.T, redisURL func(user string) string, extra map[string]string) *aclDeployment {
 	t.Helper()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	ctx, cancel := context.WithCancel(context.Background())
 
 	// The api and its dashboard.
-	ac := aclEnv(t, "api", redisURL("relayops-api"), redisURL("relayops-dashboard"))
+	ac := aclEnv(t, "api", redisURL("relayops-api"), redisURL("relayops-dashboard"), extra)
 	require.NoError(t, app.CheckRedis(ctx, ac), "the api's start check, as its user")
 	ardb, err := app.StoreRedis(ac)
 	require.NoError(t, err)
@@ -119,7 +125,7 @@ func startACLDeployment(t *testing.T, redisURL func(user string) string) *aclDep
 	t.Cleanup(ts.Close)
 
 	// The worker, with the api's data keys.
-	wc := aclEnv(t, "worker", redisURL("relayops-worker"), "")
+	wc := aclEnv(t, "worker", redisURL("relayops-worker"), "", extra)
 	wc.DataKeys = ac.DataKeys
 	require.NoError(t, app.CheckRedis(ctx, wc), "the worker's start check, as its user")
 	wrdb, err := app.StoreRedis(wc)
@@ -318,7 +324,7 @@ func TestRedisACL_EachComponentRunsAsItsOwnUser_AndIsRefusedTheRest(t *testing.T
 	})
 	d := startACLDeployment(t, func(user string) string {
 		return "redis://" + userinfo(user) + "@" + srv.Addr + "/0"
-	})
+	}, nil)
 	d.exercise(t)
 	d.requireAllSealed(t)
 	require.Empty(t, aclLog(t, admin), "no command or key of a real run was refused")
@@ -350,7 +356,7 @@ func TestRedisACL_OnACluster_URLUsersWorkOnEveryNode(t *testing.T) {
 	})
 	d := startACLDeployment(t, func(user string) string {
 		return "redis-cluster://" + userinfo(user) + "@" + strings.Join(c.Addrs, ",") + "/"
-	})
+	}, map[string]string{"RELAYOPS_REDIS_WAIT_REPLICAS": "1"}) // every master has a replica: WAIT runs
 	d.exercise(t)
 	d.requireAllSealed(t)
 	for _, addr := range c.Addrs {
@@ -358,7 +364,7 @@ func TestRedisACL_OnACluster_URLUsersWorkOnEveryNode(t *testing.T) {
 		require.Empty(t, aclLog(t, node), "no command or key of a real run was refused on %s", addr)
 		_ = node.Close()
 	}
-	wrong := aclEnv(t, "api", "redis-cluster://relayops-api:wrong-password@"+strings.Join(c.Addrs, ",")+"/", "")
+	wrong := aclEnv(t, "api", "redis-cluster://relayops-api:wrong-password@"+strings.Join(c.Addrs, ",")+"/", "", nil)
 	err := app.CheckRedis(context.Background(), wrong)
 	require.ErrorContains(t, err, "RELAYOPS_REDIS_URL")
 	require.NotContains(t, err.Error(), "wrong-password")
