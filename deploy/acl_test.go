@@ -99,6 +99,7 @@ type aclDeployment struct {
 	api         *httptest.Server
 	client      *http.Client
 	workerStore *jobs.Store
+	workerAddr  string // the worker's /metrics, /healthz and /readyz
 }
 
 func startACLDeployment(t *testing.T, redisURL func(user string) string, extra map[string]string) *aclDeployment {
@@ -146,7 +147,7 @@ func startACLDeployment(t *testing.T, redisURL func(user string) string, extra m
 		cancel()
 		require.NoError(t, <-done, "the worker stops cleanly")
 	})
-	return &aclDeployment{api: ts, client: &http.Client{Timeout: 10 * time.Second}, workerStore: wstore}
+	return &aclDeployment{api: ts, client: &http.Client{Timeout: 10 * time.Second}, workerStore: wstore, workerAddr: w.MetricsAddr()}
 }
 
 // call sends a JSON request with a bearer token and returns the status and body.
@@ -243,6 +244,14 @@ func (d *aclDeployment) exercise(t *testing.T) {
 	status, out := d.call(t, http.MethodGet, "/metrics", "", nil)
 	require.Equal(t, http.StatusOK, status, "%s", out)
 	require.Contains(t, string(out), "asynq_queue_size", "the inspector read the queues")
+	d.expect(t, http.StatusOK, http.MethodGet, "/readyz", "", nil)
+	for _, path := range []string{"/metrics", "/readyz"} {
+		resp, err := d.client.Get("http://" + d.workerAddr + path)
+		require.NoError(t, err)
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		require.Equal(t, http.StatusOK, resp.StatusCode, "the worker's %s: %s", path, body)
+	}
 	req, err := http.NewRequest(http.MethodGet, d.api.URL+"/monitoring/api/queues", nil)
 	require.NoError(t, err)
 	req.SetBasicAuth("alice", aclOperatorToken)
