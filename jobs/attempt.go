@@ -45,7 +45,10 @@ func (s *Store) Claim(ctx context.Context, k Key, token string) (*Claim, error) 
 			c.InputExpired = true
 		}
 		for i := 10; i+1 < len(r); i += 2 {
-			c.Checkpoints[r.str(i)] = []byte(r.str(i + 1))
+			stage := r.str(i)
+			if c.Checkpoints[stage], err = s.seal.openValue(k, kindCheckpoint(stage), []byte(r.str(i+1))); err != nil {
+				return nil, fmt.Errorf("jobs: claim %s: checkpoint %s: %w", k, stage, err)
+			}
 		}
 		return c, nil
 	}
@@ -57,7 +60,11 @@ func (s *Store) Checkpoint(ctx context.Context, k Key, fence int64, stage string
 	if err := checkKey(k); err != nil {
 		return err
 	}
-	r, err := s.call(ctx, checkpointScript, []string{s.keys.job(k), s.keys.checkpoints(k)}, fence, stage, data)
+	blob, err := s.seal.sealValue(k, kindCheckpoint(stage), data)
+	if err != nil {
+		return fmt.Errorf("jobs: checkpoint %s: %w", k, err)
+	}
+	r, err := s.call(ctx, checkpointScript, []string{s.keys.job(k), s.keys.checkpoints(k)}, fence, stage, blob)
 	if err != nil {
 		return fmt.Errorf("jobs: checkpoint %s: %w", k, err)
 	}
@@ -81,7 +88,9 @@ func (s *Store) Checkpoints(ctx context.Context, k Key) (map[string][]byte, erro
 	}
 	out := make(map[string][]byte, len(m))
 	for stage, v := range m {
-		out[stage] = []byte(v)
+		if out[stage], err = s.seal.openValue(k, kindCheckpoint(stage), []byte(v)); err != nil {
+			return nil, fmt.Errorf("jobs: checkpoints %s: %s: %w", k, stage, err)
+		}
 	}
 	return out, nil
 }
@@ -137,7 +146,11 @@ func (s *Store) Commit(ctx context.Context, k Key, fence int64, payloadHash stri
 	if s.trimSucceeded(k) {
 		trim = "1"
 	}
-	args := s.familyArgs(k, fence, payloadHash, result, ev, raw, trim)
+	blob, err := s.seal.sealValue(k, kindResult, result)
+	if err != nil {
+		return nil, fmt.Errorf("jobs: commit %s: %w", k, err)
+	}
+	args := s.familyArgs(k, fence, payloadHash, blob, ev, raw, trim)
 	r, err := s.callAcked(ctx, commitScript, s.familyKeys(k), args...)
 	if err != nil {
 		return nil, fmt.Errorf("jobs: commit %s: %w", k, err)

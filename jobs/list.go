@@ -383,7 +383,10 @@ func (s *Store) ListReviews(ctx context.Context, o ReviewOptions) (*ReviewPage, 
 		}
 		out, ok := make([]*Review, len(b)), make([]bool, len(b))
 		for i, c := range cmds {
-			out[i] = reviewFromFields(keys[i], c.Val())
+			var err error
+			if out[i], err = s.reviewFromFields(keys[i], c.Val()); err != nil {
+				return nil, nil, err
+			}
 			ok[i] = out[i] != nil && (o.Status == "" || out[i].Status == o.Status)
 		}
 		return out, ok, nil

@@ -118,7 +118,10 @@ func (s *Store) GetReview(ctx context.Context, k Key) (*Review, error) {
 	if err != nil {
 		return nil, fmt.Errorf("jobs: review %s: %w", k, err)
 	}
-	r := reviewFromFields(k, v)
+	r, err := s.reviewFromFields(k, v)
+	if err != nil {
+		return nil, fmt.Errorf("jobs: review %s: %w", k, err)
+	}
 	if r == nil {
 		return nil, ErrReviewNotFound
 	}
@@ -128,20 +131,25 @@ func (s *Store) GetReview(ctx context.Context, k Key) (*Review, error) {
 // reviewFields are the job record's review fields, in reviewFromFields' order.
 var reviewFields = []string{fReviewStatus, fEventID, fReviewOperator, fReviewNote, fReviewCreatedAt, fReviewDecidedAt}
 
-// reviewFromFields builds a review from HMGET reviewFields; nil if the job
-// has none.
-func reviewFromFields(k Key, v []any) *Review {
+// reviewFromFields builds a review from HMGET reviewFields, opening its
+// note (sealed when a data key is set: an operator may quote the
+// document); nil if the job has none.
+func (s *Store) reviewFromFields(k Key, v []any) (*Review, error) {
 	f := make([]string, len(v))
 	for i := range v {
 		f[i], _ = v[i].(string)
 	}
 	if f[0] == "" {
-		return nil
+		return nil, nil
+	}
+	note, err := s.seal.openValue(k, kindReviewNote, []byte(f[3]))
+	if err != nil {
+		return nil, err
 	}
 	return &Review{
-		Key: k, Status: f[0], EventID: f[1], Operator: f[2], Note: f[3],
+		Key: k, Status: f[0], EventID: f[1], Operator: f[2], Note: string(note),
 		CreatedAt: msTime(f[4]), DecidedAt: msTime(f[5]),
-	}
+	}, nil
 }
 
 // DecideResult is the answer of Decide.
@@ -163,15 +171,22 @@ func (s *Store) Decide(ctx context.Context, k Key, operator, status, note string
 	if status != ReviewApproved && status != ReviewRejected {
 		return nil, fmt.Errorf("jobs: decide %s: status must be %s or %s", k, ReviewApproved, ReviewRejected)
 	}
+	sealed, err := s.seal.sealValue(k, kindReviewNote, []byte(note))
+	if err != nil {
+		return nil, fmt.Errorf("jobs: decide %s: %w", k, err)
+	}
 	shard := s.keys.shardOf(k)
 	keys := []string{s.keys.job(k), s.keys.audit(shard), s.keys.outbox(shard)}
-	r, err := s.callAcked(ctx, decideScript, keys, k.String(), s.nowMs(), status, operator, note, k.Tenant, ms(s.ret.Audit))
+	r, err := s.callAcked(ctx, decideScript, keys, k.String(), s.nowMs(), status, operator, sealed, k.Tenant, ms(s.ret.Audit))
 	if err != nil {
 		return nil, fmt.Errorf("jobs: decide %s: %w", k, err)
 	}
 	switch r.status() {
 	case "decided", "same":
-		rev := reviewFromFields(k, r[1:])
+		rev, err := s.reviewFromFields(k, r[1:])
+		if err != nil {
+			return nil, fmt.Errorf("jobs: decide %s: %w", k, err)
+		}
 		if rev == nil {
 			return nil, unexpected("decide", "review without status")
 		}

@@ -22,6 +22,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/relayops/relayops/internal/clock"
+	"github.com/relayops/relayops/internal/keyring"
 )
 
 // Retention says how long each class of data lives after the job that owns it
@@ -55,8 +56,11 @@ type Config struct {
 	Shards int
 	// Clock is the source of "now". Default clock.Real{}.
 	Clock clock.Clock
-	// DataKey, when set (32 bytes), encrypts stored inputs with AES-256-GCM.
-	DataKey []byte
+	// Keys, when set, encrypts every stored value that holds document data
+	// (inputs, results, checkpoints, review notes) with AES-256-GCM under
+	// its first key; every key of the ring decrypts. Default nil: stored in
+	// clear (values sealed earlier cannot be read).
+	Keys *keyring.Ring
 	// Retention is the expiry policy; zero fields take DefaultRetention's.
 	// Ledger is taken as given when LedgerForever is true.
 	Retention     Retention
@@ -163,13 +167,9 @@ func NewStore(cfg Config) (*Store, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	s, err := newSealer(cfg.DataKey)
-	if err != nil {
-		return nil, err
-	}
 	return &Store{
 		rdb: cfg.Redis, clock: cfg.Clock, keys: newKeyspace(cfg.Shards),
-		seal: s, ret: cfg.Retention, shards: cfg.Shards,
+		seal: sealer{ring: cfg.Keys}, ret: cfg.Retention, shards: cfg.Shards,
 		waitReplicas: cfg.WaitReplicas, waitTimeout: cfg.WaitTimeout,
 	}, nil
 }
@@ -239,6 +239,10 @@ func RedisClusterOptions(addrs []string) (*redis.ClusterOptions, error) {
 
 // Shards returns the number of shards.
 func (s *Store) Shards() int { return s.shards }
+
+// Keys returns the store's data key ring (nil: none), for the other
+// stores of the deployment's secrets (webhook signing secrets).
+func (s *Store) Keys() *keyring.Ring { return s.seal.ring }
 
 // Redis returns the store's connection.
 func (s *Store) Redis() redis.UniversalClient { return s.rdb }
@@ -344,7 +348,7 @@ func (s *Store) Result(ctx context.Context, k Key) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("jobs: result %s: %w", k, err)
 	}
-	return b, nil
+	return s.seal.openValue(k, kindResult, b)
 }
 
 func msTime(v string) time.Time {

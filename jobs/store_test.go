@@ -422,11 +422,7 @@ func TestTerminalStates_AreSticky(t *testing.T) {
 
 func TestEncryption_StoresCiphertext_BoundToDocument(t *testing.T) {
 	redistest.Backends(t, func(t *testing.T, b *redistest.Backend) {
-		key := make([]byte, 32)
-		for i := range key {
-			key[i] = byte(i)
-		}
-		x := setup(t, b, func(c *Config) { c.DataKey = key })
+		x := setup(t, b, func(c *Config) { c.Keys = testRing(t, "k1") })
 		k := mustKey(t, "acme", "inv-1", 1)
 		x.submit(t, k, "SECRET-IBAN-123")
 		raw, err := x.rdb.Get(x.ctx, x.store.keys.input(k)).Result()

@@ -20,6 +20,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/relayops/relayops/internal/clock"
+	"github.com/relayops/relayops/internal/keyring"
 	"github.com/relayops/relayops/jobs"
 )
 
@@ -48,6 +49,9 @@ type RegistryConfig struct {
 	// AttemptsKept is how many recent attempts each endpoint keeps for
 	// GET /v1/webhooks/{id}/deliveries. Default 100.
 	AttemptsKept int
+	// Keys, when set, encrypts the signing secrets stored in Redis (the job
+	// store's ring: jobs.Store.Keys). Default nil: stored in clear.
+	Keys *keyring.Ring
 }
 
 func (c RegistryConfig) withDefaults() RegistryConfig {
@@ -129,18 +133,77 @@ func (s secrets) signing(now time.Time) []string {
 	return []string{s.current}
 }
 
-func (s secrets) encode() string {
-	return s.current + "|" + s.previous + "|" + strconv.FormatInt(s.previousUntil.UnixMilli(), 10)
+// A stored secrets value is "current|previous|previous valid until (unix
+// ms)". Each secret in it is either in clear ("whsec_…", as stored without
+// a data key, and before secrets were encrypted) or sealed: sealedSecret
+// and the unpadded base64 of keyring.Ring.Seal's output, with associated
+// data naming the kind of value, the tenant and the endpoint, so a secret
+// copied to another endpoint does not open. Neither form holds '|', so
+// rotate.lua moves the current secret to previous without opening it.
+const sealedSecret = "sealed1."
+
+// secretAD binds a sealed secret to its endpoint.
+func secretAD(tenant, id string) []byte { return []byte("webhook_secret\x00" + tenant + ":" + id) }
+
+// sealSecret is what the store holds for secret of endpoint id.
+func (r *Registry) sealSecret(tenant, id, secret string) (string, error) {
+	if !r.cfg.Keys.Enabled() || secret == "" {
+		return secret, nil
+	}
+	b, err := r.cfg.Keys.Seal(nil, []byte(secret), secretAD(tenant, id))
+	if err != nil {
+		return "", fmt.Errorf("webhook: seal secret: %w", err)
+	}
+	return sealedSecret + base64.RawStdEncoding.EncodeToString(b), nil
 }
 
-func decodeSecrets(v string) secrets {
+// openSecret reverses sealSecret; a secret in clear is returned as it is.
+func (r *Registry) openSecret(tenant, id, stored string) (string, error) {
+	b64, ok := strings.CutPrefix(stored, sealedSecret)
+	if !ok {
+		return stored, nil
+	}
+	b, err := base64.RawStdEncoding.DecodeString(b64)
+	if err != nil {
+		return "", fmt.Errorf("webhook: endpoint %s: %w", id, keyring.ErrUnopenable)
+	}
+	pt, err := r.cfg.Keys.Open(b, 0, secretAD(tenant, id))
+	if err != nil {
+		return "", fmt.Errorf("webhook: endpoint %s: %w", id, err)
+	}
+	return string(pt), nil
+}
+
+// encodeSecrets is the stored value of s (a new endpoint's, so nothing
+// to rotate).
+func (r *Registry) encodeSecrets(tenant, id string, s secrets) (string, error) {
+	cur, err := r.sealSecret(tenant, id, s.current)
+	if err != nil {
+		return "", err
+	}
+	prev, err := r.sealSecret(tenant, id, s.previous)
+	if err != nil {
+		return "", err
+	}
+	return cur + "|" + prev + "|" + strconv.FormatInt(s.previousUntil.UnixMilli(), 10), nil
+}
+
+// decodeSecrets reads a stored secrets value, opening sealed secrets.
+func (r *Registry) decodeSecrets(tenant, id, v string) (secrets, error) {
 	parts := strings.SplitN(v, "|", 3)
-	s := secrets{current: parts[0]}
+	var s secrets
+	var err error
+	if s.current, err = r.openSecret(tenant, id, parts[0]); err != nil {
+		return secrets{}, err
+	}
 	if len(parts) == 3 {
 		ms, _ := strconv.ParseInt(parts[2], 10, 64)
-		s.previous, s.previousUntil = parts[1], time.UnixMilli(ms).UTC()
+		if s.previous, err = r.openSecret(tenant, id, parts[1]); err != nil {
+			return secrets{}, err
+		}
+		s.previousUntil = time.UnixMilli(ms).UTC()
 	}
-	return s
+	return s, nil
 }
 
 // Registry stores endpoints and their delivery attempts in Redis. Every
@@ -232,12 +295,16 @@ func (r *Registry) Create(ctx context.Context, reg Registration) (*Endpoint, str
 	ep := &Endpoint{ID: newID(reg.Tenant), Tenant: reg.Tenant, URL: reg.URL, Events: slices.Compact(events),
 		CreatedAt: r.cfg.Clock.Now().UTC().Truncate(time.Millisecond)}
 	secret := NewSecret()
+	stored, err := r.encodeSecrets(reg.Tenant, ep.ID, secrets{current: secret})
+	if err != nil {
+		return nil, "", err
+	}
 	b, _ := json.Marshal(ep) // strings, a time: cannot fail
 	if err := r.rdb.SAdd(ctx, tenantsKey, reg.Tenant).Err(); err != nil {
 		return nil, "", fmt.Errorf("webhook: create: %w", err)
 	}
 	_, err = r.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
-		p.HSet(ctx, secretsKey(reg.Tenant), ep.ID, secrets{current: secret}.encode())
+		p.HSet(ctx, secretsKey(reg.Tenant), ep.ID, stored)
 		p.HSet(ctx, endpointsKey(reg.Tenant), ep.ID, b)
 		return nil
 	})
@@ -306,7 +373,9 @@ func (r *Registry) Get(ctx context.Context, id string) (*Endpoint, error) {
 	if err != nil {
 		return nil, err
 	}
-	e.secrets = decodeSecrets(sec.Val())
+	if e.secrets, err = r.decodeSecrets(tenant, id, sec.Val()); err != nil {
+		return nil, err
+	}
 	return e, nil
 }
 
@@ -425,7 +494,11 @@ func (r *Registry) Rotate(ctx context.Context, id string) (*Rotation, error) {
 		return nil, ErrNotFound
 	}
 	rot := &Rotation{Secret: NewSecret(), PreviousValidUntil: r.cfg.Clock.Now().Add(r.cfg.RotationGrace).UTC().Truncate(time.Millisecond)}
-	st, err := rotateScript.Run(ctx, r.rdb, []string{secretsKey(tenant)}, id, rot.Secret, rot.PreviousValidUntil.UnixMilli()).Text()
+	stored, err := r.sealSecret(tenant, id, rot.Secret)
+	if err != nil {
+		return nil, err
+	}
+	st, err := rotateScript.Run(ctx, r.rdb, []string{secretsKey(tenant)}, id, stored, rot.PreviousValidUntil.UnixMilli()).Text()
 	if err != nil {
 		return nil, fmt.Errorf("webhook: rotate %s: %w", id, err)
 	}

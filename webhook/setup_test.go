@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/relayops/relayops/internal/clock"
+	"github.com/relayops/relayops/internal/keyring"
 	"github.com/relayops/relayops/jobs"
 )
 
@@ -33,6 +34,7 @@ type bundle struct {
 
 type setupOpts struct {
 	deliverer DelivererConfig // Registry, Clock and Client are filled in when unset
+	keys      *keyring.Ring   // the registry's data keys; nil: secrets in clear
 }
 
 func setup(t *testing.T, o *setupOpts) *bundle {
@@ -47,7 +49,7 @@ func setup(t *testing.T, o *setupOpts) *bundle {
 	var err error
 	// Tests reach httptest receivers on 127.0.0.1 over http.
 	b.reg, err = NewRegistry(RegistryConfig{Redis: rdb, Clock: b.clock, Policy: TargetPolicy{AllowInsecure: true, AllowPrivate: true},
-		RotationGrace: time.Minute})
+		RotationGrace: time.Minute, Keys: o.keys})
 	require.NoError(t, err)
 	b.notifier, err = NewNotifier(NotifierConfig{Registry: b.reg, Enqueuer: b.enq, Clock: b.clock})
 	require.NoError(t, err)

@@ -68,6 +68,7 @@ func run(ctx context.Context, o options) error {
 	defer mini.Close()
 	cfg.RedisURL = "redis://" + mini.Addr() + "/0"
 	cfg.RedisCluster = nil // dev always runs on its embedded Redis
+	cfg.DashboardRedisURL, cfg.DashboardRedisCluster = cfg.RedisURL, nil
 
 	rdb, err := jobs.NewRedisClient(cfg.RedisURL)
 	if err != nil {

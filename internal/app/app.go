@@ -17,6 +17,7 @@ import (
 	"github.com/relayops/relayops/extract"
 	"github.com/relayops/relayops/extract/rules"
 	"github.com/relayops/relayops/internal/config"
+	"github.com/relayops/relayops/internal/keyring"
 	"github.com/relayops/relayops/jobs"
 	"github.com/relayops/relayops/quota"
 	"github.com/relayops/relayops/webhook"
@@ -28,11 +29,22 @@ import (
 func Jobs(c *config.Config, rdb redis.UniversalClient) jobs.Config {
 	r := c.Retention
 	return jobs.Config{
-		Redis: rdb, Shards: c.Shards, DataKey: c.DataKey,
+		Redis: rdb, Shards: c.Shards, Keys: DataKeys(c),
 		WaitReplicas: c.RedisWaitReplicas, WaitTimeout: c.RedisWaitTimeout,
 		Retention:     jobs.Retention{Input: r.Input, Result: r.Result, Outbox: r.Outbox, Audit: r.Audit, Ledger: r.Ledger},
 		LedgerForever: r.Ledger == 0,
 	}
+}
+
+// DataKeys is the key ring of RELAYOPS_DATA_KEYS (or RELAYOPS_DATA_KEY);
+// nil without a key. The configuration was validated when it was loaded,
+// so building the ring cannot fail: a failure is a broken invariant.
+func DataKeys(c *config.Config) *keyring.Ring {
+	r, err := keyring.New(c.DataKeys)
+	if err != nil {
+		panic(fmt.Sprintf("app: data keys from a validated configuration: %v", err))
+	}
+	return r
 }
 
 // Limits are the job limits the deployment stamps on every job.
@@ -90,7 +102,7 @@ func WebhookRegistry(c *config.Config, store *jobs.Store) *webhook.Registry {
 		return nil
 	}
 	r, err := webhook.NewRegistry(webhook.RegistryConfig{
-		Redis: store.Redis(), RotationGrace: c.Webhook.RotationGrace,
+		Redis: store.Redis(), Keys: store.Keys(), RotationGrace: c.Webhook.RotationGrace,
 		Policy: webhook.TargetPolicy{AllowInsecure: c.Webhook.AllowInsecure, AllowPrivate: c.Webhook.AllowPrivate},
 	})
 	if err != nil {
@@ -121,11 +133,11 @@ func Webhooks(c *config.Config, store *jobs.Store) *worker.WebhookConfig {
 // reads the Redis or the Redis Cluster that RELAYOPS_REDIS_URL names.
 func Dashboard(c *config.Config, log *slog.Logger) (dashboard.Config, error) {
 	d := dashboard.Config{Operators: c.OperatorTokens, PrometheusURL: c.PrometheusURL, Logger: log}
-	if c.RedisCluster == nil {
-		d.RedisURL = c.RedisURL
+	if c.DashboardRedisCluster == nil {
+		d.RedisURL = c.DashboardRedisURL
 		return d, nil
 	}
-	opt, err := AsynqClusterOptions(c)
+	opt, err := asynqClusterOptions(c.DashboardRedisCluster)
 	d.RedisCluster = opt
 	return d, err
 }

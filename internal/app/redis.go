@@ -63,7 +63,11 @@ func AsynqClusterOptions(c *config.Config) (*redis.ClusterOptions, error) {
 	if c.RedisCluster == nil {
 		return nil, nil
 	}
-	opt, err := clusterOptions(c.RedisCluster)
+	return asynqClusterOptions(c.RedisCluster)
+}
+
+func asynqClusterOptions(rc *config.RedisCluster) (*redis.ClusterOptions, error) {
+	opt, err := clusterOptions(rc)
 	if err != nil {
 		return nil, err
 	}

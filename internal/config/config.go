@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/relayops/relayops/internal/credential"
+	"github.com/relayops/relayops/internal/keyring"
 	"io"
 	"log/slog"
 	"math"
@@ -50,7 +51,7 @@ type Config struct {
 	RetryMax          time.Duration // RELAYOPS_RETRY_MAX, default 5m (>= RetryBase)
 	TaskCheckInterval time.Duration // RELAYOPS_TASK_CHECK_INTERVAL, default auto (0: 2.5ms per queue served, at least 5ms; worker.DefaultTaskCheckInterval)
 	ReprocessRate     Rate          // RELAYOPS_REPROCESS_RATE, default 10/1m (per tenant)
-	DataKey           []byte        // RELAYOPS_DATA_KEY, default none (32 bytes when set)
+	DataKeys          []keyring.Key // RELAYOPS_DATA_KEYS (id:base64,…; the first seals) or RELAYOPS_DATA_KEY (one key, ID "default"), default none
 	Faults            string        // RELAYOPS_FAULTS, default none; parsed by the worker
 	LogLevel          slog.Level    // RELAYOPS_LOG_LEVEL, default info
 	Retention         Retention     // RELAYOPS_RETENTION_*
@@ -58,6 +59,13 @@ type Config struct {
 	// RedisCluster is set when RELAYOPS_REDIS_URL is a redis-cluster:// URL
 	// (then RedisURL is not a go-redis URL); nil for one Redis.
 	RedisCluster *RedisCluster
+	// DashboardRedisURL and DashboardRedisCluster are the Redis of the
+	// dashboard (asynqmon, in the api process), read as RedisURL and
+	// RedisCluster are: RELAYOPS_DASHBOARD_REDIS_URL, default
+	// RELAYOPS_REDIS_URL. A separate URL lets it connect as a read-only
+	// Redis ACL user (docs/security.md).
+	DashboardRedisURL     string
+	DashboardRedisCluster *RedisCluster
 	// MetricsTenantLabels adds a tenant label to metrics
 	// (RELAYOPS_METRICS_TENANT_LABELS, default false).
 	MetricsTenantLabels bool
@@ -180,6 +188,7 @@ type Var struct {
 // from here, so docs generated from Vars cannot drift from the code.
 var vars = []Var{
 	{"RELAYOPS_REDIS_URL", "redis://127.0.0.1:6379/0", "one Redis (redis://, rediss:// or unix:// URL) or a Redis Cluster (redis-cluster://[user:password@]host:port,host:port/)"},
+	{"RELAYOPS_DASHBOARD_REDIS_URL", "", "the dashboard's Redis, as RELAYOPS_REDIS_URL (the same Redis, as another ACL user); default RELAYOPS_REDIS_URL"},
 	{"RELAYOPS_HTTP_ADDR", ":8080", "listen address of the HTTP API"},
 	{"RELAYOPS_METRICS_ADDR", ":9090", "listen address of the worker's /metrics, /healthz and /readyz"},
 	{"RELAYOPS_RELAY_STALL_TIMEOUT", "1m", "a worker whose relay made no progress for this long is not ready (>= 1s)"},
@@ -200,7 +209,8 @@ var vars = []Var{
 	{"RELAYOPS_RETRY_MAX", "5m", "largest retry backoff (>= RELAYOPS_RETRY_BASE)"},
 	{"RELAYOPS_TASK_CHECK_INTERVAL", "auto", "how often an idle worker polls for tasks (> 0); auto: 2.5ms per queue it serves, at least 5ms (5ms on one Redis, about 42ms on a cluster's 16 queues)"},
 	{"RELAYOPS_REPROCESS_RATE", "10/1m", "reprocess rate limit per tenant as count/duration"},
-	{"RELAYOPS_DATA_KEY", "", "standard base64 of a 32-byte key; enables AES-256-GCM for stored inputs"},
+	{"RELAYOPS_DATA_KEY", "", "standard base64 of a 32-byte key; enables AES-256-GCM for stored document data and webhook secrets (a one-key ring, key ID \"default\"; not with RELAYOPS_DATA_KEYS)"},
+	{"RELAYOPS_DATA_KEYS", "", "data key ring as id:base64,id:base64 (32-byte keys): the first encrypts, every one decrypts; for key rotation (not with RELAYOPS_DATA_KEY)"},
 	{"RELAYOPS_FAULTS", "", "fault injection points for tests and chaos (point=action,...)"},
 	{"RELAYOPS_LOG_LEVEL", "info", "log level: debug, info, warn or error"},
 	{"RELAYOPS_RETENTION_INPUT", "7d", "TTL of stored inputs after a job ends (> 0)"},
@@ -312,7 +322,7 @@ func (l *loader) load() *Config {
 		RetryMax:          l.duration("RELAYOPS_RETRY_MAX", atLeast(1), "a positive duration"),
 		TaskCheckInterval: l.autoDuration("RELAYOPS_TASK_CHECK_INTERVAL", atLeast(1), "auto or a positive duration"),
 		ReprocessRate:     l.rate("RELAYOPS_REPROCESS_RATE"),
-		DataKey:           l.dataKey("RELAYOPS_DATA_KEY"),
+		DataKeys:          l.dataKeys("RELAYOPS_DATA_KEYS", "RELAYOPS_DATA_KEY"),
 		Faults:            l.raw("RELAYOPS_FAULTS"),
 		LogLevel:          l.logLevel("RELAYOPS_LOG_LEVEL"),
 		Retention: Retention{
@@ -345,6 +355,7 @@ func (l *loader) load() *Config {
 			Concurrency:   l.intRange("RELAYOPS_WEBHOOK_CONCURRENCY", 1, 10000),
 		},
 	}
+	l.dashboardRedis(c)
 	c.Tenants = l.tenants()
 	c.Documents = l.documents()
 	c.AllowUnknownSettings = l.boolean(AllowUnknownSettings)
@@ -680,6 +691,17 @@ func (l *loader) redisURL(name string) string {
 	return s
 }
 
+// dashboardRedis sets the dashboard's Redis: RELAYOPS_DASHBOARD_REDIS_URL,
+// or RELAYOPS_REDIS_URL's when unset.
+func (l *loader) dashboardRedis(c *Config) {
+	const name = "RELAYOPS_DASHBOARD_REDIS_URL"
+	if l.raw(name) == "" {
+		c.DashboardRedisURL, c.DashboardRedisCluster = c.RedisURL, c.RedisCluster
+		return
+	}
+	c.DashboardRedisURL, c.DashboardRedisCluster = l.redisURL(name), l.redisCluster(name)
+}
+
 func (l *loader) addr(name string) string {
 	s := l.raw(name)
 	if _, port, err := net.SplitHostPort(s); err != nil || port == "" {
@@ -700,21 +722,56 @@ func (l *loader) httpURL(name string) string {
 	return s
 }
 
-func (l *loader) dataKey(name string) []byte {
-	s := l.raw(name)
-	if s == "" {
+// dataKeys reads the data key ring from ringName (id:base64,…) or, for
+// deployments configured before key rings, the single key of keyName (ID
+// keyring.LegacyID): values it sealed name no key and are tried with every
+// key of a ring, so it may later move into ringName under any ID.
+func (l *loader) dataKeys(ringName, keyName string) []keyring.Key {
+	ring, single := l.raw(ringName), l.raw(keyName)
+	switch {
+	case ring != "" && single != "":
+		l.fail(ringName, "and %s are both set; set only %s (put the %s key in it, first to keep sealing with it)", keyName, ringName, keyName)
+		return nil
+	case single != "":
+		if k, ok := l.dataKey(keyName, single); ok {
+			return []keyring.Key{{ID: keyring.LegacyID, Secret: k}}
+		}
+		return nil
+	case ring == "":
 		return nil
 	}
+	var keys []keyring.Key
+	seen := map[string]bool{}
+	for i, entry := range strings.Split(ring, ",") {
+		id, b64, ok := strings.Cut(strings.TrimSpace(entry), ":")
+		switch {
+		case !ok || !keyring.ValidID(id):
+			l.fail(ringName, "entry %d must be id:base64 with an id of letters, digits, '.', '_' or '-' (at most 32) (value not shown)", i+1)
+			continue
+		case seen[id]:
+			l.fail(ringName, "key ID %q is used twice", id)
+			continue
+		}
+		seen[id] = true
+		if k, ok := l.dataKey(fmt.Sprintf("%s (key %q)", ringName, id), b64); ok {
+			keys = append(keys, keyring.Key{ID: id, Secret: k})
+		}
+	}
+	return keys
+}
+
+// dataKey decodes one base64 data key; name says where it came from.
+func (l *loader) dataKey(name, s string) ([]byte, bool) {
 	key, err := base64.StdEncoding.DecodeString(s)
 	switch {
 	case err != nil:
 		l.fail(name, "must be standard base64 (value not shown)")
-		return nil
-	case len(key) != 32:
+		return nil, false
+	case len(key) != keyring.KeySize:
 		l.fail(name, "must decode to exactly 32 bytes, got %d", len(key))
-		return nil
+		return nil, false
 	}
-	return key
+	return key, true
 }
 
 func (l *loader) logLevel(name string) slog.Level {

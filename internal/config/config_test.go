@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/relayops/relayops/internal/keyring"
 )
 
 const day = 24 * time.Hour
@@ -27,6 +29,7 @@ func TestFromEnv_NothingSet_UsesDefaults(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, &Config{
 		RedisURL:          "redis://127.0.0.1:6379/0",
+		DashboardRedisURL: "redis://127.0.0.1:6379/0",
 		HTTPAddr:          ":8080",
 		MetricsAddr:       ":9090",
 		RelayStallTimeout: time.Minute,
@@ -103,7 +106,7 @@ func TestFromEnv_GoodValue_IsApplied(t *testing.T) {
 		{"RELAYOPS_TASK_CHECK_INTERVAL", "auto", func(c *Config) any { return c.TaskCheckInterval }, time.Duration(0)},
 		{"RELAYOPS_REPROCESS_RATE", "3/1h", func(c *Config) any { return c.ReprocessRate }, Rate{3, time.Hour}},
 		{"RELAYOPS_REPROCESS_RATE", "100/1d", func(c *Config) any { return c.ReprocessRate }, Rate{100, day}},
-		{"RELAYOPS_DATA_KEY", base64.StdEncoding.EncodeToString(key), func(c *Config) any { return c.DataKey }, key},
+		{"RELAYOPS_DATA_KEY", base64.StdEncoding.EncodeToString(key), func(c *Config) any { return c.DataKeys }, []keyring.Key{{ID: "default", Secret: key}}},
 		{"RELAYOPS_FAULTS", "extract=transient@0.2", func(c *Config) any { return c.Faults }, "extract=transient@0.2"},
 		{"RELAYOPS_LOG_LEVEL", "debug", func(c *Config) any { return c.LogLevel }, slog.LevelDebug},
 		{"RELAYOPS_LOG_LEVEL", "WARN", func(c *Config) any { return c.LogLevel }, slog.LevelWarn},
@@ -404,7 +407,9 @@ func FuzzFromEnv(f *testing.F) {
 			require.True(t, c.RetryBase > 0 && c.RetryMax >= c.RetryBase)
 			require.True(t, c.DefaultDeadline >= time.Second && c.DefaultDeadline%time.Second == 0)
 			require.True(t, c.ReprocessRate.Count >= 1 && c.ReprocessRate.Per > 0)
-			require.True(t, c.DataKey == nil || len(c.DataKey) == 32)
+			for _, k := range c.DataKeys {
+				require.Len(t, k.Secret, 32)
+			}
 			require.GreaterOrEqual(t, c.Retention.Ledger, time.Duration(0))
 		}
 	})

@@ -61,3 +61,23 @@ func TestFromEnv_BadRedisClusterURL_MessageNamesVariableNotValue(t *testing.T) {
 		})
 	}
 }
+
+func TestFromEnv_DashboardRedisURL_DefaultsToTheRedisURL_OrNamesItsOwnUser(t *testing.T) {
+	t.Parallel()
+	c, err := FromEnv(env(map[string]string{"RELAYOPS_REDIS_URL": "redis-cluster://api:pw@127.0.0.1:7000/"}))
+	require.NoError(t, err)
+	require.Equal(t, c.RedisCluster, c.DashboardRedisCluster)
+	c, err = FromEnv(env(map[string]string{
+		"RELAYOPS_REDIS_URL":           "redis-cluster://api:pw@127.0.0.1:7000/",
+		"RELAYOPS_DASHBOARD_REDIS_URL": "redis-cluster://dash:pw%40x@127.0.0.1:7000,127.0.0.1:7001/",
+	}))
+	require.NoError(t, err)
+	require.Equal(t, &RedisCluster{Addrs: []string{"127.0.0.1:7000", "127.0.0.1:7001"}, Username: "dash", Password: "pw@x"}, c.DashboardRedisCluster)
+	c, err = FromEnv(env(map[string]string{"RELAYOPS_DASHBOARD_REDIS_URL": "redis://dash:pw@127.0.0.1:6379/0"}))
+	require.NoError(t, err)
+	require.Equal(t, "redis://dash:pw@127.0.0.1:6379/0", c.DashboardRedisURL)
+	require.Nil(t, c.DashboardRedisCluster)
+	_, err = FromEnv(env(map[string]string{"RELAYOPS_DASHBOARD_REDIS_URL": "redis-cluster://dash:s3cret@nohostport/"}))
+	require.ErrorContains(t, err, "RELAYOPS_DASHBOARD_REDIS_URL")
+	require.NotContains(t, err.Error(), "s3cret")
+}

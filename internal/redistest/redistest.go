@@ -53,6 +53,11 @@ type Options struct {
 	// ClusterNode starts the server with cluster mode on, alone: it serves
 	// no slot until it joins a cluster (Cluster builds whole clusters).
 	ClusterNode bool
+	// Config are redis.conf lines the server starts with, in its config
+	// file: ACL users (ACLUsers), as a deployment's redis.conf would give
+	// them, or other settings. The default user keeps every right unless a
+	// line changes it: the helper's own connections are its.
+	Config []string
 }
 
 // Server is one redis-server process owned by one test. Its methods are meant
@@ -68,6 +73,9 @@ type Server struct {
 	logPath string
 	// busPort is the cluster bus port of a cluster node (0: not a node).
 	busPort int
+	// confPath is the config file given before the other arguments
+	// (Options.Config); "" for none.
+	confPath string
 
 	mu   sync.Mutex
 	proc *os.Process
@@ -81,11 +89,11 @@ func Start(t testing.TB, opts *Options) *Server {
 	if opts == nil {
 		opts = &Options{}
 	}
-	return startServer(t, opts.AOF, opts.ClusterNode)
+	return startServer(t, opts.AOF, opts.ClusterNode, opts.Config...)
 }
 
 // startServer starts a server for Start, or a cluster node for Cluster.
-func startServer(t testing.TB, aof, clusterNode bool) *Server {
+func startServer(t testing.TB, aof, clusterNode bool, conf ...string) *Server {
 	t.Helper()
 	dir := t.TempDir()
 	s := &Server{
@@ -95,6 +103,11 @@ func startServer(t testing.TB, aof, clusterNode bool) *Server {
 		logPath: filepath.Join(dir, "redis.log"),
 	}
 	var err error
+	if len(conf) > 0 {
+		if s.confPath, err = s.writeConfig(conf); err != nil {
+			t.Fatalf("redistest: write the config file: %v", err)
+		}
+	}
 	for range portAttempts {
 		s.port = freePort(t)
 		if clusterNode {
@@ -205,7 +218,11 @@ func (s *Server) start() error {
 }
 
 func (s *Server) args() []string {
-	args := []string{
+	var args []string
+	if s.confPath != "" {
+		args = append(args, s.confPath) // a config file comes first
+	}
+	args = append(args,
 		"--port", strconv.Itoa(s.port),
 		"--bind", "127.0.0.1",
 		"--protected-mode", "no",
@@ -215,7 +232,7 @@ func (s *Server) args() []string {
 		// restart, and with it the AOF alone is the durable copy (and no
 		// background fork competes with the test for the CPU).
 		"--save", "",
-	}
+	)
 	if s.busPort != 0 {
 		args = append(args,
 			"--cluster-enabled", "yes",

@@ -7,7 +7,8 @@
 -- hash that cannot exist (commit.lua).
 --
 -- KEYS[1] job record   KEYS[2] checkpoints (hash)
--- ARGV[1] fence   ARGV[2] stage name   ARGV[3] stage output
+-- ARGV[1] fence   ARGV[2] stage name   ARGV[3] stage output (sealed by the caller
+-- when a data key is set; stored as given)
 -- Returns: "ok", or "stale" when the fence is not current or the job is not
 -- running (nothing is written).
 local f = redis.call('HMGET', KEYS[1], F.state, F.fence, F.checkpointed)

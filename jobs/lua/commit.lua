@@ -4,7 +4,8 @@
 -- KEYS: the common layout (schema.go)
 -- ARGV: the common layout (schema.go), plus
 --   ARGV[NARGS+1] fence   ARGV[NARGS+2] payload hash the attempt worked on
---   ARGV[NARGS+3] result  ARGV[NARGS+4] new eventId
+--   ARGV[NARGS+3] result (sealed by the caller when a data key is set; stored as given)
+--   ARGV[NARGS+4] new eventId
 --   ARGV[NARGS+5] the raw payload hash and eventId (48 bytes: the ledger's packing,
 --            done by the caller so the script need not convert hex)
 --   ARGV[NARGS+6] "1": trim the tenant's succeeded index (one commit in several

@@ -5,7 +5,8 @@
 -- KEYS[1] job record (holds the review)   KEYS[2] audit stream
 -- KEYS[3] outbox stream (a decision appends a review.decided row)
 -- ARGV[1] job key   ARGV[2] now ms   ARGV[3] status (approved|rejected)
--- ARGV[4] operator  ARGV[5] note     ARGV[6] tenant   ARGV[7] audit retention ms
+-- ARGV[4] operator  ARGV[5] note (sealed by the caller when a data key is set)
+-- ARGV[6] tenant    ARGV[7] audit retention ms
 -- Returns: {status, review_status, event_id, review_operator, review_note,
 -- review_created_at, review_decided_at}: status is "decided" (this
 -- call decided), "same" (already decided this way) or "other" (decided
