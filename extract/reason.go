@@ -66,7 +66,7 @@ var EInvoiceRules = []string{
 }
 
 // Fields are the invoice fields a reason code may name.
-var Fields = []string{"invoiceNumber", "vendor", "issueDate", "currency", "lineItems", "subtotal", "charges", "tax", "total"}
+var Fields = []string{"invoiceNumber", "vendor", "issueDate", "dueDate", "currency", "lineItems", "subtotal", "charges", "tax", "total"}
 
 // fieldReasons are the reasons that take a field.
 var fieldReasons = []string{ReasonMissingField, ReasonInvalidField, ReasonUnparseableAmount}
