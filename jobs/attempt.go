@@ -3,10 +3,13 @@ package jobs
 import (
 	"context"
 	"crypto/rand"
+	"errors"
 	"encoding/hex"
 	"fmt"
 	"strconv"
 	"sync/atomic"
+
+	"github.com/redis/go-redis/v9"
 )
 
 // Claim starts an attempt of k (or recovers one found running) and returns
@@ -44,7 +47,14 @@ func (s *Store) Claim(ctx context.Context, k Key, token string) (*Claim, error) 
 		} else {
 			c.InputExpired = true
 		}
-		for i := 10; i+1 < len(r); i += 2 {
+		if blob, ok := r[10].(string); ok {
+			corr, err := s.seal.open(k, []byte(blob))
+			if err != nil {
+				return nil, fmt.Errorf("jobs: claim %s: corrections: %w", k, err)
+			}
+			c.Corrections = []byte(corr)
+		}
+		for i := 11; i+1 < len(r); i += 2 {
 			c.Checkpoints[r.str(i)] = []byte(r.str(i + 1))
 		}
 		return c, nil
@@ -159,12 +169,12 @@ func (s *Store) Commit(ctx context.Context, k Key, fence int64, payloadHash stri
 // (StateRetrying) while business attempts remain; the last one dead-letters it
 // with CodeMaxAttemptsExceeded (StateDeadLettered).
 func (s *Store) Fail(ctx context.Context, k Key, fence int64, code string) (State, error) {
-	return s.end(ctx, k, fence, code, "transient", "")
+	return s.end(ctx, k, fence, code, "transient", "", nil)
 }
 
 // DeadLetter ends the job as dead_lettered with code.
 func (s *Store) DeadLetter(ctx context.Context, k Key, fence int64, code string) error {
-	_, err := s.end(ctx, k, fence, code, "dead", "")
+	_, err := s.end(ctx, k, fence, code, "dead", "", nil)
 	return err
 }
 
@@ -172,12 +182,48 @@ func (s *Store) DeadLetter(ctx context.Context, k Key, fence int64, code string)
 // CodePermanent and its ErrorReason is reason, a short content-free code
 // telling the operator what to correct before reprocessing. The caller
 // bounds reason to a fixed set.
-func (s *Store) Reject(ctx context.Context, k Key, fence int64, reason string) error {
+//
+// detail, when not nil, is what was read before the rejection (the partial
+// extraction, JSON): document data, kept sealed in the job's result key so
+// it expires with the result; Rejection returns it.
+func (s *Store) Reject(ctx context.Context, k Key, fence int64, reason string, detail []byte) error {
 	if reason == "" {
 		return fmt.Errorf("jobs: reject %s: empty reason", k)
 	}
-	_, err := s.end(ctx, k, fence, CodePermanent, "dead", reason)
+	var blob []byte
+	if detail != nil {
+		var err error
+		if blob, err = s.seal.seal(k, string(detail)); err != nil {
+			return fmt.Errorf("jobs: reject %s: %w", k, err)
+		}
+	}
+	_, err := s.end(ctx, k, fence, CodePermanent, "dead", reason, blob)
 	return err
+}
+
+// Rejection returns the detail a rejected job kept (see Reject):
+// ErrResultExpired when it has none or it expired, ErrNotDeadLettered when
+// the job did not end as a rejection.
+func (s *Store) Rejection(ctx context.Context, k Key) ([]byte, error) {
+	j, err := s.Get(ctx, k)
+	if err != nil {
+		return nil, err
+	}
+	if j.State != StateDeadLettered || j.ErrorReason == "" {
+		return nil, ErrNotDeadLettered
+	}
+	b, err := s.rdb.Get(ctx, s.keys.result(k)).Bytes()
+	if errors.Is(err, redis.Nil) {
+		return nil, ErrResultExpired
+	}
+	if err != nil {
+		return nil, fmt.Errorf("jobs: rejection %s: %w", k, err)
+	}
+	d, err := s.seal.open(k, b)
+	if err != nil {
+		return nil, fmt.Errorf("jobs: rejection %s: %w", k, err)
+	}
+	return []byte(d), nil
 }
 
 // Release ends the attempt without counting it: the job is retrying with
@@ -186,21 +232,21 @@ func (s *Store) Reject(ctx context.Context, k Key, fence int64, reason string) e
 // fix (the deployment's model credentials refused): the job waits for the
 // fix instead of exhausting its attempts. Its deadline still applies.
 func (s *Store) Release(ctx context.Context, k Key, fence int64, code string) error {
-	_, err := s.end(ctx, k, fence, code, "release", "")
+	_, err := s.end(ctx, k, fence, code, "release", "", nil)
 	return err
 }
 
 // Cancel ends the job as cancelled with code (terminal, not dead-lettered).
 func (s *Store) Cancel(ctx context.Context, k Key, fence int64, code string) error {
-	_, err := s.end(ctx, k, fence, code, "cancel", "")
+	_, err := s.end(ctx, k, fence, code, "cancel", "", nil)
 	return err
 }
 
-func (s *Store) end(ctx context.Context, k Key, fence int64, code, mode, reason string) (State, error) {
+func (s *Store) end(ctx context.Context, k Key, fence int64, code, mode, reason string, detail []byte) (State, error) {
 	if err := checkKey(k); err != nil {
 		return "", err
 	}
-	r, err := s.call(ctx, failScript, s.familyKeys(k), s.familyArgs(k, fence, code, mode, reason)...)
+	r, err := s.call(ctx, failScript, s.familyKeys(k), s.familyArgs(k, fence, code, mode, reason, detail)...)
 	if err != nil {
 		return "", fmt.Errorf("jobs: %s %s: %w", mode, k, err)
 	}
