@@ -127,6 +127,34 @@ func (r *Rejection) Unwrap() error { return ErrPermanent }
 // errorReason).
 func (r *Rejection) RejectReason() string { return r.Reason }
 
+// Kept is what a job rejected for its content keeps of it, for the
+// operator who corrects it: the fields that were read (with their
+// evidence) and which check failed on which field. It is document data.
+type Kept struct {
+	Fields *Extraction   `json:"fields,omitempty"`
+	Failed []FailedCheck `json:"failed,omitempty"`
+}
+
+// FailedCheck is one field a failing check concerns; Check is the
+// rejection's reason code.
+type FailedCheck struct {
+	Field string `json:"field"`
+	Check string `json:"check"`
+}
+
+// Kept returns what r keeps, or nil when it kept nothing (a read-stage
+// rejection, not_an_invoice from the classifier).
+func (r *Rejection) Kept() *Kept {
+	if r.Extraction == nil && len(r.Fields) == 0 {
+		return nil
+	}
+	k := &Kept{Fields: r.Extraction}
+	for _, f := range r.Fields {
+		k.Failed = append(k.Failed, FailedCheck{Field: f, Check: r.Reason})
+	}
+	return k
+}
+
 // Classification sentinels for failures that are not a verdict on the
 // document. Errors wrapping neither are transient.
 var (

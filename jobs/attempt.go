@@ -3,8 +3,8 @@ package jobs
 import (
 	"context"
 	"crypto/rand"
-	"errors"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"strconv"
 	"sync/atomic"
