@@ -10,6 +10,7 @@ import (
 	"slices"
 
 	"github.com/relayops/relayops/console"
+	"github.com/relayops/relayops/extract"
 	"github.com/relayops/relayops/jobs"
 )
 
@@ -134,9 +135,9 @@ func (o consoleOps) ListDLQ(ctx context.Context, opts jobs.DLQOptions) (*jobs.Jo
 }
 
 // Reprocess checks the reason and content with the JSON route's rules and
-// reprocesses through its path; the rate limit's 429 becomes a
-// *console.RateLimitError.
-func (o consoleOps) Reprocess(ctx context.Context, req jobs.ReprocessRequest) (*jobs.ReprocessResult, error) {
+// reprocesses through its path, corrections validated as there; the rate
+// limit's 429 becomes a *console.RateLimitError.
+func (o consoleOps) Reprocess(ctx context.Context, req jobs.ReprocessRequest, corr *extract.Corrections) (*jobs.ReprocessResult, error) {
 	var fields []jobs.FieldError
 	if p := reasonProblem(req.Reason); p != "" {
 		fields = append(fields, jobs.FieldError{Field: "reason", Problem: p})
@@ -147,12 +148,17 @@ func (o consoleOps) Reprocess(ctx context.Context, req jobs.ReprocessRequest) (*
 	if fields != nil {
 		return nil, &jobs.ValidationError{Fields: fields}
 	}
-	res, err := bounded(o, ctx, func(ctx context.Context) (*jobs.ReprocessResult, error) { return o.s.reprocessJob(ctx, req) })
+	res, err := bounded(o, ctx, func(ctx context.Context) (*jobs.ReprocessResult, error) { return o.s.reprocessJob(ctx, req, corr) })
 	var e *Error
 	if errors.As(err, &e) && e.Code == CodeRateLimited {
 		return nil, &console.RateLimitError{RetryAfter: e.RetryAfter, Message: e.Message}
 	}
 	return res, err
+}
+
+// Kept is what a rejected job kept of its extraction (nil: nothing).
+func (o consoleOps) Kept(ctx context.Context, j *jobs.Job) (*extract.Kept, error) {
+	return bounded(o, ctx, func(ctx context.Context) (*extract.Kept, error) { return o.s.kept(ctx, j) })
 }
 
 func (o consoleOps) ListAudit(ctx context.Context, opts jobs.AuditOptions) (*jobs.AuditPage, error) {

@@ -157,6 +157,10 @@ type jobBody struct {
 	ErrorCode       string
 	ErrorReason     string
 	Refresh         bool // the job is still running: the page reloads itself
+	// Correct is the correction form of a document rejected for its
+	// content, pre-filled with what was read; nil for any other job.
+	Correct *correctionForm
+	sent    *sentForm // the correction form as sent, on a refusal
 }
 
 // job shows one job: its state, attempts and error in words, the result or
@@ -170,6 +174,10 @@ func (c *Console) job(w http.ResponseWriter, r *http.Request) {
 	pg := &page{}
 	if r.URL.Query().Get("reprocessed") != "" {
 		pg.Notice = "Reprocessed: the next version was created and queued."
+	}
+	if from := r.URL.Query().Get("corrected"); from != "" {
+		pg.Notice = "Corrected: this is the new version, made of the same document with your corrections. " +
+			"The page reloads until it ends; then open its review."
 	}
 	c.showJob(w, r, http.StatusOK, k, pg, nil)
 }
@@ -190,6 +198,18 @@ func (c *Console) showJob(w http.ResponseWriter, r *http.Request, status int, k 
 		Refresh:       !job.State.Terminal()}
 	if form != nil {
 		body.Reason, body.Content = form.Reason, form.Content
+	}
+	if body.Reprocessable && job.ErrorReason != "" {
+		kept, err := c.ops.Kept(r.Context(), job)
+		if err != nil {
+			c.storeFailed(w, r, err)
+			return
+		}
+		var sent *sentForm
+		if form != nil {
+			sent = form.sent
+		}
+		body.Correct = newCorrectionForm(readOf(kept), job.ErrorReason, sent, pg.Fields)
 	}
 	pg.Title, pg.Nav, pg.Body, pg.Refresh = "Job "+k.String(), "dlq", body, body.Refresh && status == http.StatusOK
 	if status == http.StatusOK && job.State == jobs.StateSucceeded {
@@ -218,7 +238,7 @@ func (c *Console) reprocess(w http.ResponseWriter, r *http.Request) {
 	if content != "" && (err != nil || content != orig) {
 		req.Content = &content
 	}
-	_, err = c.ops.Reprocess(r.Context(), req)
+	_, err = c.ops.Reprocess(r.Context(), req, nil)
 	var ve *jobs.ValidationError
 	var rl *RateLimitError
 	pg := &page{}

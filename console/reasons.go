@@ -1,6 +1,11 @@
 package console
 
-import "strings"
+import (
+	"slices"
+	"strings"
+
+	"github.com/relayops/relayops/extract"
+)
 
 // Reason and error codes in words. Codes are a small fixed set (the
 // extractor's reason codes and the worker's and store's error codes); the
@@ -14,6 +19,10 @@ var bareReasons = map[string]string{
 	"total_mismatch":       "the total does not equal subtotal + charges + tax",
 	"model_output_invalid": "the model's answer did not match the expected form, even after retries",
 	"other":                "the document was rejected for a reason without a code",
+	"unreadable_document":  "the file is corrupt, truncated, empty or not what its media type says",
+	"encrypted_document":   "the PDF is password-protected",
+	"no_text_layer":        "the PDF has no text (a scan) and no OCR could read it",
+	"too_many_pages":       "the document has more pages than this deployment reads",
 }
 
 var fieldReasons = map[string]string{
@@ -26,6 +35,7 @@ var fieldWords = map[string]string{
 	"invoiceNumber": "invoice number",
 	"vendor":        "vendor",
 	"issueDate":     "issue date",
+	"dueDate":       "due date",
 	"currency":      "currency",
 	"lineItems":     "line items",
 	"subtotal":      "subtotal",
@@ -66,6 +76,12 @@ func Describe(code string) (string, bool) {
 		return s, true
 	}
 	reason, field, ok := strings.Cut(code, ":")
+	if ok && reason == extract.ReasonInvalidEInvoice && slices.Contains(extract.EInvoiceRules, field) {
+		if field == "syntax" {
+			return "the e-invoice XML is not a readable invoice of a supported syntax", true
+		}
+		return "the e-invoice breaks EN 16931 rule " + field, true
+	}
 	if pattern, known := fieldReasons[reason]; ok && known {
 		if w, known := fieldWords[field]; known {
 			return strings.Replace(pattern, "%s", w, 1), true

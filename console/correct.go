@@ -1,0 +1,242 @@
+package console
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/relayops/relayops/extract"
+	"github.com/relayops/relayops/jobs"
+)
+
+// The correction form: a rejected document's fields as they were read,
+// beside the document, for the operator to correct or complete. Only the
+// fields whose value the operator changed are sent as corrections, so the
+// audit records what the operator did and nothing else.
+
+// formFields are the scalar fields of the form, in its order.
+var formFields = []string{"vendor", "invoiceNumber", "issueDate", "dueDate", "currency", "subtotal", "tax", "total"}
+
+// formHints are the form's help text per field.
+var formHints = map[string]string{
+	"issueDate": "YYYY-MM-DD", "dueDate": "YYYY-MM-DD, optional", "currency": "ISO 4217 code, e.g. EUR",
+	"subtotal": "e.g. 1234.56", "tax": "e.g. 234.56", "total": "e.g. 1469.12",
+}
+
+// formLineRows is how many empty line-item rows the form offers beyond
+// the lines read.
+const formLineRows = 2
+
+// correctionField is one input of the form.
+type correctionField struct {
+	Name, Label, Hint string
+	Value             string // what the input holds: what was read, or what the operator sent
+	Read              string // what was read
+	Failing           bool   // the failing check concerns this field
+	Why               string // the failing check, in words
+	Errors            []string
+}
+
+// correctionLine is one line-item row of the form.
+type correctionLine struct {
+	Index                                    int
+	Description, Quantity, UnitPrice, Amount string
+}
+
+// correctionForm is the form's content.
+type correctionForm struct {
+	Fields       []correctionField
+	Lines        []correctionLine
+	LinesFailing bool
+	LinesWhy     string
+	LineErrors   []string
+	Reason       string
+	Overrule     bool // the document was rejected as not an invoice
+	ReadNothing  bool // nothing of the document was kept
+	Errors       []string
+}
+
+// read is what was read of a rejected job, as form values.
+type read struct {
+	fields map[string]string
+	lines  []extract.ExtractedLine
+	failed map[string]bool
+}
+
+func readOf(k *extract.Kept) read {
+	r := read{fields: map[string]string{}, failed: map[string]bool{}}
+	if k == nil {
+		return r
+	}
+	if x := k.Fields; x != nil {
+		for f, v := range map[string]string{"vendor": x.Vendor, "invoiceNumber": x.InvoiceNumber, "issueDate": x.IssueDate,
+			"dueDate": x.DueDate, "currency": x.Currency, "subtotal": x.Subtotal, "tax": x.Tax, "total": x.Total} {
+			r.fields[f] = v
+		}
+		r.lines = x.LineItems
+	}
+	for _, f := range k.Failed {
+		r.failed[f.Field] = true
+	}
+	return r
+}
+
+// newCorrectionForm builds the form from what was read (rd), the reason
+// the job was rejected for, the values sent (sent, nil on a first view)
+// and the problems of a refused submission.
+func newCorrectionForm(rd read, reason string, sent *sentForm, problems []jobs.FieldError) *correctionForm {
+	f := &correctionForm{Overrule: reason == extract.ReasonNotAnInvoice, ReadNothing: len(rd.fields) == 0}
+	errs := map[string][]string{}
+	for _, p := range problems {
+		name, ok := strings.CutPrefix(p.Field, "corrections.")
+		switch {
+		case ok && strings.HasPrefix(name, "lineItems"):
+			f.LineErrors = append(f.LineErrors, p.Problem)
+		case ok:
+			errs[name] = append(errs[name], p.Problem)
+		case p.Field == "corrections":
+			f.Errors = append(f.Errors, p.Problem)
+		}
+	}
+	why := describe(reason)
+	for _, name := range formFields {
+		cf := correctionField{Name: name, Label: fieldLabel(name), Hint: formHints[name], Read: rd.fields[name],
+			Value: rd.fields[name], Failing: rd.failed[name], Errors: errs[name]}
+		if cf.Failing {
+			cf.Why = why
+		}
+		if sent != nil {
+			cf.Value = sent.fields[name]
+		}
+		f.Fields = append(f.Fields, cf)
+	}
+	f.LinesFailing = rd.failed["lineItems"]
+	if f.LinesFailing {
+		f.LinesWhy = why
+	}
+	lines := rd.lines
+	if sent != nil {
+		lines, f.Reason = sent.lines, sent.reason
+	}
+	for i, l := range lines {
+		f.Lines = append(f.Lines, correctionLine{Index: i, Description: l.Description, Quantity: l.Quantity, UnitPrice: l.UnitPrice, Amount: l.Amount})
+	}
+	for i := 0; i < formLineRows; i++ {
+		f.Lines = append(f.Lines, correctionLine{Index: len(f.Lines)})
+	}
+	return f
+}
+
+func fieldLabel(name string) string {
+	if w, ok := fieldWords[name]; ok {
+		return strings.ToUpper(w[:1]) + w[1:]
+	}
+	return name
+}
+
+// sentForm is the correction form as the browser sent it.
+type sentForm struct {
+	reason string
+	fields map[string]string
+	lines  []extract.ExtractedLine // the rows with any value, in order
+}
+
+// maxFormLines bounds the line-item rows a form may send.
+const maxFormLines = 1000
+
+func parseSentForm(r *http.Request) *sentForm {
+	s := &sentForm{reason: r.PostForm.Get("reason"), fields: map[string]string{}}
+	for _, name := range formFields {
+		s.fields[name] = strings.TrimSpace(r.PostForm.Get("f-" + name))
+	}
+	n, _ := strconv.Atoi(r.PostForm.Get("lines"))
+	for i := 0; i < min(n, maxFormLines); i++ {
+		get := func(part string) string { return strings.TrimSpace(r.PostForm.Get(fmt.Sprintf("li-%d-%s", i, part))) }
+		l := extract.ExtractedLine{Description: get("description"), Quantity: get("quantity"), UnitPrice: get("unitPrice"), Amount: get("amount")}
+		if l != (extract.ExtractedLine{}) {
+			s.lines = append(s.lines, l)
+		}
+	}
+	return s
+}
+
+// corrections are the fields the operator changed from what was read.
+func (s *sentForm) corrections(rd read) extract.Corrections {
+	var c extract.Corrections
+	set := map[string]**string{
+		"invoiceNumber": &c.InvoiceNumber, "issueDate": &c.IssueDate, "dueDate": &c.DueDate, "vendor": &c.Vendor,
+		"currency": &c.Currency, "subtotal": &c.Subtotal, "tax": &c.Tax, "total": &c.Total,
+	}
+	for _, name := range formFields {
+		if v := s.fields[name]; v != rd.fields[name] {
+			*set[name] = &v
+		}
+	}
+	if !slices.Equal(s.lines, rd.lines) && (len(s.lines) > 0 || len(rd.lines) > 0) {
+		lines := s.lines
+		if lines == nil {
+			lines = []extract.ExtractedLine{}
+		}
+		c.LineItems = &lines
+	}
+	return c
+}
+
+// correct reprocesses a rejected job with the fields the operator changed
+// in the form, through the API's own path (validation before anything is
+// created, audit of each field, idempotency, rate limit). A refusal shows
+// the form again with every typed value and each error beside its field;
+// success goes to the new version, which reloads until it ends.
+func (c *Console) correct(w http.ResponseWriter, r *http.Request) {
+	k, ok := c.jobKey(w, r)
+	if !ok {
+		return
+	}
+	job, err := c.ops.GetJob(r.Context(), k)
+	if err != nil {
+		c.storeFailed(w, r, err)
+		return
+	}
+	kept, err := c.ops.Kept(r.Context(), job)
+	if err != nil {
+		c.storeFailed(w, r, err)
+		return
+	}
+	sent := parseSentForm(r)
+	corr := sent.corrections(readOf(kept))
+	pg := &page{}
+	if corr.Empty() {
+		pg.Problem = "Nothing was reprocessed: change at least one field (or use the document form below)."
+		pg.Fields = []jobs.FieldError{{Field: "corrections", Problem: "must correct at least one field"}}
+		c.showJob(w, r, http.StatusBadRequest, k, pg, &jobBody{sent: sent})
+		return
+	}
+	req := jobs.ReprocessRequest{Key: k, Operator: principal(r).Name, Reason: sent.reason}
+	res, err := c.ops.Reprocess(r.Context(), req, &corr)
+	var ve *jobs.ValidationError
+	var rl *RateLimitError
+	switch {
+	case err == nil:
+		http.Redirect(w, r, c.cfg.RootPath+"/jobs/"+res.Job.Key.String()+"?corrected="+k.String(), http.StatusSeeOther)
+	case errors.As(err, &rl):
+		w.Header().Set("Retry-After", retryAfter(rl.RetryAfter))
+		pg.Problem = fmt.Sprintf("The reprocess rate limit of tenant %s is reached; nothing was created. Try again in %s.",
+			k.Tenant, age(rl.RetryAfter))
+		c.showJob(w, r, http.StatusTooManyRequests, k, pg, &jobBody{sent: sent})
+	case errors.As(err, &ve):
+		pg.Problem, pg.Fields = "Nothing was reprocessed: the corrected fields do not pass the checks.", ve.Fields
+		c.showJob(w, r, http.StatusBadRequest, k, pg, &jobBody{sent: sent})
+	case errors.Is(err, jobs.ErrNotDeadLettered), errors.Is(err, jobs.ErrJobCancelled),
+		errors.Is(err, jobs.ErrInputExpired), errors.Is(err, jobs.ErrIdempotencyConflict):
+		pg.Problem = conflictText(err)
+		if errors.Is(err, jobs.ErrIdempotencyConflict) {
+			pg.Problem = "This job was already reprocessed with other corrections; the existing new version stands."
+		}
+		c.showJob(w, r, http.StatusConflict, k, pg, &jobBody{sent: sent})
+	default:
+		c.storeFailed(w, r, err)
+	}
+}
