@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -113,7 +114,7 @@ func (o consoleOps) Result(ctx context.Context, k jobs.Key) ([]byte, error) {
 
 // Decide checks the note with the JSON route's rules and decides through
 // its path.
-func (o consoleOps) Decide(ctx context.Context, k jobs.Key, operator, decision, note string) (*jobs.Review, error) {
+func (o consoleOps) Decide(ctx context.Context, k jobs.Key, operator, decision, note string, corr *extract.Corrections) (*jobs.Review, error) {
 	var fields []jobs.FieldError
 	status := decisions[decision]
 	if status == "" {
@@ -122,11 +123,28 @@ func (o consoleOps) Decide(ctx context.Context, k jobs.Key, operator, decision, 
 	if p := noteProblem(note); p != "" {
 		fields = append(fields, jobs.FieldError{Field: "note", Problem: p})
 	}
+	if corr != nil && status != jobs.ReviewApproved {
+		fields = append(fields, jobs.FieldError{Field: "corrections", Problem: "only an approval may correct fields"})
+	}
 	if fields != nil {
 		return nil, &jobs.ValidationError{Fields: fields}
 	}
 	return bounded(o, ctx, func(ctx context.Context) (*jobs.Review, error) {
-		return o.s.decideReview(ctx, k, operator, status, note)
+		return o.s.decideReview(ctx, k, operator, status, note, corr)
+	})
+}
+
+func (o consoleOps) ReviewCorrections(ctx context.Context, k jobs.Key) (*extract.Corrections, error) {
+	return bounded(o, ctx, func(ctx context.Context) (*extract.Corrections, error) {
+		raw, err := o.s.store.ReviewCorrections(ctx, k)
+		if err != nil || raw == nil {
+			return nil, err
+		}
+		var c extract.Corrections
+		if err := json.Unmarshal(raw, &c); err != nil {
+			return nil, fmt.Errorf("api: review corrections %s: not JSON", k)
+		}
+		return &c, nil
 	})
 }
 

@@ -231,3 +231,74 @@ func (s *Server) addKept(ctx context.Context, job *jobs.Job, v *jobView) error {
 	v.Extraction = k
 	return nil
 }
+
+// committedExtraction is the committed result of k as the extraction a
+// decision's corrections are put over.
+func (s *Server) committedExtraction(ctx context.Context, k jobs.Key) (extract.Extraction, error) {
+	res, err := s.store.Result(ctx, k)
+	if err != nil {
+		return extract.Extraction{}, err
+	}
+	var inv extract.Invoice
+	if err := json.Unmarshal(res, &inv); err != nil {
+		return extract.Extraction{}, fmt.Errorf("api: result %s: stored result is not an invoice", k)
+	}
+	return extract.ExtractionOf(inv), nil
+}
+
+// decisionCorrections judges an approval's corrections over the committed
+// result and returns what the store records, nil without corrections.
+func (s *Server) decisionCorrections(ctx context.Context, k jobs.Key, c *extract.Corrections) (*jobs.DecideOpts, error) {
+	if c == nil {
+		return nil, nil
+	}
+	base, err := s.committedExtraction(ctx, k)
+	if errors.Is(err, jobs.ErrResultExpired) {
+		return nil, &jobs.ValidationError{Fields: []jobs.FieldError{{Field: "corrections", Problem: "cannot be applied: the result has expired"}}}
+	}
+	if err != nil {
+		return nil, err
+	}
+	if _, err := extract.ValidateCorrected(&base, *c); err != nil {
+		var r *extract.Rejection
+		if errors.As(err, &r) {
+			return nil, correctionErrors(r)
+		}
+		return nil, err
+	}
+	o := &jobs.DecideOpts{Fields: c.Fields()}
+	if o.Corrections, err = json.Marshal(c); err != nil {
+		return nil, err
+	}
+	if o.Changes, err = json.Marshal(c.Changes(base)); err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+// addReviewCorrections shows the corrected fields of an approval and the
+// result with them; the job's own result stays the extractor's.
+func (s *Server) addReviewCorrections(ctx context.Context, r *jobs.Review, v *reviewView) error {
+	raw, err := s.store.ReviewCorrections(ctx, r.Key)
+	if err != nil || raw == nil {
+		return err
+	}
+	var c extract.Corrections
+	if err := json.Unmarshal(raw, &c); err != nil {
+		return fmt.Errorf("api: review corrections %s: not JSON", r.Key)
+	}
+	v.CorrectedFields = c.Fields()
+	base, err := s.committedExtraction(ctx, r.Key)
+	if errors.Is(err, jobs.ErrResultExpired) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	inv, err := extract.ValidateCorrected(&base, c)
+	if err != nil {
+		return nil // judged when decided; a result that no longer passes shows its fields only
+	}
+	v.CorrectedResult, err = json.Marshal(inv)
+	return err
+}

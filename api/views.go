@@ -144,7 +144,11 @@ type reviewView struct {
 	Note             *string     `json:"note,omitempty"`
 	CreatedAt        string      `json:"createdAt"`
 	DecidedAt        *string     `json:"decidedAt,omitempty"`
-	Links            reviewLinks `json:"links"`
+	// CorrectedFields and CorrectedResult: an approval that corrected
+	// fields; the job's result stays the extractor's.
+	CorrectedFields []string        `json:"correctedFields,omitempty"`
+	CorrectedResult json.RawMessage `json:"correctedResult,omitempty"`
+	Links           reviewLinks     `json:"links"`
 }
 
 type reviewLinks struct {

@@ -71,8 +71,13 @@ type Operations interface {
 	GetJob(ctx context.Context, k jobs.Key) (*jobs.Job, error)
 	Input(ctx context.Context, k jobs.Key) (string, error)
 	Result(ctx context.Context, k jobs.Key) ([]byte, error)
-	// Decide records operator's decision, "approve" or "reject".
-	Decide(ctx context.Context, k jobs.Key, operator, decision, note string) (*jobs.Review, error)
+	// Decide records operator's decision, "approve" or "reject"; an
+	// approval may correct fields of the result (corrections not nil),
+	// validated as a reprocess's are.
+	Decide(ctx context.Context, k jobs.Key, operator, decision, note string, corrections *extract.Corrections) (*jobs.Review, error)
+	// ReviewCorrections are the corrections an approval of k made, nil
+	// when none.
+	ReviewCorrections(ctx context.Context, k jobs.Key) (*extract.Corrections, error)
 	ListDLQ(ctx context.Context, o jobs.DLQOptions) (*jobs.JobPage, error)
 	// Reprocess creates the next version; corrections, when not nil, are
 	// put over what the dead job kept of its extraction and validated

@@ -1,6 +1,7 @@
 package console
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -239,4 +240,70 @@ func (c *Console) correct(w http.ResponseWriter, r *http.Request) {
 	default:
 		c.storeFailed(w, r, err)
 	}
+}
+
+// resultRead is a committed result as form values (no line items: an
+// approval corrects scalar fields).
+func resultRead(inv *invoice) read {
+	r := read{fields: map[string]string{}, failed: map[string]bool{}}
+	if inv == nil {
+		return r
+	}
+	for f, v := range map[string]string{"vendor": inv.Vendor, "invoiceNumber": inv.InvoiceNumber, "issueDate": inv.IssueDate,
+		"dueDate": inv.DueDate, "currency": inv.Currency, "subtotal": inv.Subtotal, "tax": inv.Tax, "total": inv.Total} {
+		r.fields[f] = v
+	}
+	return r
+}
+
+// reviewCorrections fills the review page's correction part: the form of
+// a pending review, pre-filled with the result (or the values sent), or
+// what a decided approval corrected.
+func (c *Console) reviewCorrections(r *http.Request, b *reviewBody, problems []jobs.FieldError) error {
+	if b.Invoice == nil {
+		return nil
+	}
+	if b.Review.Status == jobs.ReviewPending {
+		f := newCorrectionForm(resultRead(b.Invoice), "", b.sent, problems)
+		f.Lines = nil
+		b.Correct = f
+		return nil
+	}
+	corr, err := c.ops.ReviewCorrections(r.Context(), b.Review.Key)
+	if err != nil || corr == nil {
+		return err
+	}
+	x := corr.Apply(extract.Extraction{})
+	values := map[string]string{"vendor": x.Vendor, "invoiceNumber": x.InvoiceNumber, "issueDate": x.IssueDate,
+		"dueDate": x.DueDate, "currency": x.Currency, "subtotal": x.Subtotal, "tax": x.Tax, "total": x.Total}
+	read := resultRead(b.Invoice)
+	for _, name := range corr.Fields() {
+		if v, ok := values[name]; ok {
+			b.Corrected = append(b.Corrected, correctionField{Name: name, Label: fieldLabel(name), Value: v, Read: read.fields[name]})
+		}
+	}
+	return nil
+}
+
+// decisionCorrections are the fields an approval form changed from the
+// committed result; nil when none.
+func (c *Console) decisionCorrections(r *http.Request, k jobs.Key, sent *sentForm) (*extract.Corrections, error) {
+	res, err := c.ops.Result(r.Context(), k)
+	if err != nil {
+		return nil, nil // no result to correct: the decision alone is judged
+	}
+	var inv invoice
+	if json.Unmarshal(res, &inv) != nil {
+		return nil, nil
+	}
+	if r.PostForm.Get("correcting") == "" {
+		return nil, nil // a form without the correction part
+	}
+	rd := resultRead(&inv)
+	sent.lines = nil // an approval corrects scalar fields only
+	corr := sent.corrections(rd)
+	if corr.Empty() {
+		return nil, nil
+	}
+	return &corr, nil
 }

@@ -16,6 +16,7 @@ type invoice struct {
 	InvoiceNumber string `json:"invoiceNumber"`
 	Vendor        string `json:"vendor"`
 	IssueDate     string `json:"issueDate"`
+	DueDate       string `json:"dueDate"`
 	Currency      string `json:"currency"`
 	LineItems     []struct {
 		Description string `json:"description"`
@@ -81,6 +82,11 @@ type reviewBody struct {
 	Job    *jobs.Job
 	material
 	Note string // the note of a refused form, sent back
+	// Correct is the approval's optional correction of fields, pre-filled
+	// with the result; Corrected the fields a decided approval corrected.
+	Correct   *correctionForm
+	Corrected []correctionField
+	sent      *sentForm
 }
 
 // review shows one review: the extracted fields beside the document, and
@@ -111,7 +117,11 @@ func (c *Console) showReview(w http.ResponseWriter, r *http.Request, status int,
 	}
 	body := reviewBody{Review: rv, Job: job, material: m}
 	if b, ok := pg.Body.(reviewBody); ok {
-		body.Note = b.Note
+		body.Note, body.sent = b.Note, b.sent
+	}
+	if err := c.reviewCorrections(r, &body, pg.Fields); err != nil {
+		c.storeFailed(w, r, err)
+		return
 	}
 	pg.Title, pg.Nav, pg.Body = "Review "+k.String(), "reviews", body
 	c.render(w, r, status, "review", pg)
@@ -126,14 +136,20 @@ func (c *Console) decide(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	decision, note := r.PostForm.Get("decision"), r.PostForm.Get("note")
-	keep := &page{Body: reviewBody{Note: note}}
+	sent := parseSentForm(r)
+	keep := &page{Body: reviewBody{Note: note, sent: sent}}
 	if decision != "approve" && decision != "reject" {
 		keep.Problem = "Choose Approve or Reject."
 		keep.Fields = []jobs.FieldError{{Field: "decision", Problem: `must be "approve" or "reject"`}}
 		c.showReview(w, r, http.StatusBadRequest, k, keep)
 		return
 	}
-	_, err := c.ops.Decide(r.Context(), k, principal(r).Name, decision, note)
+	corr, err := c.decisionCorrections(r, k, sent)
+	if err != nil {
+		c.storeFailed(w, r, err)
+		return
+	}
+	_, err = c.ops.Decide(r.Context(), k, principal(r).Name, decision, note, corr)
 	var ve *jobs.ValidationError
 	switch {
 	case errors.As(err, &ve):

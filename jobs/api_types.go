@@ -205,6 +205,9 @@ type Event struct {
 	// ErrorReason a rejected document's reason code (job.dead_lettered);
 	// Decision the review decision (review.decided).
 	Code, ErrorReason, Decision string
+	// CorrectedFields names the fields a review.decided approval corrected
+	// (names only).
+	CorrectedFields []string
 }
 
 // Outbox event types.
