@@ -133,17 +133,17 @@ func newJobList(p *jobs.JobPage) listView[jobView] {
 // review says that an operator decided it (decidedBy, a role); only
 // operators see which one (operator) and the note, an internal remark.
 type reviewView struct {
-	JobID            string      `json:"jobId"`
-	Tenant           string      `json:"tenant"`
-	DocumentID       string      `json:"documentId"`
-	OperationVersion int64       `json:"operationVersion"`
-	Status           string      `json:"status"`
-	EventID          string      `json:"eventId"`
-	DecidedBy        *string     `json:"decidedBy,omitempty"`
-	Operator         *string     `json:"operator,omitempty"`
-	Note             *string     `json:"note,omitempty"`
-	CreatedAt        string      `json:"createdAt"`
-	DecidedAt        *string     `json:"decidedAt,omitempty"`
+	JobID            string  `json:"jobId"`
+	Tenant           string  `json:"tenant"`
+	DocumentID       string  `json:"documentId"`
+	OperationVersion int64   `json:"operationVersion"`
+	Status           string  `json:"status"`
+	EventID          string  `json:"eventId"`
+	DecidedBy        *string `json:"decidedBy,omitempty"`
+	Operator         *string `json:"operator,omitempty"`
+	Note             *string `json:"note,omitempty"`
+	CreatedAt        string  `json:"createdAt"`
+	DecidedAt        *string `json:"decidedAt,omitempty"`
 	// CorrectedFields and CorrectedResult: an approval that corrected
 	// fields; the job's result stays the extractor's.
 	CorrectedFields []string        `json:"correctedFields,omitempty"`

@@ -212,7 +212,7 @@ func (c *Console) showJob(w http.ResponseWriter, r *http.Request, status int, k 
 	body := jobBody{Job: job, material: m, Content: m.Document, ErrorCode: job.ErrorCode, ErrorReason: job.ErrorReason,
 		Reprocessable: job.State == jobs.StateDeadLettered && job.ReprocessedAs == "",
 		Refresh:       !job.State.Terminal()}
-	if form != nil {
+	if form != nil && form.sent == nil { // a refused document form; a refused correction keeps the document
 		body.Reason, body.Content = form.Reason, form.Content
 	}
 	if body.Reprocessable && job.ErrorReason != "" {
