@@ -70,3 +70,26 @@ func TestConsole_CorrectForm_NothingChanged_IsRefusedAndCreatesNothing(t *testin
 	require.NoError(t, err)
 	require.Empty(t, j.ReprocessedAs)
 }
+
+// A file input (a PDF) is not shown as text; its fields are corrected all
+// the same, and the new version reuses the stored file.
+func TestConsole_RejectedFile_CorrectedFieldsReuseTheStoredFile(t *testing.T) {
+	t.Parallel()
+	b := setup(t, nil)
+	file := jobs.FileContent("application/pdf", "inv-5.pdf", []byte("%PDF-1.7 not really\x00\x01"))
+	k := b.rejected(t, "acme:inv-5:v1", file, "missing_field:invoiceNumber")
+	path := "/console/jobs/" + k.String()
+	p := b.get(t, path, alice)
+	require.Contains(t, p.body, `id="document-file"`)
+	require.Contains(t, p.body, "inv-5.pdf")
+	require.NotContains(t, p.body, "%PDF", "a file is not shown as text")
+	require.NotContains(t, p.body, `id="content"`, "nobody edits a PDF's text")
+
+	form := url.Values{"csrf": {p.csrf(t)}, "reason": {"from the PDF"}, "f-invoiceNumber": {"INV-5"}, "f-vendor": {"Acme"},
+		"f-issueDate": {"2026-03-03"}, "f-currency": {"EUR"}, "f-total": {"10.00"}}
+	res := b.post(t, path+"/correct", form, alice)
+	require.Equal(t, http.StatusSeeOther, res.status, res.body)
+	in, err := b.store.Input(context.Background(), key(t, "acme:inv-5:v2"))
+	require.NoError(t, err)
+	require.Equal(t, file, in, "the same file")
+}

@@ -39,6 +39,7 @@ type invoice struct {
 // result is.
 type material struct {
 	Document      string
+	File          *fileInfo // a file input (PDF, e-invoice): not shown as text
 	InputExpired  bool
 	Invoice       *invoice
 	ResultExpired bool // succeeded, but the result is gone
@@ -54,6 +55,9 @@ func (c *Console) load(r *http.Request, j *jobs.Job) (material, error) {
 		m.InputExpired = true
 	case err != nil:
 		return m, err
+	case jobs.IsFileContent(doc):
+		in := jobs.DecodeInput(doc)
+		m.File = &fileInfo{MediaType: in.MediaType, Filename: in.Filename, Size: len(in.Data)}
 	default:
 		m.Document = doc
 	}
@@ -75,6 +79,12 @@ func (c *Console) load(r *http.Request, j *jobs.Job) (material, error) {
 		}
 	}
 	return m, nil
+}
+
+// fileInfo describes a file input.
+type fileInfo struct {
+	MediaType, Filename string
+	Size                int
 }
 
 type reviewBody struct {
