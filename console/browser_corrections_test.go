@@ -115,9 +115,12 @@ func TestBrowser_Console_CorrectFieldsOfARejectedInvoice(t *testing.T) {
 	shoot(t, ctx, "correct-error")
 
 	// The right correction creates the next version, which the page follows.
-	do(chromedp.SetValue(chromedp.ID("c-total"), "6000.00"),
-		chromedp.Click(chromedp.ID("correct-submit")), chromedp.WaitVisible(chromedp.ID("state")))
-	require.Contains(t, text("h1"), "acme:inv-contoso:v2")
+	do(chromedp.SetValue(chromedp.ID("c-total"), "6000.00"), chromedp.Click(chromedp.ID("correct-submit")))
+	redistest.Eventually(t, 30*time.Second, func() bool {
+		h1, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(document.querySelector("h1") || {}).textContent || ""`))
+		return err == nil && strings.Contains(h1, "acme:inv-contoso:v2")
+	}, "the page follows to the new version")
+	require.Contains(t, text(".notice"), "Corrected")
 	redistest.Eventually(t, 30*time.Second, func() bool {
 		state, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(document.getElementById("state") || {}).textContent || ""`))
 		return err == nil && state == "succeeded"

@@ -67,6 +67,16 @@ type read struct {
 	failed map[string]bool
 }
 
+// empty reports whether nothing was read.
+func (r read) empty() bool {
+	for _, v := range r.fields {
+		if v != "" {
+			return false
+		}
+	}
+	return len(r.lines) == 0
+}
+
 func readOf(k *extract.Kept) read {
 	r := read{fields: map[string]string{}, failed: map[string]bool{}}
 	if k == nil {
@@ -89,7 +99,7 @@ func readOf(k *extract.Kept) read {
 // the job was rejected for, the values sent (sent, nil on a first view)
 // and the problems of a refused submission.
 func newCorrectionForm(rd read, reason string, sent *sentForm, problems []jobs.FieldError) *correctionForm {
-	f := &correctionForm{Overrule: reason == extract.ReasonNotAnInvoice, ReadNothing: len(rd.fields) == 0}
+	f := &correctionForm{Overrule: reason == extract.ReasonNotAnInvoice, ReadNothing: rd.empty()}
 	errs := map[string][]string{}
 	for _, p := range problems {
 		name, ok := strings.CutPrefix(p.Field, "corrections.")

@@ -204,15 +204,25 @@ func (s *Store) Reject(ctx context.Context, k Key, fence int64, reason string, d
 // Rejection returns the detail a rejected job kept (see Reject):
 // ErrResultExpired when it has none or it expired, ErrNotDeadLettered when
 // the job did not end as a rejection.
+//
+// One round trip: the record's state and reason with the detail (a
+// dead-letter list reads one per row).
 func (s *Store) Rejection(ctx context.Context, k Key) ([]byte, error) {
-	j, err := s.Get(ctx, k)
-	if err != nil {
+	if err := checkKey(k); err != nil {
 		return nil, err
 	}
-	if j.State != StateDeadLettered || j.ErrorReason == "" {
+	pipe := s.rdb.Pipeline()
+	rec := pipe.HMGet(ctx, s.keys.job(k), fState, fErrorReason)
+	res := pipe.Get(ctx, s.keys.result(k))
+	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
+		return nil, fmt.Errorf("jobs: rejection %s: %w", k, err)
+	}
+	st, _ := rec.Val()[0].(string)
+	reason, _ := rec.Val()[1].(string)
+	if st != string(StateDeadLettered) || reason == "" {
 		return nil, ErrNotDeadLettered
 	}
-	b, err := s.rdb.Get(ctx, s.keys.result(k)).Bytes()
+	b, err := res.Bytes()
 	if errors.Is(err, redis.Nil) {
 		return nil, ErrResultExpired
 	}
