@@ -83,6 +83,7 @@ func correctionString(o *object, field string, raw json.RawMessage) (string, boo
 		o.fail(field, `must be a string (amounts as decimals such as "1234.56", dates as YYYY-MM-DD)`)
 		return "", false
 	}
+	v = strings.TrimSpace(v) // the payload hash sees what the validator sees
 	if utf8.RuneCountInString(v) > maxCorrectionRunes || hasControl(v) {
 		o.fail(field, fmt.Sprintf("must be at most %d characters, without control characters", maxCorrectionRunes))
 		return "", false
