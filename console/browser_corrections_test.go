@@ -96,6 +96,8 @@ func TestBrowser_Console_CorrectFieldsOfARejectedInvoice(t *testing.T) {
 	require.Equal(t, "", value("c-invoiceNumber"))
 	require.Contains(t, class("field-invoiceNumber"), "failing")
 	require.Contains(t, text("#why-invoiceNumber"), "the invoice number was not found")
+	require.Contains(t, class("field-total"), "failing", "every check that fails is shown at once, not only the first")
+	require.Contains(t, text("#why-total"), "the total does not equal")
 	shoot(t, ctx, "correct-form")
 
 	// A correction that does not add up is refused in place; nothing is created.

@@ -64,7 +64,7 @@ type correctionForm struct {
 type read struct {
 	fields map[string]string
 	lines  []extract.ExtractedLine
-	failed map[string]bool
+	failed map[string]string // field -> the check it fails
 }
 
 // empty reports whether nothing was read.
@@ -78,7 +78,7 @@ func (r read) empty() bool {
 }
 
 func readOf(k *extract.Kept) read {
-	r := read{fields: map[string]string{}, failed: map[string]bool{}}
+	r := read{fields: map[string]string{}, failed: map[string]string{}}
 	if k == nil {
 		return r
 	}
@@ -90,7 +90,9 @@ func readOf(k *extract.Kept) read {
 		r.lines = x.LineItems
 	}
 	for _, f := range k.Failed {
-		r.failed[f.Field] = true
+		if _, seen := r.failed[f.Field]; !seen {
+			r.failed[f.Field] = f.Check
+		}
 	}
 	return r
 }
@@ -112,21 +114,20 @@ func newCorrectionForm(rd read, reason string, sent *sentForm, problems []jobs.F
 			f.Errors = append(f.Errors, p.Problem)
 		}
 	}
-	why := describe(reason)
 	for _, name := range formFields {
+		check, failing := rd.failed[name]
 		cf := correctionField{Name: name, Label: fieldLabel(name), Hint: formHints[name], Read: rd.fields[name],
-			Value: rd.fields[name], Failing: rd.failed[name], Errors: errs[name]}
-		if cf.Failing {
-			cf.Why = why
+			Value: rd.fields[name], Failing: failing, Errors: errs[name]}
+		if failing {
+			cf.Why = describe(check)
 		}
 		if sent != nil {
 			cf.Value = sent.fields[name]
 		}
 		f.Fields = append(f.Fields, cf)
 	}
-	f.LinesFailing = rd.failed["lineItems"]
-	if f.LinesFailing {
-		f.LinesWhy = why
+	if check, failing := rd.failed["lineItems"]; failing {
+		f.LinesFailing, f.LinesWhy = true, describe(check)
 	}
 	lines := rd.lines
 	if sent != nil {
@@ -255,7 +256,7 @@ func (c *Console) correct(w http.ResponseWriter, r *http.Request) {
 // resultRead is a committed result as form values (no line items: an
 // approval corrects scalar fields).
 func resultRead(inv *invoice) read {
-	r := read{fields: map[string]string{}, failed: map[string]bool{}}
+	r := read{fields: map[string]string{}, failed: map[string]string{}}
 	if inv == nil {
 		return r
 	}

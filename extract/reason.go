@@ -143,14 +143,22 @@ type FailedCheck struct {
 }
 
 // Kept returns what r keeps, or nil when it kept nothing (a read-stage
-// rejection, not_an_invoice from the classifier).
+// rejection, not_an_invoice from the classifier). Failed lists every check
+// the extraction fails that can be told at once (FailedChecks), r's own
+// first.
 func (r *Rejection) Kept() *Kept {
 	if r.Extraction == nil && len(r.Fields) == 0 {
 		return nil
 	}
 	k := &Kept{Fields: r.Extraction}
-	for _, f := range r.Fields {
-		k.Failed = append(k.Failed, FailedCheck{Field: f, Check: r.Reason})
+	if r.Extraction != nil && r.Extraction.DocumentType == DocInvoice {
+		k.Failed = FailedChecks(*r.Extraction)
+	}
+	if len(k.Failed) == 0 || k.Failed[0].Check != r.Reason {
+		k.Failed = nil // another extractor's verdict: name only its own fields
+		for _, f := range r.Fields {
+			k.Failed = append(k.Failed, FailedCheck{Field: f, Check: r.Reason})
+		}
 	}
 	return k
 }

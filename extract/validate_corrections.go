@@ -247,3 +247,59 @@ func (k *corrected) Validate(ctx context.Context, extraction []byte) ([]byte, er
 	}
 	return json.Marshal(inv)
 }
+
+// placeholders stand in for a field that failed a check, so the checks
+// after it can run: they pass every format check and take no part in the
+// arithmetic.
+var placeholders = map[string]string{"invoiceNumber": "X", "vendor": "X", "issueDate": "0001-01-01", "dueDate": ""}
+
+// maxFailedChecks bounds FailedChecks' passes (one per failing field).
+const maxFailedChecks = 16
+
+// FailedChecks lists every check x fails that an operator can see at once,
+// not only the first: the validator runs again with each failed field
+// that takes no part in the arithmetic (invoice number, vendor, dates, a
+// problem the extractor recorded) stood in for, until it passes or fails
+// on the currency or the amounts, which end the list (an amount cannot be
+// judged without its currency, nor a sum without its amounts). The first
+// entry is always ValidateExtraction's own verdict.
+func FailedChecks(x Extraction) []FailedCheck {
+	var out []FailedCheck
+	for range maxFailedChecks {
+		_, err := validateExtraction(x)
+		r, ok := err.(*Rejection)
+		if !ok {
+			return out
+		}
+		fields := rejectedFields(r.Reason, x)
+		for _, f := range fields {
+			out = append(out, FailedCheck{Field: f, Check: r.Reason})
+		}
+		if !standIn(&x, r.Reason, fields) {
+			return out
+		}
+	}
+	return out
+}
+
+// standIn replaces the field a rejection names with its placeholder (and
+// drops the problem that caused it); false when the rejection is one that
+// ends FailedChecks.
+func standIn(x *Extraction, reason string, fields []string) bool {
+	if slices.Contains(x.Problems, reason) {
+		x.Problems = slices.DeleteFunc(slices.Clone(x.Problems), func(p string) bool { return p == reason })
+		if reason == ReasonAmbiguousDate {
+			x.IssueDate = placeholders["issueDate"]
+		}
+		return problemField(reason) == "" || placeholders[problemField(reason)] != "" || reason == ReasonAmbiguousDate
+	}
+	if len(fields) != 1 {
+		return false
+	}
+	p, ok := placeholders[fields[0]]
+	if !ok {
+		return false
+	}
+	*extractionScalars(x)[fields[0]] = p
+	return true
+}

@@ -165,3 +165,26 @@ func TestWithCorrections_Chain_CorrectionWinsOverTheModel(t *testing.T) {
 		require.Equal(t, EvidenceCorrection, inv.Evidence["invoiceNumber"].Source)
 	})
 }
+
+func TestFailedChecks_ListsEveryFieldAnOperatorMustFix_FirstTheValidatorsVerdict(t *testing.T) {
+	t.Parallel()
+	x := validExtraction()
+	x.InvoiceNumber, x.Vendor, x.Total = "", "", "1.00"
+	require.Equal(t, []FailedCheck{
+		{Field: "invoiceNumber", Check: "missing_field:invoiceNumber"},
+		{Field: "vendor", Check: "missing_field:vendor"},
+		{Field: "total", Check: ReasonTotalMismatch}, {Field: "subtotal", Check: ReasonTotalMismatch}, {Field: "tax", Check: ReasonTotalMismatch},
+	}, FailedChecks(x))
+
+	y := validExtraction()
+	y.Currency = ""
+	y.Problems = []string{ReasonAmbiguousDate}
+	require.Equal(t, []FailedCheck{{Field: "issueDate", Check: ReasonAmbiguousDate}, {Field: "currency", Check: "missing_field:currency"}},
+		FailedChecks(y), "a missing currency ends the list: amounts cannot be judged without it")
+	require.Empty(t, FailedChecks(validExtraction()))
+
+	_, err := ValidateExtraction(x)
+	var rej *Rejection
+	require.ErrorAs(t, err, &rej)
+	require.Len(t, rej.Kept().Failed, 5, "what a rejection keeps names every failing field")
+}
