@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -10,6 +11,7 @@ import (
 	"slices"
 
 	"github.com/relayops/relayops/console"
+	"github.com/relayops/relayops/extract"
 	"github.com/relayops/relayops/jobs"
 )
 
@@ -129,7 +131,7 @@ func (o consoleOps) Result(ctx context.Context, k jobs.Key) ([]byte, error) {
 
 // Decide checks the note with the JSON route's rules and decides through
 // its path.
-func (o consoleOps) Decide(ctx context.Context, k jobs.Key, operator, decision, note string) (*jobs.Review, error) {
+func (o consoleOps) Decide(ctx context.Context, k jobs.Key, operator, decision, note string, corr *extract.Corrections) (*jobs.Review, error) {
 	var fields []jobs.FieldError
 	status := decisions[decision]
 	if status == "" {
@@ -138,11 +140,28 @@ func (o consoleOps) Decide(ctx context.Context, k jobs.Key, operator, decision, 
 	if p := noteProblem(note); p != "" {
 		fields = append(fields, jobs.FieldError{Field: "note", Problem: p})
 	}
+	if corr != nil && status != jobs.ReviewApproved {
+		fields = append(fields, jobs.FieldError{Field: "corrections", Problem: "only an approval may correct fields"})
+	}
 	if fields != nil {
 		return nil, &jobs.ValidationError{Fields: fields}
 	}
 	return bounded(o, ctx, func(ctx context.Context) (*jobs.Review, error) {
-		return o.s.decideReview(ctx, k, operator, status, note)
+		return o.s.decideReview(ctx, k, operator, status, note, corr)
+	})
+}
+
+func (o consoleOps) ReviewCorrections(ctx context.Context, k jobs.Key) (*extract.Corrections, error) {
+	return bounded(o, ctx, func(ctx context.Context) (*extract.Corrections, error) {
+		raw, err := o.s.store.ReviewCorrections(ctx, k)
+		if err != nil || raw == nil {
+			return nil, err
+		}
+		var c extract.Corrections
+		if err := json.Unmarshal(raw, &c); err != nil {
+			return nil, fmt.Errorf("api: review corrections %s: not JSON", k)
+		}
+		return &c, nil
 	})
 }
 
@@ -151,9 +170,9 @@ func (o consoleOps) ListDLQ(ctx context.Context, opts jobs.DLQOptions) (*jobs.Jo
 }
 
 // Reprocess checks the reason and content with the JSON route's rules and
-// reprocesses through its path; the rate limit's 429 becomes a
-// *console.RateLimitError.
-func (o consoleOps) Reprocess(ctx context.Context, req jobs.ReprocessRequest) (*jobs.ReprocessResult, error) {
+// reprocesses through its path, corrections validated as there; the rate
+// limit's 429 becomes a *console.RateLimitError.
+func (o consoleOps) Reprocess(ctx context.Context, req jobs.ReprocessRequest, corr *extract.Corrections) (*jobs.ReprocessResult, error) {
 	var fields []jobs.FieldError
 	if p := reasonProblem(req.Reason); p != "" {
 		fields = append(fields, jobs.FieldError{Field: "reason", Problem: p})
@@ -164,12 +183,17 @@ func (o consoleOps) Reprocess(ctx context.Context, req jobs.ReprocessRequest) (*
 	if fields != nil {
 		return nil, &jobs.ValidationError{Fields: fields}
 	}
-	res, err := bounded(o, ctx, func(ctx context.Context) (*jobs.ReprocessResult, error) { return o.s.reprocessJob(ctx, req) })
+	res, err := bounded(o, ctx, func(ctx context.Context) (*jobs.ReprocessResult, error) { return o.s.reprocessJob(ctx, req, corr) })
 	var e *Error
 	if errors.As(err, &e) && e.Code == CodeRateLimited {
 		return nil, &console.RateLimitError{RetryAfter: e.RetryAfter, Message: e.Message}
 	}
 	return res, err
+}
+
+// Kept is what a rejected job kept of its extraction (nil: nothing).
+func (o consoleOps) Kept(ctx context.Context, j *jobs.Job) (*extract.Kept, error) {
+	return bounded(o, ctx, func(ctx context.Context) (*extract.Kept, error) { return o.s.kept(ctx, j) })
 }
 
 func (o consoleOps) ListAudit(ctx context.Context, opts jobs.AuditOptions) (*jobs.AuditPage, error) {

@@ -194,6 +194,9 @@ func (s *Server) getJob(c echo.Context) error {
 			v.Result = res
 		}
 	}
+	if err := s.addKept(ctx, job, &v); err != nil {
+		return fmt.Errorf("api: get %s: %w", key, err)
+	}
 	return c.JSON(http.StatusOK, v)
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/relayops/relayops/extract"
 	"github.com/relayops/relayops/jobs"
 )
 
@@ -34,13 +35,13 @@ func (s *Server) reprocess(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	req, err := s.decodeReprocess(c, key)
+	req, corr, err := s.decodeReprocess(c, key)
 	if err != nil {
 		return err
 	}
 	ctx, cancel := s.storeCtx(c)
 	defer cancel()
-	res, err := s.reprocessJob(ctx, req)
+	res, err := s.reprocessJob(ctx, req, corr)
 	if err != nil {
 		return fmt.Errorf("api: reprocess %s: %w", key, err)
 	}
@@ -53,10 +54,14 @@ func (s *Server) reprocess(c echo.Context) error {
 }
 
 // reprocessJob is the one reprocess path of both doors, the JSON route and
-// the operator console: the rate limit, the store call and the metrics.
-func (s *Server) reprocessJob(ctx context.Context, req jobs.ReprocessRequest) (*jobs.ReprocessResult, error) {
+// the operator console: the corrections' validation (before anything is
+// created or counted), the rate limit, the store call and the metrics.
+func (s *Server) reprocessJob(ctx context.Context, req jobs.ReprocessRequest, corr *extract.Corrections) (*jobs.ReprocessResult, error) {
 	job, err := s.store.Get(ctx, req.Key)
 	if err != nil {
+		return nil, err
+	}
+	if err := s.prepareCorrections(ctx, job, &req, corr); err != nil {
 		return nil, err
 	}
 	var token *reservation
@@ -89,10 +94,10 @@ func reasonProblem(reason string) string {
 	return ""
 }
 
-func (s *Server) decodeReprocess(c echo.Context, key jobs.Key) (jobs.ReprocessRequest, error) {
+func (s *Server) decodeReprocess(c echo.Context, key jobs.Key) (jobs.ReprocessRequest, *extract.Corrections, error) {
 	o, err := s.readObject(c)
 	if err != nil {
-		return jobs.ReprocessRequest{}, err
+		return jobs.ReprocessRequest{}, nil, err
 	}
 	reason, ok := o.str("reason", true)
 	if problem := reasonProblem(reason); ok && problem != "" {
@@ -105,10 +110,11 @@ func (s *Server) decodeReprocess(c echo.Context, key jobs.Key) (jobs.ReprocessRe
 		}
 		req.Content = &content
 	}
+	corr := takeCorrections(o)
 	if err := o.done(reprocessHints); err != nil {
-		return jobs.ReprocessRequest{}, err
+		return jobs.ReprocessRequest{}, nil, err
 	}
-	return req, nil
+	return req, corr, nil
 }
 
 // listDLQ is GET /v1/dlq: dead-lettered jobs with their reason codes, not yet

@@ -8,6 +8,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/relayops/relayops/extract"
 	"github.com/relayops/relayops/jobs"
 )
 
@@ -56,7 +57,11 @@ func (s *Server) getReview(c echo.Context) error {
 	if err != nil {
 		return fmt.Errorf("api: get review %s: %w", key, err)
 	}
-	return c.JSON(http.StatusOK, newReviewView(r, principal(c).role))
+	v := newReviewView(r, principal(c).role)
+	if err := s.addReviewCorrections(ctx, r, &v); err != nil {
+		return fmt.Errorf("api: get review %s: %w", key, err)
+	}
+	return c.JSON(http.StatusOK, v)
 }
 
 // decide is POST /v1/reviews/{jobId}/decision by an operator. Repeating the
@@ -80,22 +85,39 @@ func (s *Server) decide(c echo.Context) error {
 	if problem := noteProblem(note); ok && problem != "" {
 		o.fail("note", problem)
 	}
+	corr := takeCorrections(o)
+	if corr != nil && status == jobs.ReviewRejected {
+		o.fail("corrections", "only an approval may correct fields")
+	}
 	if err := o.done(nil); err != nil {
 		return err
 	}
 	ctx, cancel := s.storeCtx(c)
 	defer cancel()
-	r, err := s.decideReview(ctx, key, principal(c).name, status, note)
+	r, err := s.decideReview(ctx, key, principal(c).name, status, note, corr)
 	if err != nil {
 		return fmt.Errorf("api: decide %s: %w", key, err)
 	}
-	return c.JSON(http.StatusOK, newReviewView(r, roleOperator))
+	v := newReviewView(r, roleOperator)
+	if err := s.addReviewCorrections(ctx, r, &v); err != nil {
+		return fmt.Errorf("api: decide %s: %w", key, err)
+	}
+	return c.JSON(http.StatusOK, v)
 }
 
 // decideReview is the one decision path of both doors, the JSON route and
 // the operator console: status is ReviewApproved or ReviewRejected.
-func (s *Server) decideReview(ctx context.Context, key jobs.Key, operator, status, note string) (*jobs.Review, error) {
-	d, err := s.store.Decide(ctx, key, operator, status, note)
+//
+// corr, when not nil, corrects fields of the result while approving: they
+// are judged over the committed result by the validator every extraction
+// passes (a *jobs.ValidationError when they do not add up), and the audit
+// records each field's change.
+func (s *Server) decideReview(ctx context.Context, key jobs.Key, operator, status, note string, corr *extract.Corrections) (*jobs.Review, error) {
+	opts, err := s.decisionCorrections(ctx, key, corr)
+	if err != nil {
+		return nil, err
+	}
+	d, err := s.store.DecideWith(ctx, key, operator, status, note, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -222,7 +222,7 @@ func (b *bundle) deadLetter(t testing.TB, id string) {
 func (b *bundle) reject(t testing.TB, id, reason string) {
 	t.Helper()
 	k, c := b.claim(t, id)
-	require.NoError(t, b.store.Reject(context.Background(), k, c.Fence, reason))
+	require.NoError(t, b.store.Reject(context.Background(), k, c.Fence, reason, nil))
 }
 
 // cancel drives a job to cancelled.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/relayops/relayops/extract"
 	"github.com/relayops/relayops/jobs"
 )
 
@@ -55,6 +56,7 @@ type jobView struct {
 	ErrorCode        *string         `json:"errorCode,omitempty"`
 	ErrorReason      *string         `json:"errorReason,omitempty"`
 	Result           json.RawMessage `json:"result,omitempty"`
+	Extraction       *extract.Kept   `json:"extraction,omitempty"` // a content rejection: what was read
 	ResultExpired    bool            `json:"resultExpired"`
 	InputExpired     bool            `json:"inputExpired"`
 	ReprocessedFrom  *string         `json:"reprocessedFrom,omitempty"`
@@ -131,18 +133,22 @@ func newJobList(p *jobs.JobPage) listView[jobView] {
 // review says that an operator decided it (decidedBy, a role); only
 // operators see which one (operator) and the note, an internal remark.
 type reviewView struct {
-	JobID            string      `json:"jobId"`
-	Tenant           string      `json:"tenant"`
-	DocumentID       string      `json:"documentId"`
-	OperationVersion int64       `json:"operationVersion"`
-	Status           string      `json:"status"`
-	EventID          string      `json:"eventId"`
-	DecidedBy        *string     `json:"decidedBy,omitempty"`
-	Operator         *string     `json:"operator,omitempty"`
-	Note             *string     `json:"note,omitempty"`
-	CreatedAt        string      `json:"createdAt"`
-	DecidedAt        *string     `json:"decidedAt,omitempty"`
-	Links            reviewLinks `json:"links"`
+	JobID            string  `json:"jobId"`
+	Tenant           string  `json:"tenant"`
+	DocumentID       string  `json:"documentId"`
+	OperationVersion int64   `json:"operationVersion"`
+	Status           string  `json:"status"`
+	EventID          string  `json:"eventId"`
+	DecidedBy        *string `json:"decidedBy,omitempty"`
+	Operator         *string `json:"operator,omitempty"`
+	Note             *string `json:"note,omitempty"`
+	CreatedAt        string  `json:"createdAt"`
+	DecidedAt        *string `json:"decidedAt,omitempty"`
+	// CorrectedFields and CorrectedResult: an approval that corrected
+	// fields; the job's result stays the extractor's.
+	CorrectedFields []string        `json:"correctedFields,omitempty"`
+	CorrectedResult json.RawMessage `json:"correctedResult,omitempty"`
+	Links           reviewLinks     `json:"links"`
 }
 
 type reviewLinks struct {
@@ -198,6 +204,12 @@ type auditView struct {
 	OldPayloadHash *string `json:"oldPayloadHash,omitempty"`
 	NewPayloadHash *string `json:"newPayloadHash,omitempty"`
 	At             string  `json:"at"`
+	// Note is a review decision's note; Corrections the fields a reprocess
+	// or a decision corrected (document data: the audit is for operators
+	// only); Overruled the reason code a reprocess overruled.
+	Note        *string               `json:"note,omitempty"`
+	Corrections []extract.FieldChange `json:"corrections,omitempty"`
+	Overruled   *string               `json:"overruled,omitempty"`
 }
 
 func newAuditList(p *jobs.AuditPage) listView[auditView] {
@@ -217,5 +229,17 @@ func newAuditView(e *jobs.AuditEntry) auditView {
 		OldPayloadHash: optString(e.OldPayloadHash),
 		NewPayloadHash: optString(e.NewPayloadHash),
 		At:             formatTime(e.At),
+		Note:           optString(e.Note),
+		Corrections:    auditChanges(e),
+		Overruled:      optString(e.Overruled),
 	}
+}
+
+// auditChanges are an entry's corrected fields, or nil.
+func auditChanges(e *jobs.AuditEntry) []extract.FieldChange {
+	var out []extract.FieldChange
+	if len(e.Changes) > 0 && json.Unmarshal(e.Changes, &out) != nil {
+		return nil
+	}
+	return out
 }

@@ -1,7 +1,8 @@
 // Package console is the operator console: server-rendered pages, mounted
 // by the API server under /console/, where an operator works the review
-// queue, reads why documents were dead-lettered, reprocesses them with
-// corrected content and reads the audit trail.
+// queue, reads why documents were dead-lettered, corrects the fields that
+// were read wrongly or not at all (or, for text, the document itself),
+// reprocesses them and reads the audit trail.
 //
 // The console holds no state and no store of its own. Every read and every
 // action goes through Operations, which the API server implements with the
@@ -27,6 +28,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/relayops/relayops/extract"
 	"github.com/relayops/relayops/internal/clock"
 	"github.com/relayops/relayops/jobs"
 )
@@ -74,10 +76,22 @@ type Operations interface {
 	PageCount(ctx context.Context, pdf []byte) (int, error)
 	RenderPage(ctx context.Context, pdf []byte, page int) ([]byte, error)
 	Result(ctx context.Context, k jobs.Key) ([]byte, error)
-	// Decide records operator's decision, "approve" or "reject".
-	Decide(ctx context.Context, k jobs.Key, operator, decision, note string) (*jobs.Review, error)
+	// Decide records operator's decision, "approve" or "reject"; an
+	// approval may correct fields of the result (corrections not nil),
+	// validated as a reprocess's are.
+	Decide(ctx context.Context, k jobs.Key, operator, decision, note string, corrections *extract.Corrections) (*jobs.Review, error)
+	// ReviewCorrections are the corrections an approval of k made, nil
+	// when none.
+	ReviewCorrections(ctx context.Context, k jobs.Key) (*extract.Corrections, error)
 	ListDLQ(ctx context.Context, o jobs.DLQOptions) (*jobs.JobPage, error)
-	Reprocess(ctx context.Context, req jobs.ReprocessRequest) (*jobs.ReprocessResult, error)
+	// Reprocess creates the next version; corrections, when not nil, are
+	// put over what the dead job kept of its extraction and validated
+	// before anything is created (a *jobs.ValidationError naming
+	// "corrections.<field>" when they do not add up).
+	Reprocess(ctx context.Context, req jobs.ReprocessRequest, corrections *extract.Corrections) (*jobs.ReprocessResult, error)
+	// Kept is what a job rejected for its content kept of its extraction;
+	// nil when it kept nothing (or it expired).
+	Kept(ctx context.Context, j *jobs.Job) (*extract.Kept, error)
 	ListAudit(ctx context.Context, o jobs.AuditOptions) (*jobs.AuditPage, error)
 	Counts(ctx context.Context) (Counts, error)
 }

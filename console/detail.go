@@ -17,6 +17,7 @@ type invoice struct {
 	InvoiceNumber string `json:"invoiceNumber"`
 	Vendor        string `json:"vendor"`
 	IssueDate     string `json:"issueDate"`
+	DueDate       string `json:"dueDate"`
 	Currency      string `json:"currency"`
 	LineItems     []struct {
 		Description string `json:"description"`
@@ -40,6 +41,7 @@ type invoice struct {
 type material struct {
 	Document      string    // the text of a text input; "" for a file
 	Original      *original // the input as it arrived (nil once expired)
+	File          *fileInfo // a file input (PDF, e-invoice): not shown as text
 	InputExpired  bool
 	Invoice       *invoice
 	ResultExpired bool // succeeded, but the result is gone
@@ -58,7 +60,9 @@ func (c *Console) load(r *http.Request, j *jobs.Job) (material, error) {
 	default:
 		in := jobs.DecodeInput(doc)
 		m.Original = c.describeOriginal(r, in)
-		if !in.File {
+		if in.File {
+			m.File = &fileInfo{MediaType: in.MediaType, Filename: in.Filename, Size: len(in.Data)}
+		} else {
 			m.Document = doc
 		}
 	}
@@ -82,11 +86,22 @@ func (c *Console) load(r *http.Request, j *jobs.Job) (material, error) {
 	return m, nil
 }
 
+// fileInfo describes a file input.
+type fileInfo struct {
+	MediaType, Filename string
+	Size                int
+}
+
 type reviewBody struct {
 	Review *jobs.Review
 	Job    *jobs.Job
 	material
 	Note string // the note of a refused form, sent back
+	// Correct is the approval's optional correction of fields, pre-filled
+	// with the result; Corrected the fields a decided approval corrected.
+	Correct   *correctionForm
+	Corrected []correctionField
+	sent      *sentForm
 }
 
 // review shows one review: the extracted fields beside the document, and
@@ -117,7 +132,11 @@ func (c *Console) showReview(w http.ResponseWriter, r *http.Request, status int,
 	}
 	body := reviewBody{Review: rv, Job: job, material: m}
 	if b, ok := pg.Body.(reviewBody); ok {
-		body.Note = b.Note
+		body.Note, body.sent = b.Note, b.sent
+	}
+	if err := c.reviewCorrections(r, &body, pg.Fields); err != nil {
+		c.storeFailed(w, r, err)
+		return
 	}
 	pg.Title, pg.Nav, pg.Body = "Review "+k.String(), "reviews", body
 	c.render(w, r, status, "review", pg)
@@ -132,14 +151,20 @@ func (c *Console) decide(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	decision, note := r.PostForm.Get("decision"), r.PostForm.Get("note")
-	keep := &page{Body: reviewBody{Note: note}}
+	sent := parseSentForm(r)
+	keep := &page{Body: reviewBody{Note: note, sent: sent}}
 	if decision != "approve" && decision != "reject" {
 		keep.Problem = "Choose Approve or Reject."
 		keep.Fields = []jobs.FieldError{{Field: "decision", Problem: `must be "approve" or "reject"`}}
 		c.showReview(w, r, http.StatusBadRequest, k, keep)
 		return
 	}
-	_, err := c.ops.Decide(r.Context(), k, principal(r).Name, decision, note)
+	corr, err := c.decisionCorrections(r, k, sent)
+	if err != nil {
+		c.storeFailed(w, r, err)
+		return
+	}
+	_, err = c.ops.Decide(r.Context(), k, principal(r).Name, decision, note, corr)
 	var ve *jobs.ValidationError
 	switch {
 	case errors.As(err, &ve):
@@ -166,6 +191,10 @@ type jobBody struct {
 	// not_an_invoice rejection.
 	Advice  string
 	Refresh bool // the job is still running: the page reloads itself
+	// Correct is the correction form of a document rejected for its
+	// content, pre-filled with what was read; nil for any other job.
+	Correct *correctionForm
+	sent    *sentForm // the correction form as sent, on a refusal
 }
 
 // job shows one job: its state, attempts and error in words, the result or
@@ -179,6 +208,10 @@ func (c *Console) job(w http.ResponseWriter, r *http.Request) {
 	pg := &page{}
 	if r.URL.Query().Get("reprocessed") != "" {
 		pg.Notice = "Reprocessed: the next version was created and queued."
+	}
+	if from := r.URL.Query().Get("corrected"); from != "" {
+		pg.Notice = "Corrected: this is the new version, made of the same document with your corrections. " +
+			"The page reloads until it ends; then open its review."
 	}
 	c.showJob(w, r, http.StatusOK, k, pg, nil)
 }
@@ -203,8 +236,20 @@ func (c *Console) showJob(w http.ResponseWriter, r *http.Request, status int, k 
 			body.Advice = notInvoiceAdvice(rules.ClassifyText(m.Document))
 		}
 	}
-	if form != nil {
+	if form != nil && form.sent == nil { // a refused document form; a refused correction keeps the document
 		body.Reason, body.Content = form.Reason, form.Content
+	}
+	if body.Reprocessable && job.ErrorReason != "" {
+		kept, err := c.ops.Kept(r.Context(), job)
+		if err != nil {
+			c.storeFailed(w, r, err)
+			return
+		}
+		var sent *sentForm
+		if form != nil {
+			sent = form.sent
+		}
+		body.Correct = newCorrectionForm(readOf(kept), job.ErrorReason, sent, pg.Fields)
 	}
 	pg.Title, pg.Nav, pg.Body, pg.Refresh = "Job "+k.String(), "dlq", body, body.Refresh && status == http.StatusOK
 	if status == http.StatusOK && job.State == jobs.StateSucceeded {
@@ -233,7 +278,7 @@ func (c *Console) reprocess(w http.ResponseWriter, r *http.Request) {
 	if content != "" && (err != nil || content != orig) {
 		req.Content = &content
 	}
-	_, err = c.ops.Reprocess(r.Context(), req)
+	_, err = c.ops.Reprocess(r.Context(), req, nil)
 	var ve *jobs.ValidationError
 	var rl *RateLimitError
 	pg := &page{}

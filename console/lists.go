@@ -86,6 +86,7 @@ type reviewRow struct {
 	Created                   time.Time
 	Operator                  string
 	DecidedAt                 time.Time
+	summary
 }
 
 type reviewsBody struct {
@@ -126,7 +127,7 @@ func (c *Console) reviews(w http.ResponseWriter, r *http.Request) {
 		body.Rows = append(body.Rows, reviewRow{
 			JobID: rv.Key.String(), Tenant: rv.Key.Tenant, DocumentID: rv.Key.DocumentID, Version: rv.Key.Version,
 			Status: rv.Status, Age: age(now.Sub(rv.CreatedAt)), Created: rv.CreatedAt,
-			Operator: rv.Operator, DecidedAt: rv.DecidedAt,
+			Operator: rv.Operator, DecidedAt: rv.DecidedAt, summary: c.reviewSummary(r, rv.Key),
 		})
 	}
 	c.render(w, r, http.StatusOK, "reviews", &page{Title: "Reviews", Nav: "reviews", Body: body})
@@ -140,6 +141,7 @@ type deadRow struct {
 	Attempts, MaxAttempts     int
 	Age                       string
 	ReprocessedAs             string
+	summary
 }
 
 type dlqBody struct {
@@ -177,7 +179,7 @@ func (c *Console) dlq(w http.ResponseWriter, r *http.Request) {
 		body.Rows = append(body.Rows, deadRow{
 			JobID: j.Key.String(), Tenant: j.Key.Tenant, DocumentID: j.Key.DocumentID, Version: j.Key.Version,
 			Code: code, Reason: describe(code), Attempts: j.Attempt, MaxAttempts: j.MaxAttempts,
-			Age: age(now.Sub(finished(j))), ReprocessedAs: j.ReprocessedAs,
+			Age: age(now.Sub(finished(j))), ReprocessedAs: j.ReprocessedAs, summary: c.deadSummary(r, j),
 		})
 	}
 	c.render(w, r, http.StatusOK, "dlq", &page{Title: "Dead letters", Nav: "dlq", Body: body})

@@ -44,9 +44,11 @@ type page struct {
 // parsePages parses each page template together with the layout.
 func parsePages(root string) (map[string]*template.Template, error) {
 	funcs := template.FuncMap{
-		"describe": describe,
-		"when":     func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05Z") },
-		"jobURL":   func(id string) string { return root + "/jobs/" + url.PathEscape(id) },
+		"describe":   describe,
+		"changes":    auditChanges,
+		"fieldLabel": fieldLabel,
+		"when":       func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05Z") },
+		"jobURL":     func(id string) string { return root + "/jobs/" + url.PathEscape(id) },
 		"reviewURL": func(id string) string {
 			return root + "/reviews/" + url.PathEscape(id)
 		},
@@ -136,6 +138,7 @@ func (c *Console) routes() *http.ServeMux {
 	mux.HandleFunc("GET "+root, home)
 	mux.HandleFunc("GET "+root+"/static/console.css", serveCSS)
 	mux.HandleFunc("GET "+root+"/reviews", c.reviews)
+	mux.HandleFunc("GET "+root+"/reviews/next", c.nextReview)
 	mux.HandleFunc("GET "+root+"/reviews/{jobId}", c.review)
 	mux.HandleFunc("POST "+root+"/reviews/{jobId}/decision", c.guard(c.decide))
 	mux.HandleFunc("GET "+root+"/dlq", c.dlq)
@@ -143,6 +146,7 @@ func (c *Console) routes() *http.ServeMux {
 	mux.HandleFunc("GET "+root+"/jobs/{jobId}/document", c.document)
 	mux.HandleFunc("GET "+root+"/jobs/{jobId}/pages/{page}", c.pageImage)
 	mux.HandleFunc("POST "+root+"/jobs/{jobId}/reprocess", c.guard(c.reprocess))
+	mux.HandleFunc("POST "+root+"/jobs/{jobId}/correct", c.guard(c.correct))
 	mux.HandleFunc("GET "+root+"/audit", c.audit)
 	// The forms' targets answer every other method 405: no link can act.
 	postOnly := func(w http.ResponseWriter, r *http.Request) {
@@ -151,6 +155,7 @@ func (c *Console) routes() *http.ServeMux {
 	}
 	mux.HandleFunc(root+"/reviews/{jobId}/decision", postOnly)
 	mux.HandleFunc(root+"/jobs/{jobId}/reprocess", postOnly)
+	mux.HandleFunc(root+"/jobs/{jobId}/correct", postOnly)
 	mux.HandleFunc(root+"/", func(w http.ResponseWriter, r *http.Request) {
 		c.fail(w, r, nil, http.StatusNotFound, "There is no such page.")
 	})

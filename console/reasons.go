@@ -47,6 +47,7 @@ var fieldWords = map[string]string{
 	"invoiceNumber": "invoice number",
 	"vendor":        "vendor",
 	"issueDate":     "issue date",
+	"dueDate":       "due date",
 	"currency":      "currency",
 	"lineItems":     "line items",
 	"subtotal":      "subtotal",

@@ -154,7 +154,7 @@ func (b *bundle) pendingReview(t *testing.T, id, content string) jobs.Key {
 func (b *bundle) rejected(t *testing.T, id, content, reason string) jobs.Key {
 	t.Helper()
 	k := b.submit(t, id, content)
-	require.NoError(t, b.store.Reject(context.Background(), k, b.claim(t, k).Fence, reason))
+	require.NoError(t, b.store.Reject(context.Background(), k, b.claim(t, k).Fence, reason, nil))
 	return k
 }
 

@@ -74,7 +74,7 @@ var EInvoiceRules = []string{
 // Fields are the invoice fields a reason code may name.
 // paidAmount and amountDue are named only by an e-invoice whose amount is
 // more precise than its currency (see FromEInvoice).
-var Fields = []string{"invoiceNumber", "vendor", "issueDate", "currency", "lineItems", "subtotal", "charges", "tax", "total",
+var Fields = []string{"invoiceNumber", "vendor", "issueDate", "dueDate", "currency", "lineItems", "subtotal", "charges", "tax", "total",
 	"paidAmount", "amountDue"}
 
 // fieldReasons are the reasons that take a field.
@@ -135,6 +135,42 @@ func (r *Rejection) Unwrap() error { return ErrPermanent }
 // RejectReason returns the reason code (the worker records it as the job's
 // errorReason).
 func (r *Rejection) RejectReason() string { return r.Reason }
+
+// Kept is what a job rejected for its content keeps of it, for the
+// operator who corrects it: the fields that were read (with their
+// evidence) and which check failed on which field. It is document data.
+type Kept struct {
+	Fields *Extraction   `json:"fields,omitempty"`
+	Failed []FailedCheck `json:"failed,omitempty"`
+}
+
+// FailedCheck is one field a failing check concerns; Check is the
+// rejection's reason code.
+type FailedCheck struct {
+	Field string `json:"field"`
+	Check string `json:"check"`
+}
+
+// Kept returns what r keeps, or nil when it kept nothing (a read-stage
+// rejection, not_an_invoice from the classifier). Failed lists every check
+// the extraction fails that can be told at once (FailedChecks), r's own
+// first.
+func (r *Rejection) Kept() *Kept {
+	if r.Extraction == nil && len(r.Fields) == 0 {
+		return nil
+	}
+	k := &Kept{Fields: r.Extraction}
+	if r.Extraction != nil && r.Extraction.DocumentType == DocInvoice {
+		k.Failed = FailedChecks(*r.Extraction)
+	}
+	if len(k.Failed) == 0 || k.Failed[0].Check != r.Reason {
+		k.Failed = nil // another extractor's verdict: name only its own fields
+		for _, f := range r.Fields {
+			k.Failed = append(k.Failed, FailedCheck{Field: f, Check: r.Reason})
+		}
+	}
+	return k
+}
 
 // Classification sentinels for failures that are not a verdict on the
 // document. Errors wrapping neither are transient.

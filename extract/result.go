@@ -47,6 +47,7 @@ type Extraction struct {
 	// subtotal + charges, not subtotal + charges + tax.
 	TaxIncluded bool   `json:"taxIncluded,omitempty"`
 	Total       string `json:"total,omitempty"`
+	DueDate     string `json:"dueDate,omitempty"` // not required; read, or given by a correction
 	// Problems are reason codes the extractor already knows apply (a date
 	// it cannot read unambiguously, an amount it cannot parse). Validate
 	// rejects with the first of them.

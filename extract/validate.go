@@ -37,7 +37,8 @@ var invoiceNumberRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._/-]{0,63}$`)
 //  4. field formats (invalid_field:<field>): invoice number as
 //     invoiceNumberRe, a printable vendor of at most 200 characters, a
 //     calendar date YYYY-MM-DD, an ISO 4217 code of a currency used for
-//     trade;
+//     trade; a due date, when given, a calendar date not before the issue
+//     date;
 //  5. amounts: canonical decimals (unparseable_amount:<field>), at most
 //     the currency's decimals, non-negative subtotal, tax and total, at most
 //     10^15 minor units (invalid_field:<field>);
@@ -49,7 +50,49 @@ var invoiceNumberRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._/-]{0,63}$`)
 //
 // A discount charge is subtracted whatever its sign; other charges are
 // added with theirs. Money is integer minor units throughout.
+//
+// A rejection keeps what was read (Rejection.Extraction, a copy of x) and
+// names the fields its check concerns (Rejection.Fields), so an operator
+// can correct them (see Corrections).
 func ValidateExtraction(x Extraction) (*Invoice, error) {
+	inv, err := validateExtraction(x)
+	if r, ok := err.(*Rejection); ok {
+		kept := x
+		r.Extraction = &kept
+		r.Fields = rejectedFields(r.Reason, x)
+	}
+	return inv, err
+}
+
+// rejectedFields are the fields a reason's check concerns: the field of a
+// field reason, the fields an arithmetic check added up.
+func rejectedFields(reason string, x Extraction) []string {
+	if _, field, ok := strings.Cut(reason, ":"); ok {
+		return []string{field}
+	}
+	switch reason {
+	case ReasonAmbiguousDate:
+		return []string{"issueDate"}
+	case ReasonLineMismatch:
+		return []string{"lineItems"}
+	case ReasonSubtotalMismatch:
+		return []string{"subtotal", "lineItems"}
+	case ReasonTotalMismatch:
+		out := []string{"total"}
+		for _, f := range []struct {
+			name    string
+			present bool
+		}{{"subtotal", x.Subtotal != ""}, {"lineItems", x.Subtotal == "" && len(x.LineItems) > 0}, {"tax", x.Tax != ""}, {"charges", len(x.Charges) > 0}} {
+			if f.present {
+				out = append(out, f.name)
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+func validateExtraction(x Extraction) (*Invoice, error) {
 	if x.DocumentType != DocInvoice {
 		return nil, Reject(ReasonNotAnInvoice)
 	}
@@ -80,6 +123,7 @@ func ValidateExtraction(x Extraction) (*Invoice, error) {
 		IssueDate: x.IssueDate, Currency: x.Currency, LineItems: lines,
 		Subtotal: formatMinor(subtotal, minor), Charges: a.charges, Tax: formatMinor(a.tax, minor),
 		TaxIncluded: x.TaxIncluded, Total: formatMinor(a.total, minor), Source: x.Source,
+		DueDate: x.DueDate, Evidence: x.Evidence,
 	}, nil
 }
 
@@ -124,6 +168,11 @@ func checkScalars(x Extraction) error {
 	}
 	if _, ok := currencyMinor[x.Currency]; !ok {
 		return invalid("currency")
+	}
+	if x.DueDate != "" {
+		if d, err := time.Parse(time.DateOnly, x.DueDate); err != nil || d.Format(time.DateOnly) != x.DueDate || x.DueDate < x.IssueDate {
+			return invalid("dueDate")
+		}
 	}
 	return nil
 }

@@ -40,6 +40,10 @@ type Claim struct {
 	// InputExpired is set when it no longer exists.
 	Input        string
 	InputExpired bool
+	// Corrections are the operator's field overrides of a version made by
+	// a reprocess with corrections (JSON), nil for any other: the worker
+	// puts them over the extraction.
+	Corrections []byte
 	// Checkpoints holds the stage outputs of earlier attempts (empty on a
 	// first attempt), by stage name.
 	Checkpoints map[string][]byte
@@ -58,6 +62,18 @@ type ReprocessRequest struct {
 	Operator string // from the operator's credential, never from a request body
 	Reason   string
 	Content  *string // nil: reuse the dead job's input
+	// Corrections, when not empty, are the operator's field overrides
+	// (JSON, as the caller validated them): stored sealed on the new job,
+	// which the worker puts over its extraction. The new version's payload
+	// hash covers the input and them (CorrectedPayloadHash), so the same
+	// corrections again repeat and others conflict.
+	Corrections []byte
+	// Changes is what the audit entry records of each corrected field
+	// (JSON: its name, the value read, the value given), sealed.
+	Changes []byte
+	// Overruled is the reason code the corrections overrule
+	// ("not_an_invoice"), recorded in the audit entry; "" for none.
+	Overruled string
 }
 
 // ReprocessResult is the answer to Store.Reprocess.
@@ -104,6 +120,13 @@ type AuditEntry struct {
 	OldPayloadHash string
 	NewPayloadHash string
 	At             time.Time
+	// Note is a review decision's note.
+	Note string
+	// Changes are the corrected fields of a reprocess or a decision with
+	// corrections (JSON: field, old, new): document data, for operators
+	// only. Overruled is the reason code a reprocess overruled.
+	Changes   []byte
+	Overruled string
 }
 
 // Audit actions.
@@ -182,6 +205,9 @@ type Event struct {
 	// ErrorReason a rejected document's reason code (job.dead_lettered);
 	// Decision the review decision (review.decided).
 	Code, ErrorReason, Decision string
+	// CorrectedFields names the fields a review.decided approval corrected
+	// (names only).
+	CorrectedFields []string
 }
 
 // Outbox event types.

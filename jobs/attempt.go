@@ -4,9 +4,12 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"strconv"
 	"sync/atomic"
+
+	"github.com/redis/go-redis/v9"
 )
 
 // Claim starts an attempt of k (or recovers one found running) and returns
@@ -44,7 +47,14 @@ func (s *Store) Claim(ctx context.Context, k Key, token string) (*Claim, error) 
 		} else {
 			c.InputExpired = true
 		}
-		for i := 10; i+1 < len(r); i += 2 {
+		if blob, ok := r[10].(string); ok {
+			corr, err := s.seal.openValue(k, kindCorrections, []byte(blob))
+			if err != nil {
+				return nil, fmt.Errorf("jobs: claim %s: corrections: %w", k, err)
+			}
+			c.Corrections = corr
+		}
+		for i := 11; i+1 < len(r); i += 2 {
 			stage := r.str(i)
 			if c.Checkpoints[stage], err = s.seal.openValue(k, kindCheckpoint(stage), []byte(r.str(i+1))); err != nil {
 				return nil, fmt.Errorf("jobs: claim %s: checkpoint %s: %w", k, stage, err)
@@ -172,12 +182,12 @@ func (s *Store) Commit(ctx context.Context, k Key, fence int64, payloadHash stri
 // (StateRetrying) while business attempts remain; the last one dead-letters it
 // with CodeMaxAttemptsExceeded (StateDeadLettered).
 func (s *Store) Fail(ctx context.Context, k Key, fence int64, code string) (State, error) {
-	return s.end(ctx, k, fence, code, "transient", "")
+	return s.end(ctx, k, fence, code, "transient", "", nil)
 }
 
 // DeadLetter ends the job as dead_lettered with code.
 func (s *Store) DeadLetter(ctx context.Context, k Key, fence int64, code string) error {
-	_, err := s.end(ctx, k, fence, code, "dead", "")
+	_, err := s.end(ctx, k, fence, code, "dead", "", nil)
 	return err
 }
 
@@ -185,12 +195,58 @@ func (s *Store) DeadLetter(ctx context.Context, k Key, fence int64, code string)
 // CodePermanent and its ErrorReason is reason, a short content-free code
 // telling the operator what to correct before reprocessing. The caller
 // bounds reason to a fixed set.
-func (s *Store) Reject(ctx context.Context, k Key, fence int64, reason string) error {
+//
+// detail, when not nil, is what was read before the rejection (the partial
+// extraction, JSON): document data, kept sealed in the job's result key so
+// it expires with the result; Rejection returns it.
+func (s *Store) Reject(ctx context.Context, k Key, fence int64, reason string, detail []byte) error {
 	if reason == "" {
 		return fmt.Errorf("jobs: reject %s: empty reason", k)
 	}
-	_, err := s.end(ctx, k, fence, CodePermanent, "dead", reason)
+	var blob []byte
+	if detail != nil {
+		var err error
+		if blob, err = s.seal.sealValue(k, kindRejection, detail); err != nil {
+			return fmt.Errorf("jobs: reject %s: %w", k, err)
+		}
+	}
+	_, err := s.end(ctx, k, fence, CodePermanent, "dead", reason, blob)
 	return err
+}
+
+// Rejection returns the detail a rejected job kept (see Reject):
+// ErrResultExpired when it has none or it expired, ErrNotDeadLettered when
+// the job did not end as a rejection.
+//
+// One round trip: the record's state and reason with the detail (a
+// dead-letter list reads one per row).
+func (s *Store) Rejection(ctx context.Context, k Key) ([]byte, error) {
+	if err := checkKey(k); err != nil {
+		return nil, err
+	}
+	pipe := s.rdb.Pipeline()
+	rec := pipe.HMGet(ctx, s.keys.job(k), fState, fErrorReason)
+	res := pipe.Get(ctx, s.keys.result(k))
+	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
+		return nil, fmt.Errorf("jobs: rejection %s: %w", k, err)
+	}
+	st, _ := rec.Val()[0].(string)
+	reason, _ := rec.Val()[1].(string)
+	if st != string(StateDeadLettered) || reason == "" {
+		return nil, ErrNotDeadLettered
+	}
+	b, err := res.Bytes()
+	if errors.Is(err, redis.Nil) {
+		return nil, ErrResultExpired
+	}
+	if err != nil {
+		return nil, fmt.Errorf("jobs: rejection %s: %w", k, err)
+	}
+	d, err := s.seal.openValue(k, kindRejection, b)
+	if err != nil {
+		return nil, fmt.Errorf("jobs: rejection %s: %w", k, err)
+	}
+	return d, nil
 }
 
 // Release ends the attempt without counting it: the job is retrying with
@@ -199,21 +255,21 @@ func (s *Store) Reject(ctx context.Context, k Key, fence int64, reason string) e
 // fix (the deployment's model credentials refused): the job waits for the
 // fix instead of exhausting its attempts. Its deadline still applies.
 func (s *Store) Release(ctx context.Context, k Key, fence int64, code string) error {
-	_, err := s.end(ctx, k, fence, code, "release", "")
+	_, err := s.end(ctx, k, fence, code, "release", "", nil)
 	return err
 }
 
 // Cancel ends the job as cancelled with code (terminal, not dead-lettered).
 func (s *Store) Cancel(ctx context.Context, k Key, fence int64, code string) error {
-	_, err := s.end(ctx, k, fence, code, "cancel", "")
+	_, err := s.end(ctx, k, fence, code, "cancel", "", nil)
 	return err
 }
 
-func (s *Store) end(ctx context.Context, k Key, fence int64, code, mode, reason string) (State, error) {
+func (s *Store) end(ctx context.Context, k Key, fence int64, code, mode, reason string, detail []byte) (State, error) {
 	if err := checkKey(k); err != nil {
 		return "", err
 	}
-	r, err := s.call(ctx, failScript, s.familyKeys(k), s.familyArgs(k, fence, code, mode, reason)...)
+	r, err := s.call(ctx, failScript, s.familyKeys(k), s.familyArgs(k, fence, code, mode, reason, detail)...)
 	if err != nil {
 		return "", fmt.Errorf("jobs: %s %s: %w", mode, k, err)
 	}

@@ -85,6 +85,7 @@ func auditFromValues(id string, v map[string]any) *AuditEntry {
 		ID: id, Action: str(v, auAction), Tenant: str(v, auTenant), JobKey: str(v, auKey), NewJobKey: str(v, auNewKey),
 		Operator: str(v, auOperator), Reason: str(v, auReason), Decision: str(v, auDecision),
 		OldPayloadHash: str(v, auOldHash), NewPayloadHash: str(v, auNewHash), At: msTime(str(v, auAt)),
+		Note: str(v, auNote), Overruled: str(v, auOverrule),
 	}
 	if e.Action == AuditReviewDecided && e.Decision == "" {
 		// Written before the decision had its own field (schema.go).
@@ -119,6 +120,9 @@ func (s *Store) ListAudit(ctx context.Context, o AuditOptions) (*AuditPage, erro
 			seq, _, _ := strings.Cut(p.member, ":")
 			n, _ := strconv.ParseUint(seq, 10, 64)
 			e := auditFromValues(fmt.Sprintf("%d-%d@%s", p.score, n, shardOfMember(p.member)), p.values)
+			if err := s.openChanges(e, p.values); err != nil {
+				return nil, nil, err
+			}
 			out[i] = e
 			ok[i] = (o.Tenant == "" || e.Tenant == o.Tenant) && (o.Operator == "" || e.Operator == o.Operator) &&
 				(o.Action == "" || e.Action == o.Action) &&
@@ -130,6 +134,26 @@ func (s *Store) ListAudit(ctx context.Context, o AuditOptions) (*AuditPage, erro
 		return nil, fmt.Errorf("jobs: list audit: %w", err)
 	}
 	return &AuditPage{Entries: entries, NextCursor: next}, nil
+}
+
+// openChanges opens the sealed per-field changes of an entry, sealed with
+// its job's key (a reprocess: the dead job's; a decision: the reviewed
+// job's).
+func (s *Store) openChanges(e *AuditEntry, v map[string]any) error {
+	blob := str(v, auChanges)
+	if blob == "" {
+		return nil
+	}
+	k, err := ParseKey(e.JobKey)
+	if err != nil {
+		return fmt.Errorf("audit entry %s: %w", e.ID, err)
+	}
+	c, err := s.seal.openValue(k, kindChanges, []byte(blob))
+	if err != nil {
+		return fmt.Errorf("audit entry %s: %w", e.ID, err)
+	}
+	e.Changes = c
+	return nil
 }
 
 func shardOfMember(member string) string {

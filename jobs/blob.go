@@ -57,6 +57,13 @@ const (
 	kindInput      = "input"
 	kindResult     = "result"
 	kindReviewNote = "review_note"
+	// kindCorrections and kindChanges: an operator's field corrections
+	// and the audit's per-field old and new values.
+	kindCorrections = "corrections"
+	kindChanges     = "changes"
+	// kindRejection: what a rejected job kept (its partial extraction),
+	// stored in the job's result key.
+	kindRejection = "rejection"
 )
 
 // kindCheckpoint is the kind of the checkpoint of stage.

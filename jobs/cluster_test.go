@@ -108,7 +108,7 @@ func TestStore_OnRedisCluster_RunsTheWholeLifecycle(t *testing.T) {
 		c, err = s.Claim(ctx, k, fmt.Sprintf("tok-%d-2", i))
 		require.NoError(t, err)
 		require.Equal(t, 2, c.Attempt)
-		require.NoError(t, s.Reject(ctx, k, c.Fence, "total_mismatch"))
+		require.NoError(t, s.Reject(ctx, k, c.Fence, "total_mismatch", nil))
 		dead = append(dead, k)
 	}
 

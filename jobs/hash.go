@@ -67,3 +67,17 @@ func mustJSON(v any) []byte {
 	}
 	return b
 }
+
+// CorrectedPayloadHash is the payload hash of a version made of an input
+// (its payload hash) and an operator's corrections (their JSON): the
+// SHA-256 of {"payloadHash":…,"corrections":…}. The same input with the
+// same corrections is the same payload; other corrections are another.
+func CorrectedPayloadHash(inputHash string, corrections []byte) string {
+	h := sha256.New()
+	h.Write([]byte(`{"payloadHash":`))
+	h.Write(mustJSON(inputHash))
+	h.Write([]byte(`,"corrections":`))
+	h.Write(corrections)
+	h.Write([]byte(`}`))
+	return hex.EncodeToString(h.Sum(nil))
+}

@@ -16,8 +16,8 @@ func TestReject_DeadLettersWithThePermanentCodeAndTheReason(t *testing.T) {
 		x.submit(t, k, "c")
 		c := x.claim(t, k)
 
-		require.NoError(t, x.store.Reject(x.ctx, k, c.Fence, "total_mismatch"))
-		require.NoError(t, x.store.Reject(x.ctx, k, c.Fence, "total_mismatch"), "the same call again is answered")
+		require.NoError(t, x.store.Reject(x.ctx, k, c.Fence, "total_mismatch", nil))
+		require.NoError(t, x.store.Reject(x.ctx, k, c.Fence, "total_mismatch", nil), "the same call again is answered")
 
 		j, err := x.store.Get(x.ctx, k)
 		require.NoError(t, err)
@@ -39,7 +39,7 @@ func TestReject_EmptyReason_IsRefusedAndChangesNothing(t *testing.T) {
 		c := x.claim(t, k)
 		before := x.snapshot(t)
 
-		require.Error(t, x.store.Reject(x.ctx, k, c.Fence, ""))
+		require.Error(t, x.store.Reject(x.ctx, k, c.Fence, "", nil))
 		require.Equal(t, before, x.snapshot(t))
 	})
 }
@@ -67,7 +67,7 @@ func TestReject_AfterRecordExpiry_GetAnswersFromTheLedgerWithoutReason(t *testin
 		k := mustKey(t, "acme", "inv-1", 1)
 		x.submit(t, k, "c")
 		c := x.claim(t, k)
-		require.NoError(t, x.store.Reject(x.ctx, k, c.Fence, "missing_field:total"))
+		require.NoError(t, x.store.Reject(x.ctx, k, c.Fence, "missing_field:total", nil))
 		b.FastForward(DefaultRetention.Result + time.Hour)
 		x.clock.Advance(DefaultRetention.Result + time.Hour)
 
@@ -141,5 +141,40 @@ func TestRelease_StaleFenceOrTerminalJob_ChangesNothing(t *testing.T) {
 		j, err := x.store.Get(x.ctx, k)
 		require.NoError(t, err)
 		require.Equal(t, StateDeadLettered, j.State)
+	})
+}
+
+// A rejection keeps what was read, sealed like the input, for as long as a
+// result would live; nothing of it reaches the record or the outbox.
+func TestReject_WithDetail_KeepsItBesideTheReasonUntilTheResultExpires(t *testing.T) {
+	redistest.Backends(t, func(t *testing.T, b *redistest.Backend) {
+		x := setup(t, b, nil)
+		k := mustKey(t, "acme", "inv-1", 1)
+		x.submit(t, k, "c")
+		c := x.claim(t, k)
+		detail := []byte(`{"fields":{"vendor":"Acme Ltd"},"failed":[{"field":"total","check":"total_mismatch"}]}`)
+		require.NoError(t, x.store.Reject(x.ctx, k, c.Fence, "total_mismatch", detail))
+
+		got, err := x.store.Rejection(x.ctx, k)
+		require.NoError(t, err)
+		require.JSONEq(t, string(detail), string(got))
+		j, err := x.store.Get(x.ctx, k)
+		require.NoError(t, err)
+		require.False(t, j.ResultExpired)
+
+		b.FastForward(DefaultRetention.Result + time.Hour)
+		x.clock.Advance(DefaultRetention.Result + time.Hour)
+		_, err = x.store.Rejection(x.ctx, k)
+		require.Error(t, err, "it expires with the job's result")
+	})
+}
+
+func TestRejection_OfAJobThatWasNotRejected_IsNotDeadLettered(t *testing.T) {
+	redistest.Backends(t, func(t *testing.T, b *redistest.Backend) {
+		x := setup(t, b, nil)
+		k := mustKey(t, "acme", "inv-1", 1)
+		x.submit(t, k, "c")
+		_, err := x.store.Rejection(x.ctx, k)
+		require.ErrorIs(t, err, ErrNotDeadLettered)
 	})
 }

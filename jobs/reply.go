@@ -42,7 +42,7 @@ var replyShapes = map[*script]map[string][]shape{
 		"conflict":       one(1),
 	},
 	claimScript: {
-		"running":   withPairs(10), // status, fence .. input, then stage/output pairs
+		"running":   withPairs(11), // status, fence .. input, corrections, then stage/output pairs
 		"terminal":  one(5),        // status, state, code, endedNow, createdAt
 		"stale":     one(1),
 		"not_found": one(1),

@@ -16,10 +16,10 @@ func TestReply_WrongLengthOrUnknownStatus_IsUnexpected(t *testing.T) {
 		v    any
 		ok   bool
 	}{
-		{"claim running, complete", claimScript, []any{"running", "1", "1", "0", "0", "ph", "1", "1", "1", false}, true},
-		{"claim running, with checkpoints", claimScript, []any{"running", "1", "1", "0", "0", "ph", "1", "1", "1", "in", "classify", "{}"}, true},
+		{"claim running, complete", claimScript, []any{"running", "1", "1", "0", "0", "ph", "1", "1", "1", false, false}, true},
+		{"claim running, with checkpoints", claimScript, []any{"running", "1", "1", "0", "0", "ph", "1", "1", "1", "in", false, "classify", "{}"}, true},
 		{"claim running, truncated", claimScript, []any{"running", "1", "1"}, false},
-		{"claim running, odd checkpoints", claimScript, []any{"running", "1", "1", "0", "0", "ph", "1", "1", "1", "in", "classify"}, false},
+		{"claim running, odd checkpoints", claimScript, []any{"running", "1", "1", "0", "0", "ph", "1", "1", "1", "in", false, "classify"}, false},
 		{"claim terminal, short", claimScript, []any{"terminal", "succeeded"}, false},
 		{"claim, unknown status", claimScript, []any{"paused"}, false},
 		{"submit created, new", submitScript, []any{"created"}, true},

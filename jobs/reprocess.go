@@ -16,7 +16,8 @@ var ErrReprocessRace = errors.New("jobs: reprocess: document version kept changi
 
 // Reprocess runs a dead-lettered job again as the document's next version;
 // the dead job stays as it was, linked to the new one. Repeating it returns the same new job
-// (Repeat true); a repeat with different content is ErrIdempotencyConflict.
+// (Repeat true); a repeat with different content or different corrections
+// is ErrIdempotencyConflict.
 func (s *Store) Reprocess(ctx context.Context, req ReprocessRequest) (*ReprocessResult, error) {
 	k := req.Key
 	if err := checkKey(k); err != nil {
@@ -33,6 +34,10 @@ func (s *Store) Reprocess(ctx context.Context, req ReprocessRequest) (*Reprocess
 		}
 		given, ph = "1", PayloadHash(*req.Content)
 	}
+	corr, err := s.sealCorrections(ctx, k, req, &ph)
+	if err != nil {
+		return nil, err
+	}
 	var target string // set when the job was already reprocessed as another key
 	for range 8 {
 		maxv, err := s.rdb.Get(ctx, s.keys.document(k)).Result()
@@ -47,7 +52,8 @@ func (s *Store) Reprocess(ctx context.Context, req ReprocessRequest) (*Reprocess
 			return nil, err
 		}
 		keys := append(s.familyKeys(k), s.jobKeys(newKey)...)
-		args := s.familyArgs(k, newKey.String(), maxv, req.Operator, req.Reason, given, ph, blob, k.Tenant)
+		args := s.familyArgs(k, newKey.String(), maxv, req.Operator, req.Reason, given, ph, blob, k.Tenant,
+			corr.corrections, corr.changes, req.Overruled)
 		r, err := s.callAcked(ctx, reprocessScript, keys, args...)
 		if err != nil {
 			return nil, fmt.Errorf("jobs: reprocess %s: %w", k, err)
@@ -68,6 +74,37 @@ func (s *Store) Reprocess(ctx context.Context, req ReprocessRequest) (*Reprocess
 		return nil, reprocessError(r)
 	}
 	return nil, ErrReprocessRace
+}
+
+// sealedCorrections are a reprocess's corrections and audit changes, sealed.
+type sealedCorrections struct{ corrections, changes []byte }
+
+// sealCorrections seals req's corrections and changes and turns *ph into
+// the new version's payload hash, which covers the input (the given
+// content's hash, else the dead job's) and the corrections.
+func (s *Store) sealCorrections(ctx context.Context, k Key, req ReprocessRequest, ph *string) (sealedCorrections, error) {
+	var out sealedCorrections
+	if len(req.Corrections) == 0 {
+		return out, nil
+	}
+	if *ph == "" {
+		old, err := s.rdb.HGet(ctx, s.keys.job(k), fPayloadHash).Result()
+		if err != nil && !errors.Is(err, redis.Nil) {
+			return out, fmt.Errorf("jobs: reprocess %s: %w", k, err)
+		}
+		*ph = old // "" when the record is gone: the script answers for it
+	}
+	*ph = CorrectedPayloadHash(*ph, req.Corrections)
+	var err error
+	if out.corrections, err = s.seal.sealValue(k, kindCorrections, req.Corrections); err != nil {
+		return out, err
+	}
+	if len(req.Changes) > 0 {
+		if out.changes, err = s.seal.sealValue(k, kindChanges, req.Changes); err != nil {
+			return out, err
+		}
+	}
+	return out, nil
 }
 
 // nextKey is the key the new job gets: the document's max version + 1, or

@@ -143,3 +143,53 @@ func TestReprocess_AfterInputExpired_NeedsContent(t *testing.T) {
 		require.Equal(t, int64(2), r.Job.Key.Version)
 	})
 }
+
+func TestReprocess_WithCorrections_HashCoversThemAuditsChangesAndTheClaimCarriesThem(t *testing.T) {
+	redistest.Backends(t, func(t *testing.T, b *redistest.Backend) {
+		x := setup(t, b, nil)
+		k := mustKey(t, "acme", "inv-1", 1)
+		x.deadLetter(t, k, "broken")
+		corr := []byte(`{"total":"10.00"}`)
+		changes := []byte(`[{"field":"total","old":"9.00","new":"10.00"}]`)
+		req := ReprocessRequest{Key: k, Operator: "alice", Reason: "total misread", Corrections: corr, Changes: changes, Overruled: "not_an_invoice"}
+
+		r1, err := x.store.Reprocess(x.ctx, req)
+		require.NoError(t, err)
+		require.Equal(t, CorrectedPayloadHash(PayloadHash("broken"), corr), r1.Job.PayloadHash)
+		in, err := x.store.Input(x.ctx, r1.Job.Key)
+		require.NoError(t, err)
+		require.Equal(t, "broken", in, "the input is the same file")
+
+		r2, err := x.store.Reprocess(x.ctx, req)
+		require.NoError(t, err)
+		require.True(t, r2.Repeat, "the same corrections again return the same job")
+		require.Equal(t, r1.Job.Key, r2.Job.Key)
+		other := req
+		other.Corrections = []byte(`{"total":"11.00"}`)
+		_, err = x.store.Reprocess(x.ctx, other)
+		require.ErrorIs(t, err, ErrIdempotencyConflict, "other corrections for the same version")
+		plain := req
+		plain.Corrections, plain.Changes = nil, nil
+		_, err = x.store.Reprocess(x.ctx, plain)
+		require.ErrorIs(t, err, ErrIdempotencyConflict, "no corrections is another payload too")
+
+		audit, err := x.store.ListAudit(x.ctx, AuditOptions{Action: AuditReprocessed})
+		require.NoError(t, err)
+		require.Len(t, audit.Entries, 1)
+		require.JSONEq(t, string(changes), string(audit.Entries[0].Changes))
+		require.Equal(t, "not_an_invoice", audit.Entries[0].Overruled)
+
+		c := x.claim(t, r1.Job.Key)
+		require.JSONEq(t, string(corr), string(c.Corrections))
+		require.Equal(t, "broken", c.Input)
+	})
+}
+
+func TestClaim_OfAJobWithoutCorrections_HasNone(t *testing.T) {
+	redistest.Backends(t, func(t *testing.T, b *redistest.Backend) {
+		x := setup(t, b, nil)
+		k := mustKey(t, "acme", "inv-1", 1)
+		x.submit(t, k, "c")
+		require.Nil(t, x.claim(t, k).Corrections)
+	})
+}

@@ -2,6 +2,7 @@ package jobs
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -165,6 +166,26 @@ type DecideResult struct {
 // decision again returns the review unchanged with Decided false; a
 // different one is ErrReviewDecided.
 func (s *Store) Decide(ctx context.Context, k Key, operator, status, note string) (*DecideResult, error) {
+	return s.DecideWith(ctx, k, operator, status, note, nil)
+}
+
+// DecideOpts are a decision's corrections: an approval that corrects
+// fields read wrongly.
+type DecideOpts struct {
+	// Corrections are the field overrides (JSON), kept sealed with the
+	// review (ReviewCorrections); the committed result stays as it was.
+	Corrections []byte
+	// Changes is what the audit entry records of each corrected field
+	// (JSON: name, value read, value given), sealed.
+	Changes []byte
+	// Fields names the corrected fields: the review.decided event carries
+	// the names, never the values.
+	Fields []string
+}
+
+// DecideWith is Decide with corrections (o nil: none). Only an approval
+// may correct.
+func (s *Store) DecideWith(ctx context.Context, k Key, operator, status, note string, o *DecideOpts) (*DecideResult, error) {
 	if err := checkKey(k); err != nil {
 		return nil, err
 	}
@@ -175,9 +196,24 @@ func (s *Store) Decide(ctx context.Context, k Key, operator, status, note string
 	if err != nil {
 		return nil, fmt.Errorf("jobs: decide %s: %w", k, err)
 	}
+	var corr, changes []byte
+	var names string
+	if o != nil && len(o.Corrections) > 0 {
+		if status != ReviewApproved {
+			return nil, fmt.Errorf("jobs: decide %s: only an approval may correct fields", k)
+		}
+		if corr, err = s.seal.sealValue(k, kindCorrections, o.Corrections); err != nil {
+			return nil, err
+		}
+		if changes, err = s.seal.sealValue(k, kindChanges, o.Changes); err != nil {
+			return nil, err
+		}
+		names = strings.Join(o.Fields, ",")
+	}
 	shard := s.keys.shardOf(k)
 	keys := []string{s.keys.job(k), s.keys.audit(shard), s.keys.outbox(shard)}
-	r, err := s.callAcked(ctx, decideScript, keys, k.String(), s.nowMs(), status, operator, sealed, k.Tenant, ms(s.ret.Audit))
+	r, err := s.callAcked(ctx, decideScript, keys, k.String(), s.nowMs(), status, operator, sealed, k.Tenant, ms(s.ret.Audit),
+		corr, changes, names)
 	if err != nil {
 		return nil, fmt.Errorf("jobs: decide %s: %w", k, err)
 	}
@@ -197,4 +233,24 @@ func (s *Store) Decide(ctx context.Context, k Key, operator, status, note string
 		return nil, ErrReviewNotFound
 	}
 	return nil, unexpected("decide", r.status())
+}
+
+// ReviewCorrections returns the corrections an approval of k made (JSON),
+// nil when it made none.
+func (s *Store) ReviewCorrections(ctx context.Context, k Key) ([]byte, error) {
+	if err := checkKey(k); err != nil {
+		return nil, err
+	}
+	b, err := s.rdb.HGet(ctx, s.keys.job(k), fReviewCorrected).Bytes()
+	if errors.Is(err, redis.Nil) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("jobs: review corrections %s: %w", k, err)
+	}
+	c, err := s.seal.openValue(k, kindCorrections, b)
+	if err != nil {
+		return nil, fmt.Errorf("jobs: review corrections %s: %w", k, err)
+	}
+	return c, nil
 }

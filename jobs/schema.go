@@ -65,6 +65,8 @@ const (
 	fReviewNote      = "rn"
 	fReviewDecidedAt = "rda"
 	fCheckpointed    = "ck"
+	fCorrections     = "cx"
+	fReviewCorrected = "rcx"
 )
 
 var recordFields = []field{
@@ -94,6 +96,8 @@ var recordFields = []field{
 	{fReviewNote, "review_note", "result", "the operator's note"},
 	{fReviewDecidedAt, "review_decided_at", "result", "unix ms of the decision"},
 	{fCheckpointed, "checkpointed", "result", "1 once a stage output was checkpointed (absent: the job never had a checkpoint)"},
+	{fCorrections, "corrections", "result", "a reprocess with corrections: the operator's field overrides (sealed JSON, like the input), put over the extraction"},
+	{fReviewCorrected, "review_corrections", "result", "a decision that corrected fields: the overrides (sealed JSON); the committed result stays as it was"},
 }
 
 // The outbox stream's entry fields (one stream per shard, read by the
@@ -108,6 +112,7 @@ const (
 	evCode        = "c"
 	evErrorReason = "er"
 	evDecision    = "d"
+	evCorrected   = "cf"
 )
 
 var outboxFields = []field{
@@ -119,6 +124,7 @@ var outboxFields = []field{
 	{evCode, "code", "", "job.dead_lettered, job.cancelled: the job's error code"},
 	{evErrorReason, "error_reason", "", "job.dead_lettered: a rejected document's reason code, if any"},
 	{evDecision, "decision", "", "review.decided: approved or rejected"},
+	{evCorrected, "corrected_fields", "", "review.decided: the names of the fields the decision corrected, comma-separated (names only, never values)"},
 }
 
 // The audit stream's entry fields (one stream per shard). One meaning per
@@ -137,6 +143,9 @@ const (
 	auOldHash  = "oh"
 	auNewHash  = "nh"
 	auAt       = "at"
+	auNote     = "n"
+	auChanges  = "cf"
+	auOverrule = "ov"
 )
 
 var auditFields = []field{
@@ -150,6 +159,9 @@ var auditFields = []field{
 	{auOldHash, "old_hash", "", "reprocessed: the dead job's payload hash"},
 	{auNewHash, "new_hash", "", "submitted, reprocessed: the new job's payload hash"},
 	{auAt, "at", "", "unix ms (the store's clock)"},
+	{auNote, "note", "", "review_decided: the operator's note"},
+	{auChanges, "changes", "", "reprocessed, review_decided with corrections: each corrected field's name, value read and value given (sealed JSON: document data, shown to operators only)"},
+	{auOverrule, "overruled", "", "reprocessed with corrections: the reason code the operator overruled (not_an_invoice), if any"},
 }
 
 // The job states, in lifecycle order (State* constants).

@@ -50,7 +50,7 @@ func TestRelay_Notifier_GetsTerminalAndReviewEventsWithCodes(t *testing.T) {
 		x.succeed(t, ok)
 		x.submit(t, dead, "c")
 		c := x.claim(t, dead)
-		require.NoError(t, x.store.Reject(x.ctx, dead, c.Fence, "missing_field:total"))
+		require.NoError(t, x.store.Reject(x.ctx, dead, c.Fence, "missing_field:total", nil))
 		x.submit(t, gone, "c")
 		c = x.claim(t, gone)
 		require.NoError(t, x.store.Cancel(x.ctx, gone, c.Fence, jobs.CodeDeadlineExceeded))

@@ -65,7 +65,10 @@ type EventData struct {
 	ErrorCode   string `json:"errorCode,omitempty"`
 	ErrorReason string `json:"errorReason,omitempty"`
 	Decision    string `json:"decision,omitempty"` // review.decided: approved or rejected
-	Links       Links  `json:"links"`
+	// CorrectedFields: review.decided, an approval that corrected fields:
+	// their names (never their values; the review holds them).
+	CorrectedFields []string `json:"correctedFields,omitempty"`
+	Links           Links    `json:"links"`
 }
 
 // Links are the API paths of the job (and its review).
@@ -93,6 +96,7 @@ func FromOutbox(ev jobs.Event) (Event, bool) {
 	case jobs.EventReviewDecided:
 		// Only a succeeded job has a review.
 		typ, d.State, d.Decision = EventReviewDecided, string(jobs.StateSucceeded), ev.Decision
+		d.CorrectedFields = ev.CorrectedFields
 		d.Links.Review = "/v1/reviews/" + url.PathEscape(ev.Key.String())
 	default:
 		return Event{}, false

@@ -65,6 +65,19 @@ func TestNotify_TerminalAndReviewEvents_CarryCodesNotContent(t *testing.T) {
 	require.False(t, ok, "job.submitted is no webhook event")
 }
 
+func TestFromOutbox_ApprovalThatCorrected_SaysWhichFieldsByName(t *testing.T) {
+	t.Parallel()
+	k, err := jobs.BuildKey("acme", "inv-9", 2)
+	require.NoError(t, err)
+	ev, ok := FromOutbox(jobs.Event{Type: jobs.EventReviewDecided, Key: k, Decision: jobs.ReviewApproved,
+		CorrectedFields: []string{"invoiceNumber", "issueDate"}, At: time.Now()})
+	require.True(t, ok)
+	require.Equal(t, []string{"invoiceNumber", "issueDate"}, ev.Data.CorrectedFields)
+	require.Contains(t, string(ev.Body()), `"correctedFields":["invoiceNumber","issueDate"]`)
+	plain, _ := FromOutbox(jobs.Event{Type: jobs.EventReviewDecided, Key: k, Decision: jobs.ReviewApproved, At: time.Now()})
+	require.NotContains(t, string(plain.Body()), "correctedFields", "an approval that corrected nothing says nothing")
+}
+
 func TestNotify_TenantWithoutEndpoints_NoRedisCommandWithinCacheTTL(t *testing.T) {
 	t.Parallel()
 	b := setup(t, nil)

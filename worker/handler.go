@@ -303,7 +303,10 @@ func (a *attempt) pipeline(ctx context.Context) ([]byte, error) {
 		return a.structured(ctx, doc)
 	}
 	text := doc.Text()
-	x := a.h.extractor
+	x, err := a.extractor()
+	if err != nil {
+		return nil, err
+	}
 	cls, err := a.stage(ctx, extract.StageClassify, ckpts, func() ([]byte, error) {
 		return x.Classify(ctx, text)
 	})
@@ -429,7 +432,7 @@ func (a *attempt) fail(ctx context.Context, cause error) error {
 	case kind == KindCancelled:
 		return a.end(a.h.store.Cancel(wctx, a.key, a.claim.Fence, code), OutcomeCancelled, nil)
 	case kind == KindPermanent && reason != "" && code == jobs.CodePermanent:
-		err := a.h.store.Reject(wctx, a.key, a.claim.Fence, reason)
+		err := a.h.store.Reject(wctx, a.key, a.claim.Fence, reason, rejectionDetail(cause))
 		if err == nil {
 			a.h.metrics.rejected(reason)
 		}

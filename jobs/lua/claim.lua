@@ -14,6 +14,7 @@
 -- Returns:
 --   {"running", fence, attempt, recoveries, recovered(0|1), payloadHash,
 --    deadlineAt, enqueuedAt, createdAt, input blob or false,
+--    corrections blob or false (F.corrections: a reprocess with corrections),
 --    stage, output, stage, output...}
 --   {"terminal", state, errorCode, endedNow(0|1), createdAt}   endedNow: this
 --                          claim ended the job (deadline or crash loop)
@@ -59,7 +60,8 @@ else
   set_state(J, STATE.running, { from = st, ca = ca, fields = { F.attempts, att, F.fence, fen, F.token, token, F.started_at, sa or NOW } })
 end
 
-local out = { 'running', fen, att, rec, recovered, ph, dl, eq, ca, redis.call('GET', J.input) }
+local out = { 'running', fen, att, rec, recovered, ph, dl, eq, ca, redis.call('GET', J.input),
+  redis.call('HGET', J.job, F.corrections) }
 if att > 1 or rec > 0 then
   for _, v in ipairs(redis.call('HGETALL', J.ckpt)) do
     out[#out + 1] = v

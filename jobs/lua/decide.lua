@@ -7,6 +7,11 @@
 -- ARGV[1] job key   ARGV[2] now ms   ARGV[3] status (approved|rejected)
 -- ARGV[4] operator  ARGV[5] note (sealed by the caller when a data key is set)
 -- ARGV[6] tenant    ARGV[7] audit retention ms
+-- ARGV[8] corrections of an approval (sealed JSON overrides), "" for none: kept in
+--         F.review_corrections; the committed result stays as it was
+-- ARGV[9] the audit's per-field changes (sealed), "" for none
+-- ARGV[10] the corrected fields' names, comma-separated (names only), "" for none:
+--         the review.decided row carries them for the webhook
 -- Returns: {status, review_status, event_id, review_operator, review_note,
 -- review_created_at, review_decided_at}: status is "decided" (this
 -- call decided), "same" (already decided this way) or "other" (decided
@@ -21,8 +26,20 @@ end
 if not st then return {'not_found'} end
 if st == ARGV[3] then return answer('same') end
 if st ~= 'pending' then return answer('other') end
+local corrections, changes, names = ARGV[8] or '', ARGV[9] or '', ARGV[10] or ''
 redis.call('HSET', KEYS[1], F.review_status, ARGV[3], F.review_operator, ARGV[4], F.review_note, ARGV[5], F.review_decided_at, now)
-redis.call('XADD', KEYS[2], 'MINID', '~', tostring(now - tonumber(ARGV[7])), '*',
-  AU.action, 'review_decided', AU.tenant, ARGV[6], AU.key, ARGV[1], AU.operator, ARGV[4], AU.decision, ARGV[3], AU.at, now)
-redis.call('XADD', KEYS[3], '*', EV.type, 'review.decided', EV.key, ARGV[1], EV.decision, ARGV[3], EV.at, now)
+if corrections ~= '' then redis.call('HSET', KEYS[1], F.review_corrections, corrections) end
+local entry = { AU.action, 'review_decided', AU.tenant, ARGV[6], AU.key, ARGV[1], AU.operator, ARGV[4], AU.decision, ARGV[3], AU.at, now }
+if ARGV[5] ~= '' then
+  entry[#entry + 1], entry[#entry + 2] = AU.note, ARGV[5]
+end
+if changes ~= '' then
+  entry[#entry + 1], entry[#entry + 2] = AU.changes, changes
+end
+redis.call('XADD', KEYS[2], 'MINID', '~', tostring(now - tonumber(ARGV[7])), '*', unpack(entry))
+if names ~= '' then
+  redis.call('XADD', KEYS[3], '*', EV.type, 'review.decided', EV.key, ARGV[1], EV.decision, ARGV[3], EV.corrected_fields, names, EV.at, now)
+else
+  redis.call('XADD', KEYS[3], '*', EV.type, 'review.decided', EV.key, ARGV[1], EV.decision, ARGV[3], EV.at, now)
+end
 return answer('decided')

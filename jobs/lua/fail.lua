@@ -13,6 +13,10 @@
 --           attempts; the job's deadline still ends it)
 --   ARGV[NARGS+4] error reason, mode "dead" only: a rejected document's reason
 --           code (field er), "" for none
+--   ARGV[NARGS+5] rejection detail, mode "dead" with a reason only: what was read
+--           (the partial extraction and the fields the failing check concerns,
+--           JSON, sealed like an input), stored in the result key so it expires
+--           with the job's result; "" for none
 -- A terminal outcome appends a job.dead_lettered or job.cancelled row to the
 -- shard's outbox (codes only), for the webhook notifier.
 -- Returns: the job's state after the call ("retrying", "dead_lettered",
@@ -20,7 +24,7 @@
 local f = redis.call('HMGET', J.job, F.state, F.fence, F.attempts, F.max_attempts, F.error_code, F.created_at, F.payload_hash)
 local st, fen, att, ma, ec, ca, ph = f[1], f[2], tonumber(f[3]), tonumber(f[4]), f[5], f[6], f[7]
 if not st or fen ~= ARGV[NARGS + 1] then return 'stale' end
-local code, mode, reason = ARGV[NARGS + 2], ARGV[NARGS + 3], ARGV[NARGS + 4] or ''
+local code, mode, reason, detail = ARGV[NARGS + 2], ARGV[NARGS + 3], ARGV[NARGS + 4] or '', ARGV[NARGS + 5] or ''
 
 local function ended(type, code, reason)
   redis.call('XADD', KEYS[KEY.outbox], '*', EV.type, type, EV.key, J.key, EV.code, code, EV.error_reason, reason, EV.at, NOW)
@@ -51,6 +55,8 @@ elseif mode == 'release' then
 elseif mode == 'dead' then
   local fields = {}
   if reason ~= '' then fields = { F.error_reason, reason } end
+  -- set_state gives the result key its TTL.
+  if reason ~= '' and detail ~= '' then redis.call('SET', J.result, detail) end
   set_state(J, STATE.dead_lettered, { from = st, ca = ca, ph = ph, code = code, fields = fields })
   ended('job.dead_lettered', code, reason)
   return 'dead_lettered'

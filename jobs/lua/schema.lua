@@ -32,6 +32,8 @@
 --   F.review_note                'rn'   the operator's note
 --   F.review_decided_at          'rda'  unix ms of the decision
 --   F.checkpointed               'ck'   1 once a stage output was checkpointed (absent: the job never had a checkpoint)
+--   F.corrections                'cx'   a reprocess with corrections: the operator's field overrides (sealed JSON, like the input), put over the extraction
+--   F.review_corrections         'rcx'  a decision that corrected fields: the overrides (sealed JSON); the committed result stays as it was
 --
 -- EV: the outbox stream's entry fields
 --   EV.type                      't'    the event type: job.submitted, extraction.committed, job.dead_lettered, job.cancelled or review.decided
@@ -42,6 +44,7 @@
 --   EV.code                      'c'    job.dead_lettered, job.cancelled: the job's error code
 --   EV.error_reason              'er'   job.dead_lettered: a rejected document's reason code, if any
 --   EV.decision                  'd'    review.decided: approved or rejected
+--   EV.corrected_fields          'cf'   review.decided: the names of the fields the decision corrected, comma-separated (names only, never values)
 --
 -- AU: the audit stream's entry fields
 --   AU.action                    'a'    submitted, reprocessed or review_decided
@@ -54,6 +57,9 @@
 --   AU.old_hash                  'oh'   reprocessed: the dead job's payload hash
 --   AU.new_hash                  'nh'   submitted, reprocessed: the new job's payload hash
 --   AU.at                        'at'   unix ms (the store's clock)
+--   AU.note                      'n'    review_decided: the operator's note
+--   AU.changes                   'cf'   reprocessed, review_decided with corrections: each corrected field's name, value read and value given (sealed JSON: document data, shown to operators only)
+--   AU.overruled                 'ov'   reprocessed with corrections: the reason code the operator overruled (not_an_invoice), if any
 --
 -- STATE.<state>: the state's name (queued, running, retrying, succeeded, dead_lettered, cancelled)
 --

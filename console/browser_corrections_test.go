@@ -1,0 +1,167 @@
+package console_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/require"
+
+	"github.com/relayops/relayops/internal/browsertest"
+	"github.com/relayops/relayops/internal/redistest"
+	"github.com/relayops/relayops/jobs"
+)
+
+// noNumberWrongTotal is an invoice without an invoice number whose stated
+// total is not the sum of its lines (4,500.00 + 1,500.00).
+const noNumberWrongTotal = `INVOICE
+Vendor: Contoso Office Supplies
+Issue Date: 2024-07-01
+Currency: USD
+
+Items:
+Paper A4, 10 reams  10 x 450.00
+Stapler  1 x 1500.00
+
+Total: 6500.00
+`
+
+// submitText posts text content as tenant acme through the API.
+func (l *live) submitText(t *testing.T, doc, content string) jobs.Key {
+	t.Helper()
+	body, _ := json.Marshal(map[string]any{"documentId": doc, "operationVersion": 1, "content": content})
+	req, _ := http.NewRequest(http.MethodPost, l.url+"/v1/jobs", strings.NewReader(string(body)))
+	req.Header.Set("Authorization", "Bearer "+tokAcme)
+	req.Header.Set("Content-Type", "application/json")
+	res, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer res.Body.Close()
+	require.Equal(t, http.StatusAccepted, res.StatusCode)
+	return key(t, "acme:"+doc+":v1")
+}
+
+// An operator turns a rejected invoice into a reviewed one without
+// touching the document: the form holds what was read, a wrong correction
+// is refused in place with the typed values kept, the right one creates
+// the new version, whose review is approved; the audit shows each field.
+func TestBrowser_Console_CorrectFieldsOfARejectedInvoice(t *testing.T) {
+	t.Parallel()
+	ctx := browsertest.New(t, 120*time.Second, chromedp.WindowSize(1280, 1000))
+	l := startLive(t)
+	dead := l.submitText(t, "inv-contoso", noNumberWrongTotal)
+	l.await(t, dead, jobs.StateDeadLettered)
+
+	var external atomic.Int64
+	signIn(t, ctx, strings.TrimPrefix(l.url, "http://"), alice, &external)
+	text := func(sel string) string {
+		t.Helper()
+		s, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel)))
+		require.NoError(t, err, sel)
+		return s
+	}
+	value := func(id string) string {
+		t.Helper()
+		v, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById("`+id+`").value`))
+		require.NoError(t, err, id)
+		return v
+	}
+	class := func(id string) string {
+		t.Helper()
+		v, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById("`+id+`").className`))
+		require.NoError(t, err, id)
+		return v
+	}
+	do := func(steps ...chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		require.NoError(t, chromedp.Do(ctx, steps...))
+	}
+
+	// The dead-letter list shows what a reviewer scans for.
+	do(chromedp.Navigate(l.url + "/console/dlq"))
+	row := text("#dlq tbody tr:first-child")
+	require.Contains(t, row, "Contoso Office Supplies")
+	require.Contains(t, row, "6,500.00 USD", "amounts grouped as the currency writes them")
+	require.Contains(t, row, "the invoice number was not found")
+
+	// The job page: the original beside the form, the failing field marked.
+	do(chromedp.Click(chromedp.CSS("#dlq tbody tr:first-child a")), chromedp.WaitVisible(chromedp.ID("correct")))
+	require.Contains(t, text("#document"), "Stapler  1 x 1500.00")
+	require.Equal(t, "Contoso Office Supplies", value("c-vendor"))
+	require.Equal(t, "6500.00", value("c-total"))
+	require.Equal(t, "", value("c-invoiceNumber"))
+	require.Contains(t, class("field-invoiceNumber"), "failing")
+	require.Contains(t, text("#why-invoiceNumber"), "the invoice number was not found")
+	require.Contains(t, class("field-total"), "failing", "every check that fails is shown at once, not only the first")
+	require.Contains(t, text("#why-total"), "the total does not equal")
+	shoot(t, ctx, "correct-form")
+
+	// A correction that does not add up is refused in place; nothing is created.
+	do(chromedp.SendKeys(chromedp.ID("c-invoiceNumber"), "CT-2024-118"),
+		chromedp.SetValue(chromedp.ID("c-total"), "6400.00"),
+		chromedp.SendKeys(chromedp.ID("correct-reason"), "number and total from the supplier's PDF"),
+		chromedp.Click(chromedp.ID("correct-submit")), chromedp.WaitVisible(chromedp.ID("err-total")))
+	require.Contains(t, text("#err-total"), "does not add up")
+	require.Contains(t, text("#err-total"), "total_mismatch")
+	require.Contains(t, class("field-total"), "invalid")
+	require.Equal(t, "CT-2024-118", value("c-invoiceNumber"), "typed values survive the error")
+	require.Equal(t, "6400.00", value("c-total"))
+	require.Equal(t, "number and total from the supplier's PDF", value("correct-reason"))
+	j, err := l.store.Get(context.Background(), dead)
+	require.NoError(t, err)
+	require.Empty(t, j.ReprocessedAs, "nothing was created")
+	shoot(t, ctx, "correct-error")
+
+	// The right correction creates the next version, which the page follows.
+	do(chromedp.SetValue(chromedp.ID("c-total"), "6000.00"), chromedp.Click(chromedp.ID("correct-submit")))
+	redistest.Eventually(t, 30*time.Second, func() bool {
+		h1, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(document.querySelector("h1") || {}).textContent || ""`))
+		return err == nil && strings.Contains(h1, "acme:inv-contoso:v2")
+	}, "the page follows to the new version")
+	require.Contains(t, text(".notice"), "Corrected")
+	redistest.Eventually(t, 30*time.Second, func() bool {
+		state, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(document.getElementById("state") || {}).textContent || ""`))
+		return err == nil && state == "succeeded"
+	}, "the new version succeeds (the page reloads itself while it runs)")
+	require.Equal(t, "6000.00", text("#f-total"))
+
+	// Its review: listed with number and total, then approved.
+	redistest.Eventually(t, 30*time.Second, func() bool {
+		_, err := l.store.GetReview(context.Background(), key(t, "acme:inv-contoso:v2"))
+		return err == nil
+	}, "review created")
+	do(chromedp.Navigate(l.url + "/console/reviews"))
+	row = text("#reviews tbody tr:first-child")
+	require.Contains(t, row, "CT-2024-118")
+	require.Contains(t, row, "6,000.00 USD")
+	do(chromedp.Click(chromedp.CSS("#reviews tbody tr:first-child a")), chromedp.WaitVisible(chromedp.ID("approve")))
+	keys, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`["approve","reject","next-review"].map(id => document.getElementById(id).accessKey)`))
+	require.NoError(t, err)
+	require.Equal(t, []string{"a", "r", "n"}, keys, "approve, reject and next review have keys")
+	do(chromedp.SendKeys(chromedp.ID("note"), "checked against the PDF"),
+		chromedp.Click(chromedp.ID("approve")), chromedp.WaitVisible(chromedp.ID("decided")))
+	require.Contains(t, text("#decided"), "approved")
+
+	// The audit page shows each field's change and the decision's note.
+	do(chromedp.Navigate(l.url + "/console/audit?operator=alice"))
+	number := text(`#audit .change[data-field="invoiceNumber"]`)
+	require.Contains(t, number, "(none)")
+	require.Contains(t, number, "CT-2024-118")
+	total := text(`#audit .change[data-field="total"]`)
+	require.Contains(t, total, "6500.00")
+	require.Contains(t, total, "6000.00")
+	audit := text("#audit tbody")
+	require.Contains(t, audit, "approved")
+	require.Contains(t, audit, "checked against the PDF")
+	require.Contains(t, audit, "acme:inv-contoso:v1 → acme:inv-contoso:v2")
+	shoot(t, ctx, "correct-audit")
+
+	violations, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`window.__cspViolations`))
+	require.NoError(t, err)
+	require.Empty(t, violations, "nothing the policy refused")
+	require.Zero(t, external.Load(), "no request left the test server")
+}
