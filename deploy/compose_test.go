@@ -414,6 +414,23 @@ func TestDockerfile_StaticNonRootAndMatchingGo(t *testing.T) {
 	require.Equal(t, "golang:"+goVersion[1], builder, "builder image matches go.mod's go version")
 }
 
+// The runtime image reads scans: it installs tesseract with the languages
+// of RELAYOPS_OCR_LANGUAGES' default.
+func TestDockerfile_RuntimeInstallsTesseractAndItsLanguages(t *testing.T) {
+	t.Parallel()
+	ins := parseDockerfile(readFile(t, "Dockerfile"))
+	final := ins[len(ins)-1].stage
+	var packages string
+	for _, in := range ins {
+		if in.cmd == "RUN" && in.stage == final {
+			packages += in.args
+		}
+	}
+	for _, p := range []string{"tesseract-ocr", "tesseract-ocr-deu", "tesseract-ocr-fra", "tesseract-ocr-nld", "tesseract-ocr-spa", "tesseract-ocr-ita"} {
+		require.Regexp(t, `(^|\s)`+regexp.QuoteMeta(p)+`(\s|$)`, packages, "the final stage installs %s", p)
+	}
+}
+
 func TestDockerignore_KeepsEnvFilesOut(t *testing.T) {
 	t.Parallel()
 	lines := strings.Fields(readFile(t, ".dockerignore"))
