@@ -67,11 +67,12 @@ func TestMakeRun_DemoScript_Succeeds(t *testing.T) {
 	require.Regexp(t, `(?m)^\s+jobId\s+state\s+attempt\s+errorCode\s+errorReason\s*$`, string(out))
 	require.Regexp(t, `(?m)invalid-total-mismatch:v1\s+dead_lettered\s+1\s+permanent_error\s+total_mismatch\s*$`, string(out))
 
-	// The worker's own metrics, on RELAYOPS_METRICS_ADDR: the demo's five
-	// successes (four valid invoices and the reprocessed one) were each
-	// committed by exactly one handler invocation, and one job dead-lettered.
+	// The worker's own metrics, on RELAYOPS_METRICS_ADDR: the demo's seven
+	// successes (four valid text invoices, a Factur-X PDF and a UBL XML read
+	// from their XML, and the reprocessed one) were each committed by
+	// exactly one handler invocation, and one job dead-lettered.
 	metrics := get(t, &http.Client{Timeout: 5 * time.Second}, "http://"+dev.Addr("RELAYOPS_METRICS_ADDR")+"/metrics")
-	require.Equal(t, 5.0, proctest.Sum(metrics, "relayops_worker_jobs_total", map[string]string{"outcome": "succeeded"}))
+	require.Equal(t, 7.0, proctest.Sum(metrics, "relayops_worker_jobs_total", map[string]string{"outcome": "succeeded"}))
 	require.Equal(t, 1.0, proctest.Sum(metrics, "relayops_worker_jobs_total", map[string]string{"outcome": "dead_lettered"}))
 
 	// The documented way to submit a file without jq: accepted, then deduped;
