@@ -1,0 +1,97 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// document is one PDF of the real corpus and its truth.
+type document struct {
+	source string // the folder, "mustangproject", "invoiceplane", …
+	file   string // the path, relative to the repository root
+	truth  truth
+}
+
+// hybridEntry lists one hybrid PDF of testdata/einvoice/<source>/: its
+// truth comes from the embedded XML, its language and any override from
+// here.
+type hybridEntry struct {
+	Source       string `json:"source"`
+	File         string `json:"file"`
+	Language     string `json:"language"`
+	Country      string `json:"country,omitempty"`
+	DocumentType string `json:"documentType,omitempty"` // overrides the XML's type code (an Order-X order)
+	Note         string `json:"note,omitempty"`
+}
+
+// readText returns the text of a PDF. It is the one place the corpus is
+// read: the integrator switches it to the project's own PDF reader.
+func readText(path string) (string, error) {
+	out, err := exec.Command("pdftotext", "-layout", "-enc", "UTF-8", path, "-").Output()
+	if err != nil {
+		return "", fmt.Errorf("pdftotext %s: %w", path, err)
+	}
+	return string(out), nil
+}
+
+// loadCorpus reads testdata/real/<source>/*.pdf with their truth files
+// and the hybrid PDFs testdata/real/einvoice.json lists.
+func loadCorpus(root string) ([]document, error) {
+	var docs []document
+	pdfs, err := filepath.Glob(filepath.Join(root, "testdata", "real", "*", "*.pdf"))
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range pdfs {
+		t, err := readTruthFile(strings.TrimSuffix(p, filepath.Ext(p)) + ".json")
+		if err != nil {
+			return nil, fmt.Errorf("truth of %s: %w", p, err)
+		}
+		rel, _ := filepath.Rel(root, p)
+		docs = append(docs, document{source: filepath.Base(filepath.Dir(p)), file: rel, truth: t})
+	}
+	hybrid, err := loadHybrid(root)
+	if err != nil {
+		return nil, err
+	}
+	docs = append(docs, hybrid...)
+	sort.SliceStable(docs, func(i, j int) bool { return docs[i].file < docs[j].file })
+	return docs, nil
+}
+
+func loadHybrid(root string) ([]document, error) {
+	b, err := os.ReadFile(filepath.Join(root, "testdata", "real", "einvoice.json"))
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var entries []hybridEntry
+	if err := json.Unmarshal(b, &entries); err != nil {
+		return nil, fmt.Errorf("testdata/real/einvoice.json: %w", err)
+	}
+	docs := make([]document, 0, len(entries))
+	for _, e := range entries {
+		rel := filepath.Join("testdata", "einvoice", e.Source, e.File)
+		t, err := embeddedTruth(filepath.Join(root, rel))
+		if errors.Is(err, errNoXML) && e.DocumentType != "" && e.DocumentType != "invoice" {
+			err = nil // a document that is no invoice needs no invoice XML
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", rel, err)
+		}
+		t.Language, t.Country, t.Note = e.Language, e.Country, e.Note
+		if e.DocumentType != "" {
+			t.DocumentType = e.DocumentType
+		}
+		docs = append(docs, document{source: e.Source + " (hybrid)", file: rel, truth: t})
+	}
+	return docs, nil
+}
