@@ -249,6 +249,7 @@ func resolveTotals(rows []amountRow) totals {
 	t.resolveSubtotal(rows, final)
 	t.resolveTax(rows, final)
 	t.resolveCharges(rows, final)
+	t.guardTotal(rows, final)
 	return t
 }
 
