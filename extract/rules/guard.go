@@ -33,12 +33,13 @@ func (t *totals) guardTotal(rows []amountRow, final int) {
 		}
 	}
 	for _, r := range rows {
-		if (r.kind != lkTotal && r.kind != lkAmountDue) || r.amount == "" || r.bad || explained[r.amount] || sameAsAny(r.amount, explained) {
+		if (r.kind != lkTotal && r.kind != lkAmountDue) || r.amount == "" || r.bad || isZero(r.amount) || explained[r.amount] || sameAsAny(r.amount, explained) {
 			continue
 		}
 		if r.kind == lkAmountDue && balanceAfter(t.total, paid, r.amount) {
 			continue // the balance a payment leaves
 		}
+		traceGuard(r, t)
 		t.problem(extract.ReasonTotalMismatch)
 		return
 	}

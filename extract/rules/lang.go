@@ -22,6 +22,9 @@ type language struct {
 	// The first ending that fits decides.
 	compounds []docKeyword
 	markers   []docKeyword
+	// taxTotals name a row that sums the tax rows above it ("Total VAT",
+	// "Steuerbetrag"), "|"-separated normalised label phrases.
+	taxTotals string
 	// months holds, per month, its names and abbreviations, space-separated.
 	months [12]string
 }
@@ -54,6 +57,18 @@ func languageTitles() []docKeyword {
 		out = append(out, l.invoiceTitles...)
 	}
 	return out
+}
+
+func languageTaxTotals() map[string]bool {
+	m := map[string]bool{}
+	for _, l := range languages {
+		for _, p := range strings.Split(l.taxTotals, "|") {
+			if p = foldPhrase(strings.Join(strings.Fields(p), " ")); p != "" {
+				m[p] = true
+			}
+		}
+	}
+	return m
 }
 
 func languageMarkers() []docKeyword {

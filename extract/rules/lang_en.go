@@ -63,6 +63,7 @@ var english = language{
 		{"credit note no", extract.DocCreditNote}, {"credit note number", extract.DocCreditNote}, {"please supply", extract.DocPurchaseOrder}, {"please deliver", extract.DocPurchaseOrder},
 		{"we have paid the following", extract.DocOther}, {"have been paid", extract.DocOther},
 	},
+	taxTotals: "total tax|total vat|vat total|tax total|total gst|gst total|tax amount|vat amount|gst amount",
 	months: [12]string{"january jan", "february feb", "march mar", "april apr", "may", "june jun", "july jul",
 		"august aug", "september sep sept", "october oct", "november nov", "december dec"},
 }

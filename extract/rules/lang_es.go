@@ -27,5 +27,6 @@ var spanish = language{
 	invoiceTitles: []docKeyword{{"factura", extract.DocInvoice}},
 	compounds:     []docKeyword{},
 	markers:       []docKeyword{{"saldo anterior", extract.DocStatement}, {"saldo final", extract.DocStatement}, {"presupuesto válido", extract.DocQuote}, {"válido hasta", extract.DocQuote}},
+	taxTotals:     "total iva|importe iva|cuota iva",
 	months:        [12]string{"enero ene", "febrero feb", "marzo mar", "abril abr", "mayo may", "junio jun", "julio jul", "agosto ago", "septiembre setiembre sep sept set", "octubre oct", "noviembre nov", "diciembre dic"},
 }

@@ -27,5 +27,6 @@ var french = language{
 	invoiceTitles: []docKeyword{{"facture", extract.DocInvoice}},
 	compounds:     []docKeyword{},
 	markers:       []docKeyword{{"rendu monnaie", extract.DocReceipt}, {"solde précédent", extract.DocStatement}, {"nouveau solde", extract.DocStatement}, {"devis valable", extract.DocQuote}, {"offre valable", extract.DocQuote}},
+	taxTotals:     "total tva|montant tva|montant de la tva",
 	months:        [12]string{"janvier janv", "février fevrier févr fevr", "mars", "avril avr", "mai", "juin", "juillet juil", "août aout", "septembre sept", "octobre oct", "novembre nov", "décembre decembre déc dec"},
 }

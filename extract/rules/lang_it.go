@@ -26,5 +26,6 @@ var italian = language{
 	invoiceTitles: []docKeyword{{"fattura", extract.DocInvoice}},
 	compounds:     []docKeyword{},
 	markers:       []docKeyword{{"saldo precedente", extract.DocStatement}, {"saldo finale", extract.DocStatement}, {"offerta valida", extract.DocQuote}, {"valido fino", extract.DocQuote}},
+	taxTotals:     "totale iva|importo iva",
 	months:        [12]string{"gennaio gen", "febbraio feb", "marzo mar", "aprile apr", "maggio mag", "giugno giu", "luglio lug", "agosto ago", "settembre set sett", "ottobre ott", "novembre nov", "dicembre dic"},
 }

@@ -27,5 +27,6 @@ var dutch = language{
 	invoiceTitles: []docKeyword{{"factuur", extract.DocInvoice}, {"btw-factuur", extract.DocInvoice}},
 	compounds:     []docKeyword{{"factuur", extract.DocInvoice}},
 	markers:       []docKeyword{{"wisselgeld", extract.DocReceipt}, {"beginsaldo", extract.DocStatement}, {"eindsaldo", extract.DocStatement}, {"offerte geldig", extract.DocQuote}, {"geldig tot", extract.DocQuote}},
+	taxTotals:     "totaal btw|btw bedrag",
 	months:        [12]string{"januari jan", "februari feb", "maart mrt", "april apr", "mei", "juni jun", "juli jul", "augustus aug", "september sep sept", "oktober okt", "november nov", "december dec"},
 }

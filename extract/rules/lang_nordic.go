@@ -27,5 +27,6 @@ var nordic = language{
 	invoiceTitles: []docKeyword{{"faktura", extract.DocInvoice}},
 	compounds:     []docKeyword{{"faktura", extract.DocInvoice}},
 	markers:       []docKeyword{{"växel", extract.DocReceipt}, {"ingående saldo", extract.DocStatement}, {"utgående saldo", extract.DocStatement}, {"gäller till", extract.DocQuote}, {"gyldig til", extract.DocQuote}},
+	taxTotals:     "total moms|total mva|sum mva|momsbelopp|momsbelob",
 	months:        [12]string{"januari januar jan", "februari februar feb", "mars marts mar", "april apr", "maj mai", "juni jun", "juli jul", "augusti august aug", "september sep sept", "oktober okt", "november nov", "december desember dec"},
 }

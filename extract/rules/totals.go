@@ -243,6 +243,7 @@ type totals struct {
 func resolveTotals(rows []amountRow) totals {
 	t := totals{subtotalLine: -1}
 	final := finalTotal(rows)
+	traceRows(rows, final)
 	if final >= 0 {
 		t.setAmount(&t.total, rows[final], "total")
 	}
@@ -309,11 +310,9 @@ func (t *totals) resolveSubtotal(rows []amountRow, final int) {
 	}
 }
 
-// totalTaxPhrases name a row that sums the tax rows above it.
-var totalTaxPhrases = map[string]bool{
-	"total tax": true, "total vat": true, "vat total": true, "tax total": true, "total gst": true,
-	"gst total": true, "tax amount": true, "vat amount": true, "gst amount": true,
-}
+// totalTaxPhrases name a row that sums the tax rows above it: the
+// taxTotals of every language table.
+var totalTaxPhrases = languageTaxTotals()
 
 // resolveTax sums the tax rows up to the final total, once each amount; a
 // "Total VAT" row, or a row equal to the sum of the others, is the sum.

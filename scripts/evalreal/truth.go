@@ -146,6 +146,8 @@ func documentTypeOf(code string) string {
 	switch code {
 	case "381", "396", "532":
 		return "credit_note"
+	case "751": // invoice information for accounting purposes: a booking aid, no invoice
+		return "other"
 	}
 	return "invoice"
 }
