@@ -80,6 +80,7 @@ func ValidateExtraction(x Extraction) (*Invoice, error) {
 		IssueDate: x.IssueDate, Currency: x.Currency, LineItems: lines,
 		Subtotal: formatMinor(subtotal, minor), Charges: a.charges, Tax: formatMinor(a.tax, minor),
 		TaxIncluded: x.TaxIncluded, Total: formatMinor(a.total, minor), Source: x.Source,
+		Evidence: x.Evidence,
 	}, nil
 }
 
@@ -250,7 +251,7 @@ func Validate(ctx context.Context, extraction []byte) ([]byte, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	x, err := decodeExtraction(extraction)
+	x, err := DecodeExtraction(extraction)
 	if err != nil {
 		return nil, fmt.Errorf("extract: validate: decode extraction: %w", ErrPermanent)
 	}
