@@ -31,7 +31,7 @@ var markers = languageMarkers()
 // else is named by its title or markers, or DocOther: never guessed.
 func classifyDocument(d *document) extract.Classification {
 	title, signals := findTitle(d)
-	marker := findMarker(d)
+	marker := findMarker(d, title == extract.DocInvoice)
 	labels := findClassLabels(d)
 	signals = append(signals, labels...)
 	if marker != "" {
@@ -254,7 +254,12 @@ func wordIndex(s, phrase string) int {
 // for once in the whole text rather than once per line: the marker found
 // is that of the earliest line with one, the first of markers on that line.
 // No marker spans two lines, since none contains a newline.
-func findMarker(d *document) string {
+//
+// Under an invoice title (structural) a marker counts only where it is the
+// document's own structure: a line of a few words ("Change due  0.80",
+// "Opening balance  1,200.00"), not a sentence of its terms, notes or
+// legal clauses ("Goods remain our property until paid in full.").
+func findMarker(d *document, structural bool) string {
 	size := 0
 	for i := range d.lines {
 		size += len(d.lines[i].text) + 3
@@ -264,7 +269,7 @@ func findMarker(d *document) string {
 	stamp := false
 	for i := range d.lines {
 		t := strings.TrimSpace(d.lines[i].text)
-		if t == "" {
+		if t == "" || structural && sentenceLine(&d.lines[i]) {
 			continue
 		}
 		start := len(buf)
@@ -296,6 +301,22 @@ func findMarker(d *document) string {
 		}
 	}
 	return markers[k].docType // not reached: the line holds marker k
+}
+
+// sentenceLine reports a line that is running text: one cell of more than
+// six words, or one ending in a full stop after more than four.
+func sentenceLine(l *line) bool {
+	words := countFields(l.text)
+	if len(l.cells) == 1 && words > 6 {
+		return true
+	}
+	for k := range l.cells {
+		c := l.cells[k].text
+		if countFields(c) > 4 && strings.HasSuffix(strings.TrimSpace(c), ".") {
+			return true
+		}
+	}
+	return false
 }
 
 // isStampLine reports a line, in lower case, that is a "PAID" stamp.

@@ -48,11 +48,8 @@ func fieldEvidence(d *document, hits []hit, rows []amountRow, x extract.Extracti
 		if f.value == "" {
 			continue
 		}
-		for i := len(rows) - 1; i >= 0; i-- {
-			if r := rows[i]; containsKind(f.kinds, r.kind) && r.amount != "" && sameDecimal(r.amount, f.value) {
-				put(f.name, r.line, r.raw)
-				break
-			}
+		if i := amountRowOf(rows, f.kinds, f.value); i >= 0 {
+			put(f.name, rows[i].line, rows[i].raw)
 		}
 	}
 	if len(ev) == 0 {
@@ -82,11 +79,15 @@ func lineWith(d *document, v string) int {
 	return -1
 }
 
-func containsKind(kinds []labelKind, k labelKind) bool {
-	for _, c := range kinds {
-		if c == k {
-			return true
+// amountRowOf returns the last row of the first of kinds that states v,
+// or -1: a total before the amount due that repeats it.
+func amountRowOf(rows []amountRow, kinds []labelKind, v string) int {
+	for _, k := range kinds {
+		for i := len(rows) - 1; i >= 0; i-- {
+			if r := rows[i]; r.kind == k && r.amount != "" && sameDecimal(r.amount, v) {
+				return i
+			}
 		}
 	}
-	return false
+	return -1
 }

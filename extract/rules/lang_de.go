@@ -14,7 +14,7 @@ var german = language{
 		lkOtherDate:   `leistungsdatum|lieferdatum|liefer und leistungsdatum|leistungszeitraum|abrechnungszeitraum|bestelldatum|liefer und rechnungsdatum`,
 		lkCurrency:    `waehrung|wahrung`,
 		lkSubtotal:    `positionssumme|summe der positionen netto|nettobetrag|zwischensumme|summe netto|netto|summe positionen|summe der positionen|nettosumme|rechnungssumme netto|rechnungssumme ohne ust|gesamtsumme netto|netto summe|summe nettobetrage|warenwert|gesamt netto|nettowert|steuerbasisbetrag|basisbetrag|summe ohne mwst|betrag netto`,
-		lkTax:         `mwst|ust|umsatzsteuer|mehrwertsteuer|mwst betrag|zzgl mwst|zzgl ust|steuerbetrag|summe ust|summe mwst|mwst summe|ust betrag|umsatzsteuerbetrag|gesamtsumme ust|steuer|summe umsatzsteuer|mehrwertsteuerbetrag`,
+		lkTax:         `mwst|ust|umsatzsteuer|mehrwertsteuer|mwst betrag|zzgl mwst|zzgl ust|steuerbetrag|summe ust|summe mwst|mwst summe|umsatzsteuerbetrag|gesamtsumme ust|steuer|summe umsatzsteuer|mehrwertsteuerbetrag`,
 		lkTaxIncluded: `inkl mwst|enthaltene mwst|darin enthaltene mwst|inkl ust|enthaltene ust|darin enthaltene ust`,
 		lkTotal:       `gesamtbetrag|gesamt|summe|rechnungsbetrag|total brutto|bruttobetrag|rechnungssumme|rechnungssumme brutto|gesamtsumme|gesamtsumme brutto|gesamtbetrag brutto|summe brutto|summe inkl ust|summe inkl mwst|endbetrag|rechnungsendbetrag|bruttosumme|gesamt brutto|brutto|betrag brutto|gesamtbetrag inkl mwst|rechnungsbetrag brutto`,
 		lkAmountDue:   `zu zahlen|zahlbetrag|zu zahlender betrag|zahlbarer betrag|fälliger betrag|falliger betrag|offener betrag|noch zu zahlen|restbetrag`,
@@ -29,6 +29,6 @@ var german = language{
 	invoiceTitles: []docKeyword{{"rechnung", extract.DocInvoice}, {"warenrechnung", extract.DocInvoice}, {"handelsrechnung", extract.DocInvoice}},
 	compounds:     []docKeyword{{"stornorechnung", extract.DocCreditNote}, {"rechnung", extract.DocInvoice}},
 	markers:       []docKeyword{{"rückgeld", extract.DocReceipt}, {"anfangssaldo", extract.DocStatement}, {"endsaldo", extract.DocStatement}, {"alter saldo", extract.DocStatement}, {"neuer saldo", extract.DocStatement}, {"angebot gültig", extract.DocQuote}, {"gültig bis", extract.DocQuote}},
-	taxTotals:     "steuerbetrag|summe ust|summe mwst|mwst summe|gesamtsumme ust|ust betrag|umsatzsteuerbetrag|mehrwertsteuerbetrag|summe umsatzsteuer",
+	taxTotals:     "steuerbetrag|summe ust|summe mwst|mwst summe|gesamtsumme ust|umsatzsteuerbetrag|mehrwertsteuerbetrag|summe umsatzsteuer",
 	months:        [12]string{"januar jän jan", "februar feb", "märz maerz marz mär mrz", "april apr", "mai", "juni jun", "juli jul", "august aug", "september sep sept", "oktober okt", "november nov", "dezember dez"},
 }

@@ -370,10 +370,12 @@ func saysIncluded(raw string) bool {
 func sumTax(rows []amountRow) string {
 	var vals []string
 	seen := map[string]bool{}
-	for _, r := range rows {
-		if totalTaxPhrases[r.phrase] {
-			return r.amount
+	for i := len(rows) - 1; i >= 0; i-- {
+		if totalTaxPhrases[rows[i].phrase] {
+			return rows[i].amount // the last: a summary table's column header comes before the totals block
 		}
+	}
+	for _, r := range rows {
 		if key := r.phrase + "=" + r.amount; !seen[key] {
 			seen[key] = true
 			vals = append(vals, r.amount)

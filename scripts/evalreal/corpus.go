@@ -27,7 +27,11 @@ type hybridEntry struct {
 	Language     string `json:"language"`
 	Country      string `json:"country,omitempty"`
 	DocumentType string `json:"documentType,omitempty"` // overrides the XML's type code (an Order-X order)
-	Note         string `json:"note,omitempty"`
+	// Visible overrides the XML's fields where the visible page, which the
+	// rules read, states others (a sample built with another file's XML);
+	// Note then says what differs.
+	Visible *truth `json:"visible,omitempty"`
+	Note    string `json:"note,omitempty"`
 }
 
 // readText returns the text of a PDF. It is the one place the corpus is
@@ -91,7 +95,18 @@ func loadHybrid(root string) ([]document, error) {
 		if e.DocumentType != "" {
 			t.DocumentType = e.DocumentType
 		}
+		if v := e.Visible; v != nil {
+			t.InvoiceNumber, t.IssueDate, t.Total = pick(v.InvoiceNumber, t.InvoiceNumber), pick(v.IssueDate, t.IssueDate), pick(v.Total, t.Total)
+			t.Vendor, t.Currency = pick(v.Vendor, t.Vendor), pick(v.Currency, t.Currency)
+		}
 		docs = append(docs, document{source: e.Source + " (hybrid)", file: rel, truth: t})
 	}
 	return docs, nil
+}
+
+func pick(override, v string) string {
+	if override != "" {
+		return override
+	}
+	return v
 }
