@@ -81,7 +81,7 @@ func appendCellHits(hits []hit, d *document, i int) []hit {
 		}
 		first := j + 1
 		j = followingCells(l, j, &h)
-		if len(h.cells) == 0 {
+		if len(h.cells) == 0 && !(m.kind.isAmount() && itemHeaderLine(l)) {
 			if b, ok := cellBelow(d, i, c); ok {
 				h.cells, h.rank = []string{b.text}, rankBelow
 			}
@@ -132,10 +132,28 @@ func cellBelow(d *document, i int, c *cell) (*cell, bool) {
 		return nil, false
 	}
 	b := alignedCell(&d.lines[n], c.start, c.end)
+	if b == nil {
+		b = stackedValue(&d.lines[i], &d.lines[n], c)
+	}
 	if b == nil || startsLabel(b.text) {
 		return nil, false
 	}
 	return b, true
+}
+
+// stackedValue returns the value of a label that ends its line when the
+// next line holds it right-aligned further right, as the last cell, past
+// the label's start: a PDF's right-hand block of "Rechnungsnummer" over
+// "471102".
+func stackedValue(l, next *line, c *cell) *cell {
+	if len(l.cells) == 0 || &l.cells[len(l.cells)-1] != c || len(next.cells) == 0 {
+		return nil
+	}
+	b := &next.cells[len(next.cells)-1]
+	if b.start <= c.start || b.start-c.end > 60 || len(next.cells) > 1 && next.cells[len(next.cells)-2].end > c.start {
+		return nil
+	}
+	return b
 }
 
 // alignedCell returns the cell of l that starts near column start or
@@ -235,6 +253,14 @@ func pureLabels(l *line) ([]cellLabel, bool) {
 		out = append(out, cellLabel{labelMatch: m, cell: k})
 	}
 	return out, len(out) >= 2
+}
+
+// itemHeaderLine reports the header of an item table ("Menge  Produkt
+// USt.  Preis  Gesamtbetrag"): three cells or more without a digit, not
+// all of them labels. The amount under its "Gesamtbetrag" is a line's, not
+// the invoice's total.
+func itemHeaderLine(l *line) bool {
+	return len(l.cells) >= 3 && !hasDigit(l.text) && !isLabelRow(l)
 }
 
 // isLabelRow is the verdict of pureLabels without its labels: the scans

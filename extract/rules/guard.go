@@ -91,3 +91,36 @@ func isZero(v string) bool {
 	}
 	return true
 }
+
+// guardValuesRow rejects a total read from a row of values under a
+// header of totals ("Warenwert … Nettobetrag  MwSt-Betrag  Endbetrag" over
+// "1062,60 … 1256,70") that is not the largest of them: a column read out
+// of place. It applies only when the total's label line holds no digit and
+// the row under it three amounts or more.
+func guardValuesRow(d *document, rows []amountRow, t *totals, f numberFormat) {
+	final := finalTotal(rows)
+	if final < 0 || t.total == "" || strings.HasPrefix(t.total, "-") || hasDigit(d.lines[rows[final].line].text) {
+		return
+	}
+	n := d.nextNonBlank(rows[final].line)
+	if n < 0 || n > rows[final].line+2 {
+		return
+	}
+	toks := amountTokens(d.lines[n].text, f)
+	if len(toks) < 3 {
+		return
+	}
+	for _, tok := range toks {
+		v, bad := canonicalTok(tok, f)
+		if !bad && v != "" && !tok.pct && !strings.HasPrefix(v, "-") && larger(v, t.total) {
+			t.problem(extract.ReasonTotalMismatch)
+			return
+		}
+	}
+}
+
+// larger reports a > b for canonical decimals.
+func larger(a, b string) bool {
+	diff, ok := addCanonical([]string{a, "-" + b})
+	return ok && !strings.HasPrefix(diff, "-") && !isZero(diff)
+}

@@ -130,6 +130,7 @@ func extractInvoice(content string) extract.Extraction {
 	all := mergeRows(rows, proseRows(ps, f, rows))
 	amounts := mergeRows(all, bareAmountRows(d, all, f))
 	t := resolveTotals(amounts)
+	guardValuesRow(d, amounts, &t, f)
 	if it.spaced && !t.reconciles(it.lines) {
 		it.lines = nil // rows read by their arithmetic alone that miss some items
 	}

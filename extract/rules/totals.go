@@ -241,6 +241,7 @@ type totals struct {
 // invoice's total. A total row followed by tax or charges before the final
 // total is the subtotal when none is stated.
 func resolveTotals(rows []amountRow) totals {
+	rows = dropInnerLabels(rows)
 	t := totals{subtotalLine: -1}
 	final := finalTotal(rows)
 	traceRows(rows, final)
@@ -521,4 +522,36 @@ func bareAmountRows(d *document, rows []amountRow, f numberFormat) []amountRow {
 		out = append(out, amountRow{kind: lkAmountDue, phrase: "amount due", raw: label, amount: v, bad: bad, line: i})
 	}
 	return out
+}
+
+// inBrackets reports inner written inside the brackets of outer.
+func inBrackets(outer, inner string) bool {
+	open := strings.IndexByte(outer, '(')
+	return open >= 0 && strings.Contains(outer[open:], inner)
+}
+
+// dropInnerLabels drops a row whose label is a word inside another row's
+// label, in its brackets, on the same line with the same amount: the "USt" of "Rechnungssumme
+// Netto (excl. USt.)" is no tax row of its own.
+func dropInnerLabels(rows []amountRow) []amountRow {
+	inner := func(i int) bool {
+		for j, o := range rows {
+			if j != i && o.line == rows[i].line && o.amount == rows[i].amount && inBrackets(o.raw, rows[i].raw) {
+				return true
+			}
+		}
+		return false
+	}
+	for i := range rows {
+		if inner(i) {
+			out := make([]amountRow, 0, len(rows))
+			for k := range rows {
+				if !inner(k) {
+					out = append(out, rows[k])
+				}
+			}
+			return out
+		}
+	}
+	return rows
 }
