@@ -138,6 +138,11 @@ func ciiTruth(r io.Reader) (truth, error) {
 		return t, errNoXML
 	}
 	t.DocumentType = documentTypeOf(typeCode)
+	if typeCode == "384" && strings.HasPrefix(t.Total, "-") {
+		// a corrected invoice that credits money is scored as a credit
+		// note: the pipeline rejects it, as it rejects credit notes
+		t.DocumentType = "credit_note"
+	}
 	return t, nil
 }
 
