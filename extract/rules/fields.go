@@ -206,8 +206,8 @@ func headerRowHits(d *document, i int) ([]hit, bool) {
 	if !ok {
 		return nil, false
 	}
-	n := d.nextNonBlank(i)
-	if n < 0 || n > i+2 || d.lines[n].used {
+	n := valuesLine(d, i, l, labels)
+	if n < 0 {
 		return nil, false
 	}
 	vals := &d.lines[n]
@@ -226,6 +226,42 @@ func headerRowHits(d *document, i int) ([]hit, bool) {
 	vals.used, vals.role = true, roleFieldHeader
 	l.role = roleFieldHeader
 	return hits, len(hits) > 0
+}
+
+// valuesLine returns the line of a header row's values: the next line,
+// or, in a PDF that interleaves a left column's text with a right-hand
+// table, the first of the next five lines with a number under every
+// label; -1 when there is none.
+func valuesLine(d *document, i int, l *line, labels []cellLabel) int {
+	n := d.nextNonBlank(i)
+	if n < 0 || d.lines[n].used {
+		return -1
+	}
+	if n <= i+2 && (hasDigit(d.lines[n].text) || l.pipe) {
+		return n
+	}
+	for k := n; k >= 0 && k <= i+5; k = d.nextNonBlank(k) {
+		if d.lines[k].used || !numbersUnder(&d.lines[k], l, labels) {
+			continue
+		}
+		return k
+	}
+	if n <= i+2 {
+		return n
+	}
+	return -1
+}
+
+// numbersUnder reports a line with a number under each of the labels.
+func numbersUnder(vals *line, l *line, labels []cellLabel) bool {
+	for _, m := range labels {
+		c := &l.cells[m.cell]
+		v := valueUnder(vals, c, m.cell, false)
+		if v == nil || !hasDigit(v.text) || max(v.end, c.end)-min(v.start, c.start) > (c.end-c.start)+(v.end-v.start)+4 {
+			return false
+		}
+	}
+	return len(labels) > 0
 }
 
 // cellLabel is a label that fills a whole cell.

@@ -409,6 +409,27 @@ func (t *totals) resolveCharges(rows []amountRow, final int) {
 		t.chargeRows = append(t.chargeRows, r)
 		t.charges = append(t.charges, extract.Charge{Kind: chargeKind(r.kind), Amount: r.amount})
 	}
+	t.dropChargesInSubtotal()
+}
+
+// dropChargesInSubtotal drops the charges written above the subtotal when
+// the subtotal and the tax alone make the total: an allowance inside the
+// item table ("REMISE … -5,00") that the net total already counts.
+func (t *totals) dropChargesInSubtotal() {
+	if len(t.charges) == 0 || t.subtotal == "" || t.tax == "" || t.total == "" || t.taxIncluded || t.subtotalLine < 0 {
+		return
+	}
+	if sum, ok := addCanonical([]string{t.subtotal, t.tax}); !ok || !sameDecimal(sum, t.total) {
+		return
+	}
+	var rows []amountRow
+	var charges []extract.Charge
+	for i, r := range t.chargeRows {
+		if r.line >= t.subtotalLine {
+			rows, charges = append(rows, r), append(charges, t.charges[i])
+		}
+	}
+	t.chargeRows, t.charges = rows, charges
 }
 
 func chargeKind(k labelKind) string {
