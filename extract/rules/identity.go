@@ -134,6 +134,9 @@ func numberAfterTitleWord(rest string) string {
 		}
 	}
 	words := strings.Fields(r)
+	if len(words) == 1 && hasLetter(words[0]) && hasDigit(words[0]) {
+		return invoiceNumberToken(words[0]) // "Rechnung RE1001": the number alone after the title word
+	}
 	if len(words) < 2 || !isNumberSpelling(strings.ToLower(strings.Trim(words[0], ".:"))) {
 		return ""
 	}
