@@ -132,7 +132,10 @@ func extractInvoice(content string) extract.Extraction {
 	t := resolveTotals(amounts)
 	guardValuesRow(d, amounts, &t, f)
 	if it.spaced && !t.reconciles(it.lines) {
-		it.lines = nil // rows read by their arithmetic alone that miss some items
+		// rows read by their arithmetic alone that miss some items: the
+		// table does not account for the stated net total
+		it.lines = nil
+		it.problems = append(it.problems, extract.ReasonSubtotalMismatch)
 	}
 	t.absorbTableCharges(&it)
 	x.LineItems, x.Subtotal, x.Tax, x.Total = it.lines, t.subtotal, t.tax, t.total
