@@ -151,8 +151,8 @@ func matchLabel(s string) (labelMatch, bool) {
 			break
 		}
 		if hasDigit(w) {
-			if r := rateEnd(s, start); r > 0 && words > 0 {
-				pos = r // "VAT 20%", "Less 5% discount": the rate is not part of the label
+			if r := rateEnd(s, start); r > 0 && (words > 0 || rateLeads(s[r:])) {
+				pos = r // "VAT 20%", "Less 5% discount", "19% VAT": the rate is not part of the label
 				continue
 			}
 			break
@@ -175,6 +175,17 @@ func matchLabel(s string) (labelMatch, bool) {
 		best.colon = colonFollows(s[best.end:])
 	}
 	return best, found
+}
+
+// rateLeads reports a tax word right after a leading rate ("19% VAT",
+// "7 % MwSt."): the rate opens a tax label.
+func rateLeads(rest string) bool {
+	w, _, _ := nextWord(rest, 0)
+	switch strings.ToLower(w) {
+	case "vat", "gst", "tax", "mwst", "ust", "tva", "iva", "btw", "moms", "mva", "hst", "pst":
+		return true
+	}
+	return false
 }
 
 // skipForeign returns where the Latin text of a bilingual label starts:
