@@ -237,7 +237,7 @@ func valuesLine(d *document, i int, l *line, labels []cellLabel) int {
 	if n < 0 || d.lines[n].used {
 		return -1
 	}
-	if n <= i+2 && (hasDigit(d.lines[n].text) || l.pipe) {
+	if n <= i+2 && (l.pipe || numbersUnder(&d.lines[n], l, labels)) {
 		return n
 	}
 	for k := n; k >= 0 && k <= i+5; k = d.nextNonBlank(k) {

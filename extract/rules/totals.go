@@ -164,6 +164,9 @@ func amountRows(hits []hit, f numberFormat, prose map[int]bool) []amountRow {
 			continue
 		}
 		v, bad := readAmount(h.cells, f)
+		if t, ok := taxOfTriple(h, f); ok {
+			v = t // "19,00% MwSt.:  376,37  71,51  447,88": net, tax, gross
+		}
 		if v == "" && !bad && h.kind == lkPaid {
 			v = paymentAmount(h.cells, f) // "Paid by bank transfer on 02/12/2026  £1,234.00"
 		}
@@ -575,4 +578,27 @@ func dropInnerLabels(rows []amountRow) []amountRow {
 		}
 	}
 	return rows
+}
+
+// taxOfTriple reads a tax row that states the net, the tax and the gross
+// (net + tax = gross): its tax is the middle amount, not the last.
+func taxOfTriple(h hit, f numberFormat) (string, bool) {
+	if h.kind != lkTax {
+		return "", false
+	}
+	var vals []string
+	for _, c := range h.cells {
+		for _, t := range amountTokens(dropBrackets(c), f) {
+			if v, bad := canonicalTok(t, f); !bad && v != "" && !t.pct {
+				vals = append(vals, v)
+			}
+		}
+	}
+	if len(vals) != 3 {
+		return "", false
+	}
+	if sum, ok := addCanonical(vals[:2]); ok && sameDecimal(sum, vals[2]) {
+		return vals[1], true
+	}
+	return "", false
 }
