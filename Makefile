@@ -29,7 +29,7 @@ BENCH_SUBMIT_FLAGS  ?= -n 20000 -connections 50 -rounds 3
 # "-extractor rules -seed 7 -n 2000".
 EVAL_FLAGS          ?=
 
-.PHONY: run test bench bench-micro lint lint-openapi build fuzz eval
+.PHONY: run test bench bench-micro lint lint-openapi build fuzz eval eval-real
 
 ## run: everything in one process on an in-memory Redis. The binary is built
 ## into bin/ and exec'd (not `go run`), so Ctrl-C reaches the program itself,
@@ -62,6 +62,13 @@ bench-micro:
 ## eval: extraction accuracy on the generated and hand-written corpus; prints
 ## the whole table, then fails (exit 1) when an accuracy target is missed
 eval:
+	$(GO) run ./scripts/eval $(EVAL_FLAGS)
+
+## eval-real: the rules on real PDFs (testdata/real, the hybrid PDFs of
+## testdata/einvoice) per source and language, then the generated corpus;
+## fails on any false success (needs pdftotext and pdfdetach: poppler-utils)
+eval-real:
+	$(GO) run ./scripts/evalreal $(EVAL_REAL_FLAGS)
 	$(GO) run ./scripts/eval $(EVAL_FLAGS)
 
 ## lint: gofmt, go vet, staticcheck (with the test build tags)

@@ -5,14 +5,14 @@ import (
 	"unicode/utf8"
 )
 
-// decodeExtraction is json.Unmarshal(b, &x). The JSON the rules extractor
+// DecodeExtraction is json.Unmarshal(b, &x). The JSON the rules extractor
 // writes (json.Marshal of an Extraction: keys in field order, no spaces)
 // is read by a strict hand-written reader, because reflection made
 // encoding/json the largest single cost of Validate; anything that reader
 // does not accept whole (another key order, an escape in a string, a
 // field the rules never write, white space) goes to json.Unmarshal, so
 // every input decodes exactly as before.
-func decodeExtraction(b []byte) (Extraction, error) {
+func DecodeExtraction(b []byte) (Extraction, error) {
 	if x, ok := readExtraction(b); ok {
 		return x, nil
 	}

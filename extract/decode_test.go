@@ -8,11 +8,11 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// checkDecode requires decodeExtraction to decode b as json.Unmarshal does.
+// checkDecode requires DecodeExtraction to decode b as json.Unmarshal does.
 func checkDecode(t *testing.T, b []byte) {
 	var want Extraction
 	wantErr := json.Unmarshal(b, &want)
-	got, gotErr := decodeExtraction(b)
+	got, gotErr := DecodeExtraction(b)
 	require.Equal(t, wantErr == nil, gotErr == nil, "%q", b)
 	if wantErr == nil {
 		require.Equal(t, want, got, "%q", b)

@@ -2,6 +2,7 @@ package extract
 
 import (
 	"encoding/json"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 )
@@ -59,6 +60,7 @@ func MarshalExtraction(x Extraction) ([]byte, error) {
 		w.strs(x.Problems)
 	}
 	w.source(x.Source)
+	w.evidence(x.Evidence)
 	w.raw("}")
 	if w.bad {
 		return json.Marshal(x)
@@ -68,6 +70,9 @@ func MarshalExtraction(x Extraction) ([]byte, error) {
 
 // marshalInvoice is json.Marshal(inv).
 func marshalInvoice(inv Invoice) ([]byte, error) {
+	if inv.hasStructuredFields() {
+		return json.Marshal(inv) // members the hand-written writer does not know
+	}
 	w := jsonWriter{b: make([]byte, 0, 512)}
 	w.raw(`{"documentType":`)
 	w.str(inv.DocumentType)
@@ -224,4 +229,62 @@ func plainJSON(s string) bool {
 		i += n
 	}
 	return true
+}
+
+// hasStructuredFields reports a member of inv that marshalInvoice does not
+// write: the e-invoice terms, evidence, flags.
+func (inv Invoice) hasStructuredFields() bool {
+	return inv.DueDate != "" || inv.OrderReference != "" || inv.SellerVATID != "" || inv.Buyer != "" ||
+		inv.IBAN != "" || inv.PaidAmount != "" || inv.AmountDue != "" || inv.InvoiceTypeCode != "" ||
+		len(inv.Evidence) > 0 || len(inv.Flags) > 0
+}
+
+// evidence writes a non-empty evidence map as json.Marshal does: keys in
+// sorted order, each member omitted when empty. A member the writer does
+// not write (an e-invoice's terms and path, OCR confidence) sends the
+// whole value to json.Marshal.
+func (w *jsonWriter) evidence(ev map[string]Evidence) {
+	if len(ev) == 0 {
+		return
+	}
+	keys := make([]string, 0, len(ev))
+	for k := range ev {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	w.raw(`,"evidence":{`)
+	for i, k := range keys {
+		e := ev[k]
+		if len(e.BusinessTerms) > 0 || e.Path != "" || e.LowConfidence {
+			w.bad = true
+			return
+		}
+		if i > 0 {
+			w.raw(",")
+		}
+		w.str(k)
+		w.raw(":{")
+		sep := ""
+		if e.Source != "" {
+			w.raw(`"source":`)
+			w.str(e.Source)
+			sep = ","
+		}
+		if e.Page != 0 {
+			w.raw(sep + `"page":`)
+			w.b = strconv.AppendInt(w.b, int64(e.Page), 10)
+			sep = ","
+		}
+		if e.Line != 0 {
+			w.raw(sep + `"line":`)
+			w.b = strconv.AppendInt(w.b, int64(e.Line), 10)
+			sep = ","
+		}
+		if e.Label != "" {
+			w.raw(sep + `"label":`)
+			w.str(e.Label)
+		}
+		w.raw("}")
+	}
+	w.raw("}")
 }

@@ -299,7 +299,7 @@ func Validate(ctx context.Context, extraction []byte) ([]byte, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	x, err := decodeExtraction(extraction)
+	x, err := DecodeExtraction(extraction)
 	if err != nil {
 		return nil, fmt.Errorf("extract: validate: decode extraction: %w", ErrPermanent)
 	}

@@ -224,7 +224,7 @@ func (k *corrected) Extract(ctx context.Context, content string, classification 
 	case err != nil:
 		return nil, err
 	default:
-		if base, err = decodeExtraction(out); err != nil {
+		if base, err = DecodeExtraction(out); err != nil {
 			return nil, fmt.Errorf("%w: corrections: the extraction is not JSON", ErrPermanent)
 		}
 	}
@@ -237,7 +237,7 @@ func (k *corrected) Validate(ctx context.Context, extraction []byte) ([]byte, er
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	x, err := decodeExtraction(extraction)
+	x, err := DecodeExtraction(extraction)
 	if err != nil {
 		return nil, fmt.Errorf("%w: corrections: the extraction is not JSON", ErrPermanent)
 	}

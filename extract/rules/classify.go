@@ -13,70 +13,16 @@ import (
 // lines.
 const headLines = 25
 
-// docKeywords are the phrases that name a kind of document in a title. The
-// one written first decides: "Receipt for invoice 4471", "Credit note to
-// invoice 4471" and "Pro forma invoice" are not invoices, "Invoice 2026/17
-// – translation of the annual report" is.
-var docKeywords = []struct {
-	phrase  string
-	docType string
-}{
-	{"pro forma", extract.DocQuote}, {"proforma", extract.DocQuote}, {"pro-forma", extract.DocQuote},
-	{"credit note", extract.DocCreditNote}, {"credit memo", extract.DocCreditNote}, {"credit invoice", extract.DocCreditNote},
-	{"cancellation invoice", extract.DocCreditNote}, {"gutschrift", extract.DocCreditNote},
-	{"avoir", extract.DocCreditNote}, {"refund", extract.DocCreditNote},
-	{"receipt", extract.DocReceipt}, {"quittung", extract.DocReceipt}, {"recibo", extract.DocReceipt},
-	{"purchase order", extract.DocPurchaseOrder}, {"order form", extract.DocPurchaseOrder}, {"bestellung", extract.DocPurchaseOrder},
-	{"quotation", extract.DocQuote}, {"quote", extract.DocQuote}, {"estimate", extract.DocQuote}, {"proposal", extract.DocQuote},
-	{"angebot", extract.DocQuote}, {"devis", extract.DocQuote},
-	{"statement", extract.DocStatement}, {"kontoauszug", extract.DocStatement},
-	{"memo", extract.DocOther}, {"memorandum", extract.DocOther}, {"meeting notes", extract.DocOther}, {"minutes", extract.DocOther},
-	{"delivery note", extract.DocOther}, {"packing slip", extract.DocOther}, {"packing list", extract.DocOther},
-	{"dispatch note", extract.DocOther}, {"goods received note", extract.DocOther},
-	{"remittance", extract.DocOther}, {"reminder", extract.DocOther}, {"overdue", extract.DocOther}, {"order confirmation", extract.DocOther},
-	{"notice", extract.DocOther}, {"dunning", extract.DocOther}, {"mahnung", extract.DocOther}, {"payment advice", extract.DocOther},
-	{"advice note", extract.DocOther}, {"price list", extract.DocOther}, {"acknowledgement", extract.DocOther},
-	{"timesheet", extract.DocOther}, {"agenda", extract.DocOther}, {"newsletter", extract.DocOther},
-	// an e-mail about an invoice, not one: "Approval needed: invoice
-	// PN-1126", "Query about invoice 4471"
-	{"approval", extract.DocOther}, {"approve", extract.DocOther}, {"dispute", extract.DocOther}, {"query", extract.DocOther},
-	{"question", extract.DocOther}, {"payment confirmation", extract.DocOther}, {"booking confirmation", extract.DocOther},
-	{"shipping confirmation", extract.DocOther}, {"dispatch confirmation", extract.DocOther}, {"order summary", extract.DocOther},
-	{"order details", extract.DocOther}, {"delivery docket", extract.DocOther},
-	// about invoices, not one: a list, a report, a request
-	{"open invoices", extract.DocOther}, {"outstanding invoices", extract.DocOther}, {"unpaid invoices", extract.DocOther},
-	{"list of invoices", extract.DocOther}, {"invoices issued", extract.DocOther}, {"invoice summary", extract.DocOther}, {"invoice list", extract.DocOther},
-	{"invoice register", extract.DocOther}, {"invoice report", extract.DocOther}, {"invoice request", extract.DocOther},
-	{"accounts payable", extract.DocOther}, {"aged payables", extract.DocOther}, {"aged receivables", extract.DocOther},
-	{"invoice", extract.DocInvoice}, {"rechnung", extract.DocInvoice}, {"facture", extract.DocInvoice}, {"factura", extract.DocInvoice},
-	{"fattura", extract.DocInvoice},
-	// a heading written without its space ("# TaxInvoice", "VATINVOICE")
-	{"taxinvoice", extract.DocInvoice}, {"vatinvoice", extract.DocInvoice}, {"salesinvoice", extract.DocInvoice},
-}
+// docKeywords are the phrases that name a kind of document in a title, of
+// every language: the kinds that are not an invoice first, so that at one
+// place the longer phrase of another kind wins ("invoice summary" over
+// "invoice").
+var docKeywords = languageTitles()
 
 // markers are phrases anywhere in a document that show it is not an
 // invoice even when it mentions one: a till receipt's change, a
 // statement's balances, a quote's validity.
-var markers = []struct {
-	phrase  string
-	docType string
-}{
-	{"change due", extract.DocReceipt}, {"cash tendered", extract.DocReceipt}, {"amount tendered", extract.DocReceipt},
-	{"tendered", extract.DocReceipt}, {"card ending", extract.DocReceipt}, {"auth code", extract.DocReceipt},
-	{"approval code", extract.DocReceipt}, {"authorization code", extract.DocReceipt}, {"paid in full", extract.DocReceipt},
-	{"customer copy", extract.DocReceipt}, {"merchant copy", extract.DocReceipt}, {"payment received with thanks", extract.DocReceipt},
-	{"thank you for your payment", extract.DocReceipt},
-	{"opening balance", extract.DocStatement}, {"closing balance", extract.DocStatement}, {"balance brought forward", extract.DocStatement},
-	{"balance b/f", extract.DocStatement}, {"statement period", extract.DocStatement}, {"statement date", extract.DocStatement},
-	{"previous balance", extract.DocStatement}, {"account summary", extract.DocStatement},
-	{"quote valid", extract.DocQuote}, {"quotation valid", extract.DocQuote}, {"estimate valid", extract.DocQuote},
-	{"this quote", extract.DocQuote}, {"this quotation", extract.DocQuote}, {"this estimate", extract.DocQuote},
-	{"offer valid", extract.DocQuote}, {"valid until", extract.DocQuote}, {"accept this quote", extract.DocQuote},
-	{"amount credited", extract.DocCreditNote}, {"credited to your account", extract.DocCreditNote},
-	{"credit note no", extract.DocCreditNote}, {"credit note number", extract.DocCreditNote},
-	{"please supply", extract.DocPurchaseOrder}, {"please deliver", extract.DocPurchaseOrder},
-	{"we have paid the following", extract.DocOther}, {"have been paid", extract.DocOther},
-}
+var markers = languageMarkers()
 
 // classifyDocument decides what kind of document d is. A document is an
 // invoice when its title says so (the first title in its head, an e-mail
@@ -85,7 +31,7 @@ var markers = []struct {
 // else is named by its title or markers, or DocOther: never guessed.
 func classifyDocument(d *document) extract.Classification {
 	title, signals := findTitle(d)
-	marker := findMarker(d)
+	marker := findMarker(d, title == extract.DocInvoice)
 	labels := findClassLabels(d)
 	signals = append(signals, labels...)
 	if marker != "" {
@@ -188,6 +134,15 @@ func titleTypeWords(text string, maxWords int) string {
 	if countFields(text) > maxWords || !titleShaped(text) {
 		return ""
 	}
+	t := titleKind(text)
+	if t != extract.DocInvoice && strings.HasSuffix(strings.TrimSpace(text), ":") {
+		return "" // "Bestellung Nr. Kunde:", "N° BON DE COMMANDE :": a label waiting for its value
+	}
+	return t
+}
+
+// titleKind is the kind a title-shaped text names.
+func titleKind(text string) string {
 	if i := strings.IndexByte(text, ':'); i >= 0 {
 		// a field is not a title, unless it is the invoice number's own
 		// label ("Invoice No: 4471"): "Invoice Registration No.: T85…" is
@@ -205,6 +160,11 @@ func titleTypeWords(text string, maxWords int) string {
 	if _, k := docKeywordSet.first(lower); k >= 0 {
 		return docKeywords[k].docType
 	}
+	for _, w := range strings.FieldsFunc(text, func(r rune) bool { return !unicode.IsLetter(r) }) {
+		if t := compoundType(w); t != "" {
+			return t
+		}
+	}
 	return ""
 }
 
@@ -215,7 +175,7 @@ var (
 	markerSet     = newPhraseSet(phrasesOf(markers))
 )
 
-func phrasesOf(list []struct{ phrase, docType string }) []string {
+func phrasesOf(list []docKeyword) []string {
 	out := make([]string, len(list))
 	for i, k := range list {
 		out[i] = k.phrase
@@ -294,7 +254,12 @@ func wordIndex(s, phrase string) int {
 // for once in the whole text rather than once per line: the marker found
 // is that of the earliest line with one, the first of markers on that line.
 // No marker spans two lines, since none contains a newline.
-func findMarker(d *document) string {
+//
+// Under an invoice title (structural) a marker counts only where it is the
+// document's own structure: a line of a few words ("Change due  0.80",
+// "Opening balance  1,200.00"), not a sentence of its terms, notes or
+// legal clauses ("Goods remain our property until paid in full.").
+func findMarker(d *document, structural bool) string {
 	size := 0
 	for i := range d.lines {
 		size += len(d.lines[i].text) + 3
@@ -304,7 +269,7 @@ func findMarker(d *document) string {
 	stamp := false
 	for i := range d.lines {
 		t := strings.TrimSpace(d.lines[i].text)
-		if t == "" {
+		if t == "" || structural && sentenceLine(&d.lines[i]) {
 			continue
 		}
 		start := len(buf)
@@ -336,6 +301,22 @@ func findMarker(d *document) string {
 		}
 	}
 	return markers[k].docType // not reached: the line holds marker k
+}
+
+// sentenceLine reports a line that is running text: one cell of more than
+// six words, or one ending in a full stop after more than four.
+func sentenceLine(l *line) bool {
+	words := countFields(l.text)
+	if len(l.cells) == 1 && words > 6 {
+		return true
+	}
+	for k := range l.cells {
+		c := l.cells[k].text
+		if countFields(c) > 4 && strings.HasSuffix(strings.TrimSpace(c), ".") {
+			return true
+		}
+	}
+	return false
 }
 
 // isStampLine reports a line, in lower case, that is a "PAID" stamp.

@@ -114,7 +114,7 @@ func TestFindMarker_AgreesWithTheLineByLineSearch(t *testing.T) {
 	}
 	for _, doc := range docs {
 		d := parseDocument(doc)
-		require.Equal(t, findMarkerByLine(d), findMarker(d), "%q", doc)
+		require.Equal(t, findMarkerByLine(d), findMarker(d, false), "%q", doc)
 	}
 }
 

@@ -36,30 +36,9 @@ const (
 	orderMDY
 )
 
-// months maps month names and abbreviations (English, German, French,
-// Spanish, Italian, Dutch) to their number.
-var months = func() map[string]int {
-	m := map[string]int{}
-	for i, names := range []string{
-		"january jan januar janvier enero gennaio januari jän",
-		"february feb februar fevrier février febrero febbraio februari",
-		"march mar märz maerz marz mars marzo maart mär",
-		"april apr avril abril aprile",
-		"may mai mayo maggio mei",
-		"june jun juni juin junio giugno",
-		"july jul juli juillet julio luglio",
-		"august aug aout août agosto augustus",
-		"september sep sept septembre septiembre settembre",
-		"october oct oktober octobre octubre ottobre okt",
-		"november nov novembre noviembre",
-		"december dec dezember decembre décembre diciembre dicembre dez",
-	} {
-		for _, n := range strings.Fields(names) {
-			m[n] = i + 1
-		}
-	}
-	return m
-}()
+// months maps month names and abbreviations of every language table to
+// their number.
+var months = monthNames()
 
 func monthNumber(name string) int { return months[strings.ToLower(name)] }
 

@@ -26,6 +26,20 @@ type document struct {
 	// mailEnd is the index of the blank line that ends them.
 	mail    bool
 	mailEnd int
+	// pageStarts are the indexes of the lines that open a page after the
+	// first: pdftotext ends each page with a form feed.
+	pageStarts []int
+}
+
+// pageOf returns the 1-based page of line i.
+func (d *document) pageOf(i int) int {
+	p := 1
+	for _, s := range d.pageStarts {
+		if s <= i {
+			p++
+		}
+	}
+	return p
 }
 
 // line is one line of the document.
@@ -96,6 +110,9 @@ func parseDocument(content string) *document {
 	d := &document{lines: make([]line, 0, n)}
 	cs := cellStore{chunk: make([]cell, 0, n)}
 	for raw := range strings.Lines(content) {
+		if strings.IndexByte(raw, '\f') >= 0 && len(d.lines) > 0 {
+			d.pageStarts = append(d.pageStarts, len(d.lines))
+		}
 		d.lines = append(d.lines, parseLine(raw, &cs))
 	}
 	d.mail = detectMail(d.lines)

@@ -81,7 +81,7 @@ func appendCellHits(hits []hit, d *document, i int) []hit {
 		}
 		first := j + 1
 		j = followingCells(l, j, &h)
-		if len(h.cells) == 0 {
+		if len(h.cells) == 0 && !(m.kind.isAmount() && itemHeaderLine(l)) {
 			if b, ok := cellBelow(d, i, c); ok {
 				h.cells, h.rank = []string{b.text}, rankBelow
 			}
@@ -132,10 +132,28 @@ func cellBelow(d *document, i int, c *cell) (*cell, bool) {
 		return nil, false
 	}
 	b := alignedCell(&d.lines[n], c.start, c.end)
+	if b == nil {
+		b = stackedValue(&d.lines[i], &d.lines[n], c)
+	}
 	if b == nil || startsLabel(b.text) {
 		return nil, false
 	}
 	return b, true
+}
+
+// stackedValue returns the value of a label that ends its line when the
+// next line holds it right-aligned further right, as the last cell, past
+// the label's start: a PDF's right-hand block of "Rechnungsnummer" over
+// "471102".
+func stackedValue(l, next *line, c *cell) *cell {
+	if len(l.cells) == 0 || &l.cells[len(l.cells)-1] != c || len(next.cells) == 0 {
+		return nil
+	}
+	b := &next.cells[len(next.cells)-1]
+	if b.start <= c.start || b.start-c.end > 60 || len(next.cells) > 1 && next.cells[len(next.cells)-2].end > c.start {
+		return nil
+	}
+	return b
 }
 
 // alignedCell returns the cell of l that starts near column start or
@@ -188,8 +206,8 @@ func headerRowHits(d *document, i int) ([]hit, bool) {
 	if !ok {
 		return nil, false
 	}
-	n := d.nextNonBlank(i)
-	if n < 0 || n > i+2 || d.lines[n].used {
+	n := valuesLine(d, i, l, labels)
+	if n < 0 {
 		return nil, false
 	}
 	vals := &d.lines[n]
@@ -208,6 +226,42 @@ func headerRowHits(d *document, i int) ([]hit, bool) {
 	vals.used, vals.role = true, roleFieldHeader
 	l.role = roleFieldHeader
 	return hits, len(hits) > 0
+}
+
+// valuesLine returns the line of a header row's values: the next line,
+// or, in a PDF that interleaves a left column's text with a right-hand
+// table, the first of the next five lines with a number under every
+// label; -1 when there is none.
+func valuesLine(d *document, i int, l *line, labels []cellLabel) int {
+	n := d.nextNonBlank(i)
+	if n < 0 || d.lines[n].used {
+		return -1
+	}
+	if n <= i+2 && (l.pipe || numbersUnder(&d.lines[n], l, labels)) {
+		return n
+	}
+	for k := n; k >= 0 && k <= i+5; k = d.nextNonBlank(k) {
+		if d.lines[k].used || !numbersUnder(&d.lines[k], l, labels) {
+			continue
+		}
+		return k
+	}
+	if n <= i+2 {
+		return n
+	}
+	return -1
+}
+
+// numbersUnder reports a line with a number under each of the labels.
+func numbersUnder(vals *line, l *line, labels []cellLabel) bool {
+	for _, m := range labels {
+		c := &l.cells[m.cell]
+		v := valueUnder(vals, c, m.cell, false)
+		if v == nil || !hasDigit(v.text) || max(v.end, c.end)-min(v.start, c.start) > (c.end-c.start)+(v.end-v.start)+4 {
+			return false
+		}
+	}
+	return len(labels) > 0
 }
 
 // cellLabel is a label that fills a whole cell.
@@ -235,6 +289,14 @@ func pureLabels(l *line) ([]cellLabel, bool) {
 		out = append(out, cellLabel{labelMatch: m, cell: k})
 	}
 	return out, len(out) >= 2
+}
+
+// itemHeaderLine reports the header of an item table ("Menge  Produkt
+// USt.  Preis  Gesamtbetrag"): three cells or more without a digit, not
+// all of them labels. The amount under its "Gesamtbetrag" is a line's, not
+// the invoice's total.
+func itemHeaderLine(l *line) bool {
+	return len(l.cells) >= 3 && !hasDigit(l.text) && !isLabelRow(l)
 }
 
 // isLabelRow is the verdict of pureLabels without its labels: the scans

@@ -85,21 +85,62 @@ func titleTexts(d *document) []string {
 	return out
 }
 
-// numberAfterInvoiceWord reads the number after the word "invoice" (or
-// its translations) in a title.
+// numberAfterInvoiceWord reads the number after the word "invoice", its
+// translations or a compound of them in a title: "Invoice No. 4471",
+// "HANDELSRECHNUNG (380) Nr. 471102 vom 05.03.2018", "Factuur nr 2024-17".
 func numberAfterInvoiceWord(text string) string {
 	lower := strings.ToLower(text)
-	for _, w := range []string{"invoice", "rechnung", "facture", "factura", "fattura"} {
+	if len(lower) != len(text) {
+		return "" // offsets of the lower-case text would not be the text's
+	}
+	for _, w := range invoiceWords {
 		i := strings.Index(lower, w)
 		if i < 0 {
 			continue
 		}
-		m, ok := matchLabel(text[i:])
-		if ok && m.kind == lkInvoiceNo {
-			return invoiceNumberToken(labelValue(text[i:], m))
+		if m, ok := matchLabel(text[i:]); ok && m.kind == lkInvoiceNo {
+			if n := invoiceNumberToken(labelValue(text[i:], m)); n != "" {
+				return n
+			}
+		}
+		if n := numberAfterTitleWord(text[i+len(w):]); n != "" {
+			return n
 		}
 	}
 	return ""
+}
+
+// invoiceWords are the words that name an invoice in the language tables,
+// and the endings of the compounds that do.
+var invoiceWords = func() []string {
+	var out []string
+	for _, l := range languages {
+		for _, k := range append(append([]docKeyword{}, l.invoiceTitles...), l.compounds...) {
+			if k.docType == extract.DocInvoice && !containsStr(out, k.phrase) {
+				out = append(out, k.phrase)
+			}
+		}
+	}
+	return out
+}()
+
+// numberAfterTitleWord reads "(380) Nr. 471102" after an invoice word: an
+// optional type code in brackets, a number word, then the number.
+func numberAfterTitleWord(rest string) string {
+	r := strings.TrimLeft(rest, " ")
+	if strings.HasPrefix(r, "(") {
+		if j := strings.IndexByte(r, ')'); j > 0 && j <= 5 {
+			r = strings.TrimLeft(r[j+1:], " ")
+		}
+	}
+	words := strings.Fields(r)
+	if len(words) == 1 && hasLetter(words[0]) && hasDigit(words[0]) {
+		return invoiceNumberToken(words[0]) // "Rechnung RE1001": the number alone after the title word
+	}
+	if len(words) < 2 || !isNumberSpelling(strings.ToLower(strings.Trim(words[0], ".:"))) {
+		return ""
+	}
+	return invoiceNumberToken(strings.Join(words[1:], " "))
 }
 
 // invoiceNumberToken returns the first word of v when it is an invoice

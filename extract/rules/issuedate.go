@@ -31,6 +31,9 @@ func resolveIssueDate(d *document, hits []hit, order dateOrder) (string, string)
 			return isoOrProblem(ds[0], order)
 		}
 	}
+	if dt, ok := titleDate(d); ok {
+		return isoOrProblem(dt, order)
+	}
 	if dt, ok := proseDate(d); ok {
 		return isoOrProblem(dt, order)
 	}
@@ -50,6 +53,22 @@ func isoOrProblem(dt dateTok, order dateOrder) (string, string) {
 		return s, ""
 	}
 	return "", extract.ReasonAmbiguousDate
+}
+
+// titleDate finds the date of a title that names the invoice and its
+// number: "HANDELSRECHNUNG (380) Nr. 471102 vom 05.03.2018".
+func titleDate(d *document) (dateTok, bool) {
+	for _, text := range titleTexts(d) {
+		if numberAfterInvoiceWord(text) == "" {
+			continue
+		}
+		for _, dt := range findDates(text) {
+			if !notIssueBefore(text[:dt.start]) {
+				return dt, true
+			}
+		}
+	}
+	return dateTok{}, false
 }
 
 // proseDate finds a date introduced by "dated" or "issued on".

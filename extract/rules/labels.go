@@ -42,113 +42,33 @@ func (k labelKind) isAmount() bool {
 }
 
 // labels maps a normalised label phrase (lower case, words joined by one
-// space, "#", "number", "nr" … written "no") to its kind. The matcher takes
-// the longest phrase, so "vat no" (a registration number) wins over "vat"
-// (tax) and "due date" over "date".
-var labels = buildLabels(map[labelKind]string{
-	lkInvoiceNo: `invoice no|invoice|inv no|inv|invoice ref|invoice reference|invoice id|invoice code|
-		bill no|tax invoice no|invoice no and date|rechnung no|rechnungsnummer|rechnungs no|
-		facture no|numero de facture|factura no|fattura no|invoice identifier|invoice serial no|
-		document no|document number|doc no|folio|folio no|folio number|bill number|bill ref|bill reference`,
-	lkVendor: `vendor|supplier|seller|from|sold by|issued by|bill from|billed by|billed from|
-		invoice from|vendor name|supplier name|seller name|company name|payee|remit to|
-		service provider|provider|contractor|lieferant|verkaufer|fournisseur|proveedor|please remit to|
-		exporter|shipper`,
-	lkCustomer: `bill to|billed to|invoice to|invoiced to|sold to|ship to|shipped to|deliver to|
-		delivery address|billing address|shipping address|customer|client|to|buyer|recipient|
-		attention|attn|customer name|client name|purchaser|rechnungsempfanger|kunde|
-		customer details|client details|billing to|guest|guest name|consignee|importer`,
-	lkIssueDate: `date|invoice date|issue date|date of issue|issued|issued on|tax point|
-		tax point date|date issued|billing date|dated|invoice date tax point|date tax point|
-		tax date|invoice issue date|rechnungsdatum|datum|date de facture|fecha|
-		document date|date of invoice|bill date|date of bill`,
-	lkDueDate: `due date|due|payment due|due by|pay by|date due|payment due date|due on|
-		faellig|falligkeitsdatum|echeance|payment date|please pay by`,
-	lkOtherDate: `delivery date|order date|ship date|shipping date|service date|service period|
-		period|date of supply|supply date|po date|performance date|leistungsdatum|billing period|
-		invoice period|dispatch date|date of service|statement date|start date|end date|
-		date paid|paid on|sent|received`,
-	lkCurrency: `currency|currency code|waehrung|wahrung|devise|moneda|valuta`,
-	lkSubtotal: `subtotal|sub total|net total|net amount|net|total net|total excl vat|
-		total excluding vat|total before tax|total before vat|amount before tax|total ex vat|
-		total ex gst|total excl gst|total excl tax|total excluding tax|net value|nettobetrag|
-		zwischensumme|summe netto|netto|goods total|items total|taxable amount|total ht|
-		subtotal excl vat|subtotal before tax|total net amount|net invoice amount|
-		subtotal net|lines total|total excl|taxable value|assessable value|net invoice value|
-		total charges before vat|total charges before tax|total charges excl vat|total charges excluding vat|
-		total before gst|total gst exclusive|total vat exclusive|total exclusive of gst|total exclusive of vat|
-		total exclusive of tax|charges before vat|charges before tax`,
-	lkTax: `tax|vat|sales tax|gst|hst|pst|qst|total tax|total vat|tax amount|vat amount|mwst|ust|
-		umsatzsteuer|mehrwertsteuer|tva|iva|consumption tax|vat total|gst amount|gst total|
-		tax total|total gst|plus vat|plus gst|plus tax|add vat|vat due|state tax|city tax|
-		local tax|county tax|tax sales|mwst betrag|zzgl mwst|zzgl ust|vat at|gst at|moms|mva|alv|btw|
-		ppn|kdv|dph|afa|pvm|ddv|fpa|igv|itbis|total moms|total mva|plus moms|plus mva|
-		sales and use tax|use tax|excise|excise tax|service tax|cgst|sgst|igst|utgst`,
-	lkTaxIncluded: `incl vat|including vat|vat included|includes vat|of which vat|inc vat|
-		incl gst|including gst|gst included|includes gst|inc gst|incl tax|including tax|
-		tax included|includes tax|thereof vat|inkl mwst|enthaltene mwst|darin enthaltene mwst|
-		vat incl|gst incl|total includes gst|total includes vat|included vat|included gst|gst content|
-		vat content|tax content|total includes vat of|total includes gst of|total includes tax of`,
-	lkTotal: `total|grand total|invoice total|total amount|total incl vat|total including vat|
-		total inc vat|total incl gst|total inc gst|total including gst|total including tax|
-		total incl tax|total inc tax|total gross|gross total|gross amount|gross|total payable|
-		amount payable|total to pay|gesamtbetrag|gesamt|summe|rechnungsbetrag|total ttc|
-		importe total|total value|invoice amount|invoice value|total invoice amount|
-		total amount payable|total sum|total cost|total price|total charges|total fees|
-		total brutto|bruttobetrag|montant total|total a payer|totale|total invoice value|invoice total value|
-		total gst inclusive|total vat inclusive|total tax inclusive|total inclusive of gst|total inclusive of vat|
-		total inclusive of tax|total gst incl|total vat incl|total this invoice|total for this invoice|
-		this invoice total|total of this invoice|amount of this invoice|total amount of this invoice`,
-	lkAmountDue: `total due|amount due|balance due|balance|amount owing|please pay|
-		pay this amount|total amount due|amount to pay|outstanding|balance outstanding|
-		now due|due now|amount due now|total now due|zu zahlen|zahlbetrag|net payable|
-		amount to be paid|total to be paid|remaining balance|outstanding balance|
-		balance payable|amount outstanding|total balance due|total due now|payable|please remit|
-		kindly remit|to pay|att betala|at betale`,
-	lkPaid: `paid|amount paid|payments|payment received|less paid|deposit|less deposit|
-		deposit paid|payments credits|prepaid|advance|payment|less payment|paid to date|
-		payments received|already paid|credit applied|credits|less amount paid`,
-	lkShipping: `shipping|shipping and handling|postage|delivery|freight|carriage|shipping fee|
-		delivery charge|delivery fee|p and p|shipping cost|shipping costs|freight charges|
-		postage and packing|postage and handling|courier|transport|versand|versandkosten|
-		frais de port|envio|shipping charges|s and h`,
-	lkDiscount: `discount|less discount|early payment discount|rebate|promo|coupon|
-		discount applied|volume discount|trade discount|rabatt|remise|descuento|sconto|
-		loyalty discount|special discount|promotion`,
-	lkFee: `fee|service fee|surcharge|handling fee|processing fee|late fee|card fee|
-		credit card fee|environmental fee|admin fee|administration fee|booking fee|
-		fuel surcharge|handling|packaging|packing|insurance|service charge|tip|gratuity`,
-	lkRounding: `rounding|rounding adjustment|round off|rounding difference|rundung`,
-	lkOtherRef: `invoice registration no|qualified invoice no|vat no|vat reg no|vat registration no|vat registration|vat reg|vat id|vat id no|
-		tax id|tax no|tax reg no|tax registration no|gst no|gst reg no|gst registration no|
-		gst registration|gstin|abn|acn|ein|tin|uid|ust id|ust idnr|ustid|steuernummer|
-		siret|siren|company no|company registration no|registration no|reg no|crn|
-		iban|bic|swift|sort code|account no|account|account name|bank|bank name|
-		routing no|aba|customer no|customer id|client no|client id|account id|
-		po|po no|purchase order|purchase order no|order no|order|your order|customer po|
-		p o no|your ref|our ref|reference|ref|payment reference|project|project no|
-		contract|contract no|quote no|quote ref|quotation no|estimate no|delivery note|
-		delivery note no|terms|payment terms|page|phone|tel|telephone|fax|email|e mail|
-		mail|web|website|www|mobile|cell|status|sales rep|salesperson|rep|prepared by|
-		contact|ship via|shipping method|fob|incoterms|job|job no|site|location|
-		vat rate|tax rate|rate|hours|total hours|total items|total qty|total quantity|
-		total units|total weight|items|no of items|qty|quantity|method|payment method|
-		paid by|card|subject|cc|bcc|re|fwd|fw|memo|notes|note|description`,
-})
+// space, "#", "number", "nr" … written "no") to its kind: the labels of
+// every language table (languages) together. The matcher takes the longest
+// phrase, so "vat no" (a registration number) wins over "vat" (tax) and
+// "due date" over "date".
+var labels = buildLabels(languageLabels())
 
-func buildLabels(src map[labelKind]string) map[string]labelKind {
+func buildLabels(src []map[labelKind]string) map[string]labelKind {
 	m := map[string]labelKind{}
-	for kind, list := range src {
-		for _, p := range strings.Split(list, "|") {
-			p = strings.Join(strings.Fields(p), " ")
-			if _, dup := m[p]; dup {
-				panic("extract: label listed twice: " + p)
+	for _, lang := range src {
+		for kind, list := range lang {
+			for _, p := range strings.Split(list, "|") {
+				p = foldPhrase(strings.Join(strings.Fields(p), " "))
+				if k, dup := m[p]; dup && k != kind {
+					panic("extract: label listed with two kinds: " + p)
+				}
+				m[p] = kind
 			}
-			m[p] = kind
 		}
 	}
 	addTaxIDs(m)
 	return m
+}
+
+// foldPhrase folds the diacritics of a label phrase as appendNormWord
+// folds those of the text it reads.
+func foldPhrase(p string) string {
+	return strings.Map(foldDiacritic, p)
 }
 
 // taxIDWords name a tax whose registration number a document states
@@ -231,8 +151,8 @@ func matchLabel(s string) (labelMatch, bool) {
 			break
 		}
 		if hasDigit(w) {
-			if r := rateEnd(s, start); r > 0 && words > 0 {
-				pos = r // "VAT 20%", "Less 5% discount": the rate is not part of the label
+			if r := rateEnd(s, start); r > 0 && (words > 0 || rateLeads(s[r:])) {
+				pos = r // "VAT 20%", "Less 5% discount", "19% VAT": the rate is not part of the label
 				continue
 			}
 			break
@@ -255,6 +175,17 @@ func matchLabel(s string) (labelMatch, bool) {
 		best.colon = colonFollows(s[best.end:])
 	}
 	return best, found
+}
+
+// rateLeads reports a tax word right after a leading rate ("19% VAT",
+// "7 % MwSt."): the rate opens a tax label.
+func rateLeads(rest string) bool {
+	w, _, _ := nextWord(rest, 0)
+	switch strings.ToLower(w) {
+	case "vat", "gst", "tax", "mwst", "ust", "tva", "iva", "btw", "moms", "mva", "hst", "pst":
+		return true
+	}
+	return false
 }
 
 // skipForeign returns where the Latin text of a bilingual label starts:
@@ -492,9 +423,9 @@ func isASCII(s string) bool {
 
 func foldDiacritic(r rune) rune {
 	switch r {
-	case 'ä', 'à', 'á', 'â':
+	case 'ä', 'à', 'á', 'â', 'å':
 		return 'a'
-	case 'ö', 'ó', 'ô':
+	case 'ö', 'ó', 'ô', 'ø':
 		return 'o'
 	case 'ü', 'ú', 'û':
 		return 'u'

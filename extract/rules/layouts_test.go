@@ -423,11 +423,10 @@ func TestRules_RowsOneSpaceApart_ReadByTheirArithmetic(t *testing.T) {
 	// Numbers that do not multiply out are no item.
 	x = extractText(t, head+"Unit 4 Park Row 12 3.50 40.00\nTotal £40.00\n")
 	require.Empty(t, x.LineItems)
-	// Rows that miss an item of the total are dropped: the total stands alone.
-	inv, err := run(t, head+"3 Ergonomic office chair 149.99 449.97\nAssembly, flat fee 60.00\nTotal £509.97\n")
-	require.NoError(t, err)
-	require.Empty(t, inv.LineItems)
-	require.Equal(t, "509.97", inv.Total)
+	// Rows that miss an item of the total do not account for it: a
+	// rejection, not an invoice without lines.
+	_, err := run(t, head+"3 Ergonomic office chair 149.99 449.97\nAssembly, flat fee 60.00\nTotal £509.97\n")
+	require.Equal(t, extract.ReasonSubtotalMismatch, reasonOf(t, err))
 }
 
 func TestRules_InvoiceNumber_ADateUnderTheTitleIsNone(t *testing.T) {

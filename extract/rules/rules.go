@@ -2,7 +2,9 @@ package rules
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/relayops/relayops/extract"
 )
@@ -72,9 +74,39 @@ func (Rules) Extract(ctx context.Context, content string, classification []byte)
 	return extract.MarshalExtraction(x)
 }
 
-// Validate judges the extraction with extract.ValidateExtraction.
+// Validate judges the extraction with extract.ValidateExtraction. A
+// rejection for the content carries what was read: the partial
+// extraction, with its evidence, and the field the failed check concerns,
+// so that a person or the model can finish it.
 func (Rules) Validate(ctx context.Context, extraction []byte) ([]byte, error) {
-	return extract.Validate(ctx, extraction)
+	out, err := extract.Validate(ctx, extraction)
+	var rej *extract.Rejection
+	if err == nil || !errors.As(err, &rej) || rej.Extraction != nil {
+		return out, err
+	}
+	x, derr := extract.DecodeExtraction(extraction)
+	if derr != nil || x.DocumentType != extract.DocInvoice {
+		return out, err // not_an_invoice: nothing was read
+	}
+	return out, &extract.Rejection{Reason: rej.Reason, Extraction: &x, Fields: reasonFields(rej.Reason)}
+}
+
+// reasonFields names the fields a rejection's check concerns.
+func reasonFields(reason string) []string {
+	if _, field, ok := strings.Cut(reason, ":"); ok {
+		return []string{field} // "missing_field:total"
+	}
+	switch reason {
+	case extract.ReasonTotalMismatch:
+		return []string{"total", "subtotal"}
+	case extract.ReasonSubtotalMismatch:
+		return []string{"subtotal", "lineItems"}
+	case extract.ReasonLineMismatch:
+		return []string{"lineItems"}
+	case extract.ReasonAmbiguousDate:
+		return []string{"issueDate"}
+	}
+	return nil
 }
 
 // extractInvoice runs the rules over an invoice: the document's
@@ -96,14 +128,20 @@ func extractInvoice(content string) extract.Extraction {
 	ps := paragraphs(d)
 	rows := amountRows(hits, f, proseLines(d, ps))
 	all := mergeRows(rows, proseRows(ps, f, rows))
-	t := resolveTotals(mergeRows(all, bareAmountRows(d, all, f)))
+	amounts := mergeRows(all, bareAmountRows(d, all, f))
+	t := resolveTotals(amounts)
+	guardValuesRow(d, amounts, &t, f)
 	if it.spaced && !t.reconciles(it.lines) {
-		it.lines = nil // rows read by their arithmetic alone that miss some items
+		// rows read by their arithmetic alone that miss some items: the
+		// table does not account for the stated net total
+		it.lines = nil
+		it.problems = append(it.problems, extract.ReasonSubtotalMismatch)
 	}
 	t.absorbTableCharges(&it)
 	x.LineItems, x.Subtotal, x.Tax, x.Total = it.lines, t.subtotal, t.tax, t.total
 	x.TaxIncluded, x.Charges = t.taxIncluded, t.charges
 	x.Problems = appendProblems(dateProblem, it.problems, t.problems)
+	x.Evidence = fieldEvidence(d, hits, amounts, x)
 	return x
 }
 

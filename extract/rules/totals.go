@@ -164,6 +164,9 @@ func amountRows(hits []hit, f numberFormat, prose map[int]bool) []amountRow {
 			continue
 		}
 		v, bad := readAmount(h.cells, f)
+		if t, ok := taxOfTriple(h, f); ok {
+			v = t // "19,00% MwSt.:  376,37  71,51  447,88": net, tax, gross
+		}
 		if v == "" && !bad && h.kind == lkPaid {
 			v = paymentAmount(h.cells, f) // "Paid by bank transfer on 02/12/2026  £1,234.00"
 		}
@@ -241,14 +244,17 @@ type totals struct {
 // invoice's total. A total row followed by tax or charges before the final
 // total is the subtotal when none is stated.
 func resolveTotals(rows []amountRow) totals {
+	rows = dropInnerLabels(rows)
 	t := totals{subtotalLine: -1}
 	final := finalTotal(rows)
+	traceRows(rows, final)
 	if final >= 0 {
 		t.setAmount(&t.total, rows[final], "total")
 	}
 	t.resolveSubtotal(rows, final)
 	t.resolveTax(rows, final)
 	t.resolveCharges(rows, final)
+	t.guardTotal(rows, final)
 	return t
 }
 
@@ -308,11 +314,9 @@ func (t *totals) resolveSubtotal(rows []amountRow, final int) {
 	}
 }
 
-// totalTaxPhrases name a row that sums the tax rows above it.
-var totalTaxPhrases = map[string]bool{
-	"total tax": true, "total vat": true, "vat total": true, "tax total": true, "total gst": true,
-	"gst total": true, "tax amount": true, "vat amount": true, "gst amount": true,
-}
+// totalTaxPhrases name a row that sums the tax rows above it: the
+// taxTotals of every language table.
+var totalTaxPhrases = languageTaxTotals()
 
 // resolveTax sums the tax rows up to the final total, once each amount; a
 // "Total VAT" row, or a row equal to the sum of the others, is the sum.
@@ -370,10 +374,12 @@ func saysIncluded(raw string) bool {
 func sumTax(rows []amountRow) string {
 	var vals []string
 	seen := map[string]bool{}
-	for _, r := range rows {
-		if totalTaxPhrases[r.phrase] {
-			return r.amount
+	for i := len(rows) - 1; i >= 0; i-- {
+		if totalTaxPhrases[rows[i].phrase] {
+			return rows[i].amount // the last: a summary table's column header comes before the totals block
 		}
+	}
+	for _, r := range rows {
 		if key := r.phrase + "=" + r.amount; !seen[key] {
 			seen[key] = true
 			vals = append(vals, r.amount)
@@ -406,6 +412,27 @@ func (t *totals) resolveCharges(rows []amountRow, final int) {
 		t.chargeRows = append(t.chargeRows, r)
 		t.charges = append(t.charges, extract.Charge{Kind: chargeKind(r.kind), Amount: r.amount})
 	}
+	t.dropChargesInSubtotal()
+}
+
+// dropChargesInSubtotal drops the charges written above the subtotal when
+// the subtotal and the tax alone make the total: an allowance inside the
+// item table ("REMISE … -5,00") that the net total already counts.
+func (t *totals) dropChargesInSubtotal() {
+	if len(t.charges) == 0 || t.subtotal == "" || t.tax == "" || t.total == "" || t.taxIncluded || t.subtotalLine < 0 {
+		return
+	}
+	if sum, ok := addCanonical([]string{t.subtotal, t.tax}); !ok || !sameDecimal(sum, t.total) {
+		return
+	}
+	var rows []amountRow
+	var charges []extract.Charge
+	for i, r := range t.chargeRows {
+		if r.line >= t.subtotalLine {
+			rows, charges = append(rows, r), append(charges, t.charges[i])
+		}
+	}
+	t.chargeRows, t.charges = rows, charges
 }
 
 func chargeKind(k labelKind) string {
@@ -519,4 +546,59 @@ func bareAmountRows(d *document, rows []amountRow, f numberFormat) []amountRow {
 		out = append(out, amountRow{kind: lkAmountDue, phrase: "amount due", raw: label, amount: v, bad: bad, line: i})
 	}
 	return out
+}
+
+// inBrackets reports inner written inside the brackets of outer.
+func inBrackets(outer, inner string) bool {
+	open := strings.IndexByte(outer, '(')
+	return open >= 0 && strings.Contains(outer[open:], inner)
+}
+
+// dropInnerLabels drops a row whose label is a word inside another row's
+// label, in its brackets, on the same line with the same amount: the "USt" of "Rechnungssumme
+// Netto (excl. USt.)" is no tax row of its own.
+func dropInnerLabels(rows []amountRow) []amountRow {
+	inner := func(i int) bool {
+		for j, o := range rows {
+			if j != i && o.line == rows[i].line && o.amount == rows[i].amount && inBrackets(o.raw, rows[i].raw) {
+				return true
+			}
+		}
+		return false
+	}
+	for i := range rows {
+		if inner(i) {
+			out := make([]amountRow, 0, len(rows))
+			for k := range rows {
+				if !inner(k) {
+					out = append(out, rows[k])
+				}
+			}
+			return out
+		}
+	}
+	return rows
+}
+
+// taxOfTriple reads a tax row that states the net, the tax and the gross
+// (net + tax = gross): its tax is the middle amount, not the last.
+func taxOfTriple(h hit, f numberFormat) (string, bool) {
+	if h.kind != lkTax {
+		return "", false
+	}
+	var vals []string
+	for _, c := range h.cells {
+		for _, t := range amountTokens(dropBrackets(c), f) {
+			if v, bad := canonicalTok(t, f); !bad && v != "" && !t.pct {
+				vals = append(vals, v)
+			}
+		}
+	}
+	if len(vals) != 3 {
+		return "", false
+	}
+	if sum, ok := addCanonical(vals[:2]); ok && sameDecimal(sum, vals[2]) {
+		return vals[1], true
+	}
+	return "", false
 }

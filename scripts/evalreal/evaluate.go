@@ -1,0 +1,89 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/relayops/relayops/extract"
+	"github.com/relayops/relayops/extract/rules"
+)
+
+// outcome is what the rules made of one document.
+type outcome struct {
+	doc     document
+	invoice *extract.Invoice
+	// extraction is Extract's output, for -v on a rejected invoice.
+	extraction *extract.Extraction
+	reason     string // the rejection's reason code
+	failure    string // a text that could not be read, an error that is not a rejection
+	took       time.Duration
+}
+
+func (o outcome) isInvoice() bool { return o.doc.truth.DocumentType == extract.DocInvoice }
+func (o outcome) succeeded() bool { return o.invoice != nil }
+
+// correct: an invoice that succeeded with the document's number and total.
+func (o outcome) correct() bool {
+	return o.isInvoice() && o.succeeded() && o.invoice.InvoiceNumber == o.doc.truth.InvoiceNumber &&
+		extract.SameDecimal(o.invoice.Total, o.doc.truth.Total)
+}
+
+// falseSuccess: succeeded, yet not the document's number and total, or not
+// an invoice at all. An accounts-payable team would pay it.
+func (o outcome) falseSuccess() bool { return o.succeeded() && !o.correct() }
+
+func evaluate(ctx context.Context, d document) outcome {
+	o := outcome{doc: d}
+	text, err := readText(d.file)
+	if err != nil {
+		o.failure = "read: " + err.Error()
+		return o
+	}
+	start := time.Now()
+	o.pipeline(ctx, rules.Rules{}, text)
+	o.took = time.Since(start)
+	return o
+}
+
+// pipeline runs Classify → Extract → Validate as the worker does.
+func (o *outcome) pipeline(ctx context.Context, ex extract.Extractor, text string) {
+	cls, err := ex.Classify(ctx, text)
+	if err != nil {
+		o.fail(err)
+		return
+	}
+	raw, err := ex.Extract(ctx, text, cls)
+	if err != nil {
+		o.fail(err)
+		return
+	}
+	var x extract.Extraction
+	if json.Unmarshal(raw, &x) == nil {
+		o.extraction = &x
+	}
+	res, err := ex.Validate(ctx, raw)
+	if err != nil {
+		o.fail(err)
+		return
+	}
+	var inv extract.Invoice
+	if err := json.Unmarshal(res, &inv); err != nil {
+		o.failure = "validate: result is not an invoice"
+		return
+	}
+	o.invoice = &inv
+}
+
+func (o *outcome) fail(err error) {
+	var rej *extract.Rejection
+	if errors.As(err, &rej) {
+		o.reason = rej.Reason
+		if rej.Extraction != nil && o.extraction == nil {
+			o.extraction = rej.Extraction
+		}
+		return
+	}
+	o.failure = "error"
+}

@@ -1,0 +1,82 @@
+// Command evalreal measures the rules extractor on real documents: the
+// PDFs of testdata/real/<source>/, each with a truth file a person checked
+// (<name>.json beside <name>.pdf), and the hybrid Factur-X / ZUGFeRD PDFs
+// that testdata/real/einvoice.json lists, whose truth is the CII XML they
+// embed (read with pdfdetach at run time). Each PDF's text comes from
+// readText (the project's read stage; -text pdftotext for poppler's); it goes through Classify → Extract → Validate as the worker
+// runs them, and the command prints, per source and per language:
+// documents, succeeded, correct (number and total), FALSE SUCCESSES
+// (succeeded with a wrong number or total, or a non-invoice accepted),
+// non-invoices rejected, the reasons, and milliseconds per document.
+//
+// It exits 1 when a false success occurs, 2 on bad usage or a broken
+// corpus, and skips loudly (exit 0) when pdfdetach is not installed.
+//
+// Usage: go run ./scripts/evalreal [-root .] [-v] [-text reader|pdftotext]
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+)
+
+func main() {
+	root := flag.String("root", ".", "repository root (holds testdata/real and testdata/einvoice)")
+	verbose := flag.Bool("v", false, "list every document that is not read right: file, field, expected and obtained")
+	text := flag.String("text", "reader", "where a PDF's text comes from: reader (the project's read stage, as the worker) or pdftotext (poppler's pdftotext -layout, the anchor)")
+	flag.Parse()
+	switch *text {
+	case "reader":
+	case "pdftotext":
+		readText = readWithPdftotext
+	default:
+		fmt.Fprintf(os.Stderr, "evalreal: -text must be reader or pdftotext, got %q\n", *text)
+		os.Exit(2)
+	}
+	// The truth of a hybrid PDF is its embedded XML, read with pdfdetach.
+	if _, err := exec.LookPath("pdfdetach"); err != nil {
+		fmt.Fprintln(os.Stderr, "evalreal: SKIPPED: pdfdetach is not installed (apt-get install poppler-utils); it reads the truth of the hybrid PDFs")
+		return
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	falseSuccesses, err := run(ctx, *root, *verbose, os.Stdout, os.Stderr)
+	stop()
+	switch {
+	case err != nil:
+		fmt.Fprintln(os.Stderr, "evalreal:", err)
+		os.Exit(2)
+	case falseSuccesses > 0:
+		fmt.Fprintf(os.Stderr, "evalreal: %d false successes\n", falseSuccesses)
+		os.Exit(1)
+	}
+}
+
+// run evaluates every document under root and writes the report to w,
+// progress to progress. It returns the number of false successes.
+func run(ctx context.Context, root string, verbose bool, w, progress io.Writer) (int, error) {
+	docs, err := loadCorpus(root)
+	if err != nil {
+		return 0, err
+	}
+	if len(docs) == 0 {
+		return 0, errors.New("no documents under testdata/real")
+	}
+	outs := make([]outcome, 0, len(docs))
+	for i, d := range docs {
+		if ctx.Err() != nil {
+			return 0, ctx.Err()
+		}
+		outs = append(outs, evaluate(ctx, d))
+		if (i+1)%10 == 0 || i+1 == len(docs) {
+			fmt.Fprintf(progress, "\revalreal: %d/%d documents", i+1, len(docs))
+		}
+	}
+	fmt.Fprintln(progress)
+	return report(w, outs, verbose), nil
+}
