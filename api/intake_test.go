@@ -231,3 +231,26 @@ func inputKeyOf(t testing.TB, b *bundle, id string) string {
 	require.Len(t, ks, 1)
 	return ks[0]
 }
+
+func TestReprocess_WithACorrectedFile_CreatesTheNextVersionFromIt(t *testing.T) {
+	t.Parallel()
+	b := setup(t, nil)
+	require.Equal(t, http.StatusAccepted, b.do(t, call{method: "POST", path: "/v1/jobs", token: tokAcme, body: fileBody("inv-1", 1, "application/pdf", tinyPDF, "a.pdf")}).Status)
+	b.deadLetter(t, "acme:inv-1:v1")
+	fixed := append(bytes.Clone(tinyPDF), []byte("% corrected\n")...)
+	body, _ := json.Marshal(map[string]any{"reason": "the supplier sent the right file",
+		"file": map[string]string{"mediaType": "application/pdf", "data": base64.StdEncoding.EncodeToString(fixed), "filename": "b.pdf"}})
+	r := b.do(t, call{method: "POST", path: "/v1/jobs/acme:inv-1:v1/reprocess", token: tokAlice, body: string(body)})
+	require.Equal(t, http.StatusCreated, r.Status, "body: %s", r.Body)
+	content, err := b.store.Input(context.Background(), mustKey(t, "acme:inv-1:v2"))
+	require.NoError(t, err)
+	in := jobs.DecodeInput(content)
+	require.Equal(t, fixed, in.Data)
+	require.Equal(t, "b.pdf", in.Filename)
+	// The same again is the same new job; a file that lies about its type
+	// is refused at once.
+	require.Equal(t, http.StatusOK, b.do(t, call{method: "POST", path: "/v1/jobs/acme:inv-1:v1/reprocess", token: tokAlice, body: string(body)}).Status)
+	lie, _ := json.Marshal(map[string]any{"reason": "x", "file": map[string]string{"mediaType": "application/pdf", "data": base64.StdEncoding.EncodeToString([]byte("<x/>"))}})
+	b.do(t, call{method: "POST", path: "/v1/jobs/acme:inv-1:v1/reprocess", token: tokAlice, body: string(lie)}).
+		requireError(t, http.StatusUnsupportedMediaType, CodeUnsupportedMediaType)
+}

@@ -94,8 +94,11 @@ func reasonProblem(reason string) string {
 	return ""
 }
 
+// A reprocess may carry a corrected document as text (content) or as a
+// file (file, as at submission: {mediaType, data, filename?}), so its body
+// may be as large as a submission's.
 func (s *Server) decodeReprocess(c echo.Context, key jobs.Key) (jobs.ReprocessRequest, *extract.Corrections, error) {
-	o, err := s.readObject(c)
+	o, err := s.readObjectLimit(c, s.submitBodyLimit())
 	if err != nil {
 		return jobs.ReprocessRequest{}, nil, err
 	}
@@ -110,9 +113,25 @@ func (s *Server) decodeReprocess(c echo.Context, key jobs.Key) (jobs.ReprocessRe
 		}
 		req.Content = &content
 	}
+	file, hasFile := s.fileMember(o)
+	if hasFile && req.Content != nil {
+		o.fail("file", "must not be sent with content: send the corrected document as text or as a file, not both")
+	}
 	corr := takeCorrections(o)
 	if err := o.done(reprocessHints); err != nil {
 		return jobs.ReprocessRequest{}, nil, err
+	}
+	if req.Content != nil && o.size > s.cfg.BodyLimit {
+		e := tooLarge(s.cfg.BodyLimit)
+		e.Message += " for text content; send a larger document as a file"
+		return jobs.ReprocessRequest{}, nil, e
+	}
+	if file != nil {
+		content, err := s.checkFile(c.Request().Context(), file)
+		if err != nil {
+			return jobs.ReprocessRequest{}, nil, err
+		}
+		req.Content = &content
 	}
 	return req, corr, nil
 }

@@ -2,6 +2,7 @@ package document_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -129,4 +130,44 @@ func TestRead_PDFWithoutAReader_IsPermanentWithoutAReason(t *testing.T) {
 	_, err := document.New(document.Config{}).Read(context.Background(), "application/pdf", pdfFile(t, "mustangproject/EN16931_Einfach.pdf"))
 	require.ErrorIs(t, err, document.ErrNoPDFReader)
 	require.ErrorIs(t, err, extract.ErrPermanent)
+}
+
+// Every hybrid PDF of the official corpus (testdata/einvoice) is read from
+// its embedded XML through the read stage: the attachment is found, the XML
+// parses, and the committed fields are the XML's own. The PDFs that embed
+// no invoice (plain PDFs, Order-X orders, deliberately broken files) are
+// listed apart and must stay as they are.
+func TestRead_EveryHybridPDFOfTheCorpus_IsReadFromItsXML(t *testing.T) {
+	t.Parallel()
+	r := readers(t)
+	paths, err := filepath.Glob(filepath.Join("..", "testdata", "einvoice", "*", "*.pdf"))
+	require.NoError(t, err)
+	more, err := filepath.Glob(filepath.Join("..", "testdata", "einvoice", "*", "*", "*.pdf"))
+	require.NoError(t, err)
+	paths = append(paths, more...)
+	require.Greater(t, len(paths), 50)
+	read, noXML := 0, 0
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		require.NoError(t, err)
+		doc, err := r.Read(context.Background(), "application/pdf", data)
+		if err != nil || doc.EInvoice == nil {
+			noXML++
+			continue
+		}
+		read++
+		inv := doc.EInvoice
+		out, err := extract.FromEInvoice(inv)
+		if err != nil {
+			continue // a rule the file breaks: its reason is the einvoice package's to test
+		}
+		var got extract.Invoice
+		require.NoError(t, json.Unmarshal(out, &got), p)
+		require.Equal(t, inv.Number, got.InvoiceNumber, "%s: BT-1", p)
+		require.Equal(t, inv.IssueDate, got.IssueDate, "%s: BT-2", p)
+		require.Equal(t, inv.Currency, got.Currency, "%s: BT-5", p)
+		require.True(t, extract.SameDecimal(inv.TaxInclusive, got.Total), "%s: BT-112 %s, committed %s", p, inv.TaxInclusive, got.Total)
+	}
+	t.Logf("%d hybrid PDFs read from their XML, %d without a readable e-invoice", read, noXML)
+	require.GreaterOrEqual(t, read, 60, "the corpus's hybrids are read from their XML")
 }
