@@ -44,6 +44,10 @@ type Document struct {
 	// Expensive reports a read worth checkpointing (OCR ran): a crash after
 	// it must not run it again.
 	Expensive bool `json:"expensive,omitempty"`
+	// Scan reports a document without any text (a scan or a photo that no
+	// OCR read), kept for a vision model (Config.KeepScans) rather than
+	// rejected no_text_layer; Readers.PageImages gives its pages.
+	Scan bool `json:"scan,omitempty"`
 }
 
 // Page is one page of text.

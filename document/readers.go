@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/relayops/relayops/document/ocr"
 	"github.com/relayops/relayops/document/pdf"
 	"github.com/relayops/relayops/einvoice"
 	"github.com/relayops/relayops/extract"
@@ -39,22 +40,29 @@ type Config struct {
 	OCR OCR
 	// MaxPages bounds a multi-page image (a TIFF). Default 50.
 	MaxPages int
+	// KeepScans returns a document without text that OCR did not read as
+	// a Document with Scan set (for a vision model) instead of rejecting it
+	// no_text_layer.
+	KeepScans bool
 }
 
 // Readers reads every supported input format, one Reader per media type.
 type Readers struct {
-	byType map[string]Reader
+	byType    map[string]Reader
+	pdf       PDFReader
+	maxPages  int
+	keepScans bool
 }
 
 // New returns the readers of cfg.
 func New(cfg Config) *Readers {
-	r := &Readers{byType: map[string]Reader{
-		mediaTypeText: textReader{},
-		mediaTypeXML:  xmlReader{},
-	}}
 	if cfg.MaxPages == 0 {
 		cfg.MaxPages = 50
 	}
+	r := &Readers{byType: map[string]Reader{
+		mediaTypeText: textReader{},
+		mediaTypeXML:  xmlReader{},
+	}, pdf: cfg.PDF, maxPages: cfg.MaxPages, keepScans: cfg.KeepScans}
 	for _, mt := range []string{"image/png", "image/jpeg", "image/tiff"} {
 		r.byType[mt] = imageReader{ocr: cfg.OCR, mediaType: mt, maxPages: cfg.MaxPages}
 	}
@@ -78,11 +86,47 @@ func (r *Readers) Read(ctx context.Context, mediaType string, data []byte) (*Doc
 		return nil, extract.Reject(extract.ReasonUnreadableDocument)
 	}
 	doc, err := rd.Read(ctx, data)
+	var rej *extract.Rejection
+	if r.keepScans && errors.As(err, &rej) && rej.Reason == extract.ReasonNoTextLayer {
+		doc, err = &Document{Scan: true}, nil
+	}
 	if err != nil {
 		return nil, err
 	}
 	doc.MediaType = mediaType
 	return doc, nil
+}
+
+// PageImages returns the pages of a scan as images (PNG, or the image file's
+// own pages), for a vision model: a PDF's pages rendered, an image's pages
+// as they are.
+func (r *Readers) PageImages(ctx context.Context, mediaType string, data []byte, maxPixels int) ([][]byte, error) {
+	if mediaType != mediaTypePDF {
+		pages, err := ocr.Pages(data, mediaType, r.maxPages)
+		if err != nil {
+			return nil, extract.Reject(extract.ReasonUnreadableDocument)
+		}
+		return pages, nil
+	}
+	if r.pdf == nil {
+		return nil, ErrNoPDFReader
+	}
+	f, err := r.pdf.Read(ctx, data)
+	if err != nil {
+		return nil, extract.Reject(extract.ReasonUnreadableDocument)
+	}
+	out := make([][]byte, 0, len(f.Pages))
+	for i := range f.Pages {
+		img, err := r.pdf.Render(ctx, data, i+1, maxPixels)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return nil, extract.Reject(extract.ReasonUnreadableDocument)
+		}
+		out = append(out, img)
+	}
+	return out, nil
 }
 
 type refuse struct{ err error }

@@ -33,6 +33,9 @@ type HandlerConfig struct {
 	// VisibleTotal reads the total of a hybrid PDF's visible text; nil
 	// skips that check.
 	VisibleTotal VisibleTotal
+	// Vision reads a scan's page images (RELAYOPS_LLM_VISION); nil: a scan
+	// without OCR text is no_text_layer.
+	Vision Vision
 	// Faults injects failures; nil injects none.
 	Faults *Faults
 	// Clock is the source of "now" for deadlines. Default clock.Real{}.
@@ -105,6 +108,7 @@ type Handler struct {
 	extractor      extract.Extractor
 	reader         DocumentReader
 	visibleTotal   VisibleTotal
+	vision         Vision
 	faults         *Faults
 	clock          clock.Clock
 	logger         *slog.Logger
@@ -123,7 +127,7 @@ func NewHandler(cfg HandlerConfig) (*Handler, error) {
 	}
 	return &Handler{
 		store: cfg.Store, extractor: cfg.Extractor, reader: cfg.Reader, visibleTotal: cfg.VisibleTotal,
-		faults: cfg.Faults, clock: cfg.Clock,
+		vision: cfg.Vision, faults: cfg.Faults, clock: cfg.Clock,
 		logger: cfg.Logger, metrics: cfg.Metrics, attemptTimeout: cfg.AttemptTimeout, onEnd: cfg.OnEnd,
 		newToken: uuid.NewString, setupLog: newLogLimiter(cfg.Clock, setupLogEvery),
 	}, nil
@@ -301,6 +305,9 @@ func (a *attempt) pipeline(ctx context.Context) ([]byte, error) {
 	}
 	if doc.EInvoice != nil {
 		return a.structured(ctx, doc)
+	}
+	if doc.Scan {
+		return a.scanned(ctx, ckpts)
 	}
 	text := doc.Text()
 	x, err := a.extractor()

@@ -19,9 +19,49 @@ import (
 const StageRead = "read"
 
 // DocumentReader turns a job's input into a document (package document's
-// Readers).
+// Readers), and a scan's pages into images for a vision model.
 type DocumentReader interface {
 	Read(ctx context.Context, mediaType string, data []byte) (*document.Document, error)
+	PageImages(ctx context.Context, mediaType string, data []byte, maxPixels int) ([][]byte, error)
+}
+
+// Vision extracts a document's fields from its page images (the model
+// extractor with vision on: extract.Model.ExtractImages).
+type Vision interface {
+	ExtractImages(ctx context.Context, pages [][]byte, classification []byte) ([]byte, error)
+}
+
+// visionPixels is the size of a page rendered for the model; the model
+// extractor scales it down to its own bound (RELAYOPS_LLM_IMAGE_MAX_PIXELS).
+const visionPixels = 9_000_000
+
+// scanned is the pipeline of a document without text kept for the vision
+// model: its page images go to the model (the extract stage, checkpointed
+// like any model call), the extractor's validator judges the answer.
+func (a *attempt) scanned(ctx context.Context, ckpts map[string][]byte) ([]byte, error) {
+	if a.h.vision == nil {
+		return nil, extract.Reject(extract.ReasonNoTextLayer)
+	}
+	ext, err := a.stage(ctx, extract.StageExtract, ckpts, func() ([]byte, error) {
+		content, err := a.input()
+		if err != nil {
+			return nil, err
+		}
+		in := jobs.DecodeInput(content)
+		pages, err := a.h.reader.PageImages(ctx, in.MediaType, in.Data, visionPixels)
+		if err != nil {
+			return nil, err
+		}
+		return a.inference(func() ([]byte, error) { return a.h.vision.ExtractImages(ctx, pages, nil) })
+	})
+	if err != nil {
+		return nil, err
+	}
+	x, err := a.extractor()
+	if err != nil {
+		return nil, err
+	}
+	return a.stage(ctx, extract.StageValidate, ckpts, func() ([]byte, error) { return x.Validate(ctx, ext) })
 }
 
 // VisibleTotal reads the total a document's visible text states, for the

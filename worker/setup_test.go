@@ -145,6 +145,10 @@ type setupOpts struct {
 	extractor extract.Extractor
 	// metrics replaces the bundle's fresh metrics.
 	metrics *Metrics
+	// reader and vision are the handler's read stage and vision model
+	// (default: text and XML, no vision).
+	reader DocumentReader
+	vision Vision
 }
 
 func setup(t *testing.T, opts *setupOpts) *bundle {
@@ -172,7 +176,7 @@ func setup(t *testing.T, opts *setupOpts) *bundle {
 	}
 	b.handler, err = NewHandler(HandlerConfig{
 		Store: store, Extractor: x, Faults: faults, Clock: clk, Logger: logger,
-		Metrics: b.metrics, AttemptTimeout: opts.attemptTimeout,
+		Metrics: b.metrics, AttemptTimeout: opts.attemptTimeout, Reader: opts.reader, Vision: opts.vision,
 	})
 	require.NoError(t, err)
 	return b

@@ -149,9 +149,13 @@ func Dashboard(c *config.Config, log *slog.Logger) (dashboard.Config, error) {
 // refused).
 func Worker(c *config.Config, store *jobs.Store, asynqRedis redis.UniversalClient, faults *worker.Faults, docs *Documents, log *slog.Logger) (worker.Config, error) {
 	metrics := worker.NewMetrics(c.MetricsTenantLabels)
-	x, err := Extractor(c, metrics)
+	x, model, err := extractors(c, metrics)
 	if err != nil {
 		return worker.Config{}, err
+	}
+	var vision worker.Vision
+	if c.LLM.Vision && model != nil {
+		vision = model
 	}
 	var reader worker.DocumentReader
 	if docs != nil {
@@ -159,7 +163,7 @@ func Worker(c *config.Config, store *jobs.Store, asynqRedis redis.UniversalClien
 	}
 	return worker.Config{
 		Store: store, Redis: asynqRedis, Extractor: x, Faults: faults, Logger: log, Metrics: metrics,
-		Reader: reader, VisibleTotal: visibleTotal(rules.Rules{}),
+		Reader: reader, VisibleTotal: visibleTotal(rules.Rules{}), Vision: vision,
 		Concurrency: c.Concurrency, Servers: c.AsynqServers, Queues: c.Queues, AttemptTimeout: c.AttemptTimeout,
 		RetryBase: c.RetryBase, RetryMax: c.RetryMax, TaskCheckInterval: c.TaskCheckInterval,
 		Limits:      Limits(c),
@@ -174,19 +178,28 @@ func Worker(c *config.Config, store *jobs.Store, asynqRedis redis.UniversalClien
 // extractor, the model extractor, or the chain of both. The model's calls
 // are counted in metrics.
 func Extractor(c *config.Config, metrics *worker.Metrics) (extract.Extractor, error) {
+	x, _, err := extractors(c, metrics)
+	return x, err
+}
+
+// extractors is Extractor, and the model extractor itself when one is
+// configured (nil otherwise): with RELAYOPS_LLM_VISION it also reads scans'
+// page images.
+func extractors(c *config.Config, metrics *worker.Metrics) (extract.Extractor, *extract.Model, error) {
 	rules := rules.Rules{}
 	if !c.UsesModel() {
-		return rules, nil
+		return rules, nil, nil
 	}
 	model, err := extract.NewModel(extract.ModelConfig{
 		BaseURL: c.LLM.BaseURL, Model: c.LLM.Model, APIKey: c.LLM.APIKey.Reveal(),
 		Timeout: c.LLM.Timeout, MaxTokens: c.LLM.MaxTokens, Observe: metrics.ObserveModelCall,
+		Vision: c.LLM.Vision, ImageMaxPixels: c.LLM.ImageMaxPixels,
 	})
 	if err != nil {
-		return nil, fmt.Errorf("app: model extractor: %w", err)
+		return nil, nil, fmt.Errorf("app: model extractor: %w", err)
 	}
 	if c.Extractor == config.ExtractorLLM {
-		return model, nil
+		return model, model, nil
 	}
-	return extract.NewChain(rules, model), nil
+	return extract.NewChain(rules, model), model, nil
 }

@@ -37,7 +37,9 @@ func OpenDocuments(ctx context.Context, c *config.Config, log *slog.Logger) (*Do
 	o := c.Documents.OCR
 	engine, err := ocr.New(ocr.Config{Command: o.Command, Languages: o.Languages, PageTimeout: o.PageTimeout,
 		MinConfidence: float64(o.MinConfidence)})
-	cfg := document.Config{PDF: p, MaxPages: c.Documents.MaxPages}
+	// With a vision model, a scan OCR did not read goes to the model as page
+	// images instead of being rejected no_text_layer.
+	cfg := document.Config{PDF: p, MaxPages: c.Documents.MaxPages, KeepScans: c.LLM.Vision && c.UsesModel()}
 	switch {
 	case err == nil:
 		cfg.OCR = engine

@@ -128,6 +128,12 @@ type LLM struct {
 	APIKey    Secret        // RELAYOPS_LLM_API_KEY, default none (local servers need none)
 	Timeout   time.Duration // RELAYOPS_LLM_TIMEOUT, default 60s: one model call (>= 1s)
 	MaxTokens int           // RELAYOPS_LLM_MAX_TOKENS, default 2048 (16..1000000)
+	// Vision sends a document without a text layer to the model as page
+	// images (RELAYOPS_LLM_VISION, default false).
+	Vision bool
+	// ImageMaxPixels bounds each page image sent (RELAYOPS_LLM_IMAGE_MAX_PIXELS,
+	// default 2500000, 100000..40000000).
+	ImageMaxPixels int
 }
 
 // Secret is a value that must never be printed: its String, GoString,
@@ -226,6 +232,8 @@ var vars = []Var{
 	{"RELAYOPS_LLM_API_KEY", "", "bearer key of the endpoint; never logged (local servers need none)"},
 	{"RELAYOPS_LLM_TIMEOUT", "60s", "time limit of one model call (>= 1s, below RELAYOPS_ATTEMPT_TIMEOUT)"},
 	{"RELAYOPS_LLM_MAX_TOKENS", "2048", "largest answer the model may write, in tokens (16..1000000)"},
+	{"RELAYOPS_LLM_VISION", "false", "send a document without a text layer (a scan, a photo) to the model as page images (true or false; needs an llm extractor and a model that reads images)"},
+	{"RELAYOPS_LLM_IMAGE_MAX_PIXELS", "2500000", "largest page image sent to the model, width × height (100000..40000000); larger pages are scaled down"},
 	{"RELAYOPS_WEBHOOK_ALLOW_INSECURE", "false", "allow http:// webhook URLs (true or false)"},
 	{"RELAYOPS_WEBHOOK_ALLOW_PRIVATE", "false", "allow webhook targets on private, loopback, link-local and metadata addresses (true or false; tests and local demos)"},
 	{"RELAYOPS_WEBHOOK_TIMEOUT", "10s", "time limit of one webhook delivery attempt (> 0)"},
@@ -336,11 +344,13 @@ func (l *loader) load() *Config {
 		MetricsTenantLabels: l.boolean("RELAYOPS_METRICS_TENANT_LABELS"),
 		Extractor:           l.extractor("RELAYOPS_EXTRACTOR"),
 		LLM: LLM{
-			BaseURL:   l.httpURL("RELAYOPS_LLM_BASE_URL"),
-			Model:     l.raw("RELAYOPS_LLM_MODEL"),
-			APIKey:    l.apiKey("RELAYOPS_LLM_API_KEY"),
-			Timeout:   l.duration("RELAYOPS_LLM_TIMEOUT", atLeast(time.Second), "a duration of at least 1s"),
-			MaxTokens: l.intRange("RELAYOPS_LLM_MAX_TOKENS", 16, 1_000_000),
+			BaseURL:        l.httpURL("RELAYOPS_LLM_BASE_URL"),
+			Model:          l.raw("RELAYOPS_LLM_MODEL"),
+			APIKey:         l.apiKey("RELAYOPS_LLM_API_KEY"),
+			Timeout:        l.duration("RELAYOPS_LLM_TIMEOUT", atLeast(time.Second), "a duration of at least 1s"),
+			MaxTokens:      l.intRange("RELAYOPS_LLM_MAX_TOKENS", 16, 1_000_000),
+			Vision:         l.boolean("RELAYOPS_LLM_VISION"),
+			ImageMaxPixels: l.intRange("RELAYOPS_LLM_IMAGE_MAX_PIXELS", 100_000, 40_000_000),
 		},
 		Webhook: Webhook{
 			AllowInsecure: l.boolean("RELAYOPS_WEBHOOK_ALLOW_INSECURE"),
@@ -381,6 +391,9 @@ func (c *Config) NewLogger(w io.Writer, component string) *slog.Logger {
 // crossCheck validates rules that span variables. It only judges variables
 // that parsed, so one typo is reported once.
 func (l *loader) crossCheck(c *Config) {
+	if c.LLM.Vision && !c.UsesModel() {
+		l.fail("RELAYOPS_LLM_VISION", "needs a model: set RELAYOPS_EXTRACTOR to llm or rules,llm (it is %q)", c.Extractor)
+	}
 	if !l.failed("RELAYOPS_RETRY_BASE") && !l.failed("RELAYOPS_RETRY_MAX") && c.RetryMax < c.RetryBase {
 		l.fail("RELAYOPS_RETRY_MAX", "must be at least RELAYOPS_RETRY_BASE (%s), got %q", c.RetryBase, l.raw("RELAYOPS_RETRY_MAX"))
 	}

@@ -48,7 +48,7 @@ func TestFromEnv_NothingSet_UsesDefaults(t *testing.T) {
 			Input: 7 * day, Result: 30 * day, Outbox: 24 * time.Hour, Audit: 400 * day, Ledger: 400 * day,
 		},
 		Extractor: ExtractorRules,
-		LLM:       LLM{Timeout: time.Minute, MaxTokens: 2048},
+		LLM:       LLM{Timeout: time.Minute, MaxTokens: 2048, ImageMaxPixels: 2_500_000},
 		Webhook: Webhook{Timeout: 10 * time.Second, Window: day, RetryBase: 5 * time.Second, RetryMax: time.Hour,
 			DisableAfter: 100, RotationGrace: day, CacheTTL: 5 * time.Second, Concurrency: 10},
 		Tenants: Tenants{MaxInFlight: 100},

@@ -45,7 +45,7 @@ func TestFromEnv_Extractor_EveryChoiceWithItsSettings(t *testing.T) {
 			require.Equal(t, tt.model, c.UsesModel())
 			require.Equal(t, LLM{
 				BaseURL: "http://127.0.0.1:11434/v1", Model: "qwen2.5:7b-instruct", APIKey: "sk-test-123",
-				Timeout: 20 * time.Second, MaxTokens: 1024,
+				Timeout: 20 * time.Second, MaxTokens: 1024, ImageMaxPixels: 2_500_000,
 			}, c.LLM)
 		})
 	}

@@ -36,8 +36,6 @@ var otherNames = []string{
 	// wired yet: listed here so that setting one ahead of its release does
 	// not stop start-up. When a name gains its entry in vars, delete it
 	// here (a name in both lists is harmless, only redundant).
-	"RELAYOPS_LLM_VISION",
-	"RELAYOPS_LLM_IMAGE_MAX_PIXELS",
 }
 
 // KnownNames returns every RELAYOPS_ name relayops knows, sorted: the
