@@ -59,7 +59,7 @@ func TestE2E_RejectedInvoice_CorrectedFieldsReprocessedReviewedAndAudited(t *tes
 	done := s.waitState(t, tokA, v2.JobID, stateSucceeded)
 	var res struct {
 		Total    string                       `json:"total"`
-		Evidence map[string]map[string]string `json:"evidence"`
+		Evidence map[string]map[string]any `json:"evidence"`
 	}
 	if err := json.Unmarshal(done.Result, &res); err != nil || res.Total != "407.50" || res.Evidence["total"]["source"] != "correction" {
 		t.Fatalf("want the worker's result to hold the corrected total with its evidence, got: %v", done)
