@@ -22,6 +22,7 @@ var bareReasons = map[string]string{
 	"encrypted_document":   "the PDF is password-protected",
 	"no_text_layer":        "the document has no text to read (a scan) and no OCR is configured",
 	"too_many_pages":       "the document has more pages than this deployment reads",
+	"ocr_uncertain":        "OCR was unsure of the words the invoice number or an amount was read from; confirm them in the form",
 }
 
 // einvoiceRules say what an invalid_einvoice reason's rule checks; any

@@ -47,6 +47,10 @@ const (
 	ReasonNoTextLayer = "no_text_layer"
 	// ReasonTooManyPages: more pages than the deployment reads.
 	ReasonTooManyPages = "too_many_pages"
+	// ReasonOCRUncertain: the invoice number or an amount of a scan was
+	// read by OCR from words it was unsure of; a person confirms it
+	// (a correction) rather than the machine committing it.
+	ReasonOCRUncertain = "ocr_uncertain"
 	// ReasonInvalidEInvoice + ":" + rule: a structured e-invoice that breaks
 	// a rule of EN 16931 (a rule from EInvoiceRules), or is not a readable
 	// e-invoice at all ("syntax").
@@ -85,6 +89,7 @@ var bareReasons = []string{
 	ReasonNotAnInvoice, ReasonAmbiguousDate, ReasonLineMismatch, ReasonSubtotalMismatch,
 	ReasonTotalMismatch, ReasonModelOutputInvalid,
 	ReasonUnreadableDocument, ReasonEncryptedDocument, ReasonNoTextLayer, ReasonTooManyPages,
+	ReasonOCRUncertain,
 }
 
 // Reasons returns every reason code, in a stable order: the bounded set of

@@ -332,10 +332,11 @@ func (a *attempt) pipeline(ctx context.Context) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if out, err = markOCR(out, doc); err != nil {
-		return nil, err
+	if out, err = doc.MarkOCR(out); err != nil {
+		return nil, badResult(err)
 	}
-	return withFlags(out, doc.Flags)
+	out, err = document.WithFlags(out, doc.Flags)
+	return out, badResult(err)
 }
 
 // stage returns the checkpointed output of stage name, or runs it (fault

@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
-	"slices"
-	"strings"
 
 	"github.com/relayops/relayops/document"
 	"github.com/relayops/relayops/extract"
@@ -129,7 +127,8 @@ func (a *attempt) structured(ctx context.Context, doc *document.Document) ([]byt
 			flags = append(flags, extract.FlagVisibleTotalMismatch)
 		}
 	}
-	return withFlags(out, flags)
+	out, err = document.WithFlags(out, flags)
+	return out, badResult(err)
 }
 
 // visibleMismatch reports whether the visible text states a total that is
@@ -150,84 +149,12 @@ func (a *attempt) visibleMismatch(ctx context.Context, doc *document.Document, r
 	return okx && oky && x.Cmp(y) != 0, nil
 }
 
-// withFlags adds flags to a result's "flags", once each.
-func withFlags(result []byte, flags []string) ([]byte, error) {
-	if len(flags) == 0 {
-		return result, nil
-	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(result, &m); err != nil {
-		return nil, errBadOutput
-	}
-	var have []string
-	if raw, ok := m["flags"]; ok {
-		if err := json.Unmarshal(raw, &have); err != nil {
-			return nil, errBadOutput
-		}
-	}
-	for _, f := range flags {
-		if !slices.Contains(have, f) {
-			have = append(have, f)
-		}
-	}
-	m["flags"], _ = json.Marshal(have)
-	return json.Marshal(m)
-}
 
-// markOCR notes on a result read from OCR text where its fields came from:
-// each field's evidence says "ocr", and is marked low-confidence when its
-// line holds a word OCR was unsure of; the result carries the flag ocr. The
-// validator has judged the fields like any others; the marks are for the
-// reviewer.
-func markOCR(result []byte, doc *document.Document) ([]byte, error) {
-	starts, ocrPages := pageStarts(doc)
-	if len(ocrPages) == 0 {
-		return result, nil
+// badResult is the handler's answer to a result the document package
+// cannot amend: an extractor bug (internal_error), not a retry.
+func badResult(err error) error {
+	if errors.Is(err, document.ErrBadResult) {
+		return errBadOutput
 	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(result, &m); err != nil {
-		return nil, errBadOutput
-	}
-	var evidence map[string]extract.Evidence
-	if raw, ok := m["evidence"]; ok {
-		if err := json.Unmarshal(raw, &evidence); err != nil {
-			return nil, errBadOutput
-		}
-	}
-	for field, ev := range evidence {
-		if ev.Page < 1 || ev.Page > len(doc.Pages) || !ocrPages[ev.Page] {
-			continue
-		}
-		ev.Source = extract.EvidenceOCR
-		line := ev.Line - 1 - starts[ev.Page-1] // the line within its page
-		ev.LowConfidence = slices.Contains(doc.Pages[ev.Page-1].LowConfidenceLines, line)
-		evidence[field] = ev
-	}
-	if evidence != nil {
-		m["evidence"], _ = json.Marshal(evidence)
-	}
-	out, err := json.Marshal(m)
-	if err != nil {
-		return nil, errBadOutput
-	}
-	return withFlags(out, []string{extract.FlagOCR})
-}
-
-// pageStarts returns the 0-based line of doc.Text() where each page starts,
-// and which pages (1-based) OCR read.
-func pageStarts(doc *document.Document) ([]int, map[int]bool) {
-	starts := make([]int, len(doc.Pages))
-	ocrPages := map[int]bool{}
-	line := 0
-	for i, p := range doc.Pages {
-		starts[i] = line
-		line += strings.Count(p.Text, "\n")
-		if !strings.HasSuffix(p.Text, "\n") {
-			line++
-		}
-		if p.Source == document.SourceOCR {
-			ocrPages[p.Number] = true
-		}
-	}
-	return starts, ocrPages
+	return err
 }

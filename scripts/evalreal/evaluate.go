@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	readstage "github.com/relayops/relayops/document"
 	"time"
 
 	"github.com/relayops/relayops/extract"
@@ -67,6 +68,14 @@ func (o *outcome) pipeline(ctx context.Context, ex extract.Extractor, text strin
 	if err != nil {
 		o.fail(err)
 		return
+	}
+	// A document read by OCR is judged as the worker judges it: a number
+	// or amount read from uncertain words is a person's (ocr_uncertain).
+	if d, ok := scanned.Load(o.doc.file); ok {
+		if res, err = d.(*readstage.Document).MarkOCR(res); err != nil {
+			o.fail(err)
+			return
+		}
 	}
 	var inv extract.Invoice
 	if err := json.Unmarshal(res, &inv); err != nil {

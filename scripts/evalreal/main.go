@@ -29,6 +29,7 @@ import (
 func main() {
 	root := flag.String("root", ".", "repository root (holds testdata/real and testdata/einvoice)")
 	verbose := flag.Bool("v", false, "list every document that is not read right: file, field, expected and obtained")
+	scan := flag.Int("scan", 0, "read each PDF as a scan instead: its pages rendered at this many dpi (e.g. 150 or 300) and read by OCR (needs tesseract)")
 	text := flag.String("text", "reader", "where a PDF's text comes from: reader (the project's read stage, as the worker) or pdftotext (poppler's pdftotext -layout, the anchor)")
 	flag.Parse()
 	switch *text {
@@ -39,6 +40,14 @@ func main() {
 		fmt.Fprintf(os.Stderr, "evalreal: -text must be reader or pdftotext, got %q\n", *text)
 		os.Exit(2)
 	}
+	if *scan > 0 {
+		if _, err := exec.LookPath("tesseract"); err != nil {
+			fmt.Fprintln(os.Stderr, "evalreal: SKIPPED the scan rows: tesseract is not installed (apt-get install tesseract-ocr)")
+			return
+		}
+		readText = readScan(*scan)
+		fmt.Fprintf(os.Stderr, "evalreal: scans: every PDF rendered at %d dpi and read by OCR\n", *scan)
+	}
 	// The truth of a hybrid PDF is its embedded XML, read with pdfdetach.
 	if _, err := exec.LookPath("pdfdetach"); err != nil {
 		fmt.Fprintln(os.Stderr, "evalreal: SKIPPED: pdfdetach is not installed (apt-get install poppler-utils); it reads the truth of the hybrid PDFs")
@@ -47,6 +56,9 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	falseSuccesses, err := run(ctx, *root, *verbose, os.Stdout, os.Stderr)
 	stop()
+	if *scan > 0 {
+		fmt.Println(scanSummary(*scan))
+	}
 	switch {
 	case err != nil:
 		fmt.Fprintln(os.Stderr, "evalreal:", err)
