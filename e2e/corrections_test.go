@@ -58,7 +58,7 @@ func TestE2E_RejectedInvoice_CorrectedFieldsReprocessedReviewedAndAudited(t *tes
 	v2 := decode[job](t, s.do(t, http.MethodPost, path, tokC, right).expect(t, http.StatusCreated))
 	done := s.waitState(t, tokA, v2.JobID, stateSucceeded)
 	var res struct {
-		Total    string                       `json:"total"`
+		Total    string                    `json:"total"`
 		Evidence map[string]map[string]any `json:"evidence"`
 	}
 	if err := json.Unmarshal(done.Result, &res); err != nil || res.Total != "407.50" || res.Evidence["total"]["source"] != "correction" {

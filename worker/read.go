@@ -149,7 +149,6 @@ func (a *attempt) visibleMismatch(ctx context.Context, doc *document.Document, r
 	return okx && oky && x.Cmp(y) != 0, nil
 }
 
-
 // badResult is the handler's answer to a result the document package
 // cannot amend: an extractor bug (internal_error), not a retry.
 func badResult(err error) error {
