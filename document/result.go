@@ -3,6 +3,7 @@ package document
 import (
 	"encoding/json"
 	"errors"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -56,6 +57,17 @@ func (doc *Document) MarkOCR(result []byte) ([]byte, error) {
 			return nil, ErrBadResult
 		}
 	}
+	var amounts map[string]string
+	if err := json.Unmarshal(result, &amounts); err != nil {
+		amounts = map[string]string{} // members that are not strings are not amounts
+		var all map[string]any
+		_ = json.Unmarshal(result, &all)
+		for k, v := range all {
+			if s, ok := v.(string); ok {
+				amounts[k] = s
+			}
+		}
+	}
 	var uncertain []string
 	for field, ev := range evidence {
 		if ev.Page < 1 || ev.Page > len(doc.Pages) || !ocrPages[ev.Page] {
@@ -65,7 +77,10 @@ func (doc *Document) MarkOCR(result []byte) ([]byte, error) {
 		line := ev.Line - 1 - starts[ev.Page-1] // the line within its page
 		ev.LowConfidence = slices.Contains(doc.Pages[ev.Page-1].LowConfidenceLines, line)
 		evidence[field] = ev
-		if ev.LowConfidence && slices.Contains(ocrCritical, field) {
+		if !slices.Contains(ocrCritical, field) {
+			continue
+		}
+		if ev.LowConfidence || !writtenWithDecimals(amounts[field], pageLine(doc.Pages[ev.Page-1].Text, line)) {
 			uncertain = append(uncertain, field)
 		}
 	}
@@ -91,6 +106,46 @@ func (doc *Document) MarkOCR(result []byte) ([]byte, error) {
 		return nil, ErrBadResult
 	}
 	return WithFlags(out, []string{extract.FlagOCR})
+}
+
+// writtenWithDecimals reports whether an amount read by OCR stands on its
+// line as it was committed, decimals and all: some number on the line has
+// a decimal mark before its last digits and the same digits as the amount
+// ("1.021,91" for 1021.91). OCR that drops a decimal mark reads 1.021,91
+// as 102191 everywhere on a page, and the arithmetic then agrees with
+// itself; a whole amount (no minor digits committed, "912") needs no mark.
+// A value that is not an amount (the invoice number) always passes.
+func writtenWithDecimals(amount, line string) bool {
+	whole, frac, ok := strings.Cut(strings.TrimPrefix(amount, "-"), ".")
+	if !ok || whole == "" || strings.Trim(frac, "0123456789") != "" {
+		return true
+	}
+	want := strings.TrimLeft(whole+frac, "0")
+	for _, m := range decimalNumber.FindAllString(line, -1) {
+		digits := strings.TrimLeft(strings.Map(func(r rune) rune {
+			if r >= '0' && r <= '9' {
+				return r
+			}
+			return -1
+		}, m), "0")
+		if digits == want && strings.HasSuffix(digits, frac) {
+			return true
+		}
+	}
+	return false
+}
+
+// decimalNumber is a number with a decimal mark before its last one to
+// three digits, with any grouping ("1.021,91", "1,021.91", "1 021,91").
+var decimalNumber = regexp.MustCompile(`\d[\d.,' ]*[.,]\d{1,3}\b`)
+
+// pageLine is line i (0-based) of a page's text, "" past its end.
+func pageLine(text string, i int) string {
+	lines := strings.Split(text, "\n")
+	if i < 0 || i >= len(lines) {
+		return ""
+	}
+	return lines[i]
 }
 
 // ocrCritical are the fields a misread of which would be paid: an

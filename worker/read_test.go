@@ -52,3 +52,24 @@ func TestMarkOCR_TextDocument_IsUnchanged(t *testing.T) {
 	require.NoError(t, err)
 	require.JSONEq(t, ocrResult, string(out))
 }
+
+// OCR that drops a decimal mark reads 1.021,91 as 102191 on every line, and
+// the arithmetic agrees with itself: an amount not written with its
+// decimals on its line is a person's to confirm.
+func TestMarkOCR_AmountWithoutItsDecimalMark_IsRejectedForAPerson(t *testing.T) {
+	t.Parallel()
+	doc := &document.Document{Pages: []document.Page{
+		{Number: 1, Text: "INVOICE 4471\nWidget 102191\nTotal 102191\n", Source: document.SourceOCR},
+	}}
+	result := `{"documentType":"invoice","invoiceNumber":"4471","total":"102191.00",` +
+		`"evidence":{"invoiceNumber":{"page":1,"line":1},"total":{"page":1,"line":3}}}`
+	_, err := doc.MarkOCR([]byte(result))
+	var rej *extract.Rejection
+	require.True(t, errors.As(err, &rej))
+	require.Equal(t, extract.ReasonOCRUncertain, rej.Reason)
+	require.Equal(t, []string{"total"}, rej.Fields)
+
+	doc.Pages[0].Text = "INVOICE 4471\nWidget 1.021,91\nTotal 1.021,91\n"
+	_, err = doc.MarkOCR([]byte(`{"invoiceNumber":"4471","total":"1021.91","evidence":{"total":{"page":1,"line":3}}}`))
+	require.NoError(t, err, "written with its decimal mark, in the document's own grouping")
+}
