@@ -75,7 +75,7 @@ func TestRules_RealDocuments_NamedDefects(t *testing.T) {
 		requirePartial(t, err, "F20180027")
 	})
 	t.Run("a German visualisation titled HANDELSRECHNUNG (380) Nr. … vom … is read whole", func(t *testing.T) {
-		inv, err := run(t, readTestdata(t, "real", "zugferd_2p1_EN16931_Einfach.txt"))
+		inv, err := run(t, readTestdata(t, "real", "pdf_zf_en16931_1.txt"))
 		require.NoError(t, err)
 		require.Equal(t, "471102", inv.InvoiceNumber)
 		require.Equal(t, "2018-03-05", inv.IssueDate)
@@ -87,7 +87,7 @@ func TestRules_RealDocuments_NamedDefects(t *testing.T) {
 		require.Equal(t, "Bruttosumme", ev.Label)
 		require.Equal(t, 91, ev.Line)
 	})
-	for _, f := range []string{"EN16931_1_Teilrechnung.txt", "zugferd_2p1_EN16931_1_Teilrechnung.txt"} {
+	for _, f := range []string{"EN16931_1_Teilrechnung.txt"} {
 		t.Run("Bestellung Nr. Kunde: is a field, not a purchase order's title: "+f, func(t *testing.T) {
 			inv, err := run(t, readTestdata(t, "real", f))
 			if err == nil {
