@@ -12,6 +12,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/require"
+
+	"github.com/relayops/relayops/internal/redistest"
 )
 
 // hangingReceiver takes requests and answers none until answer is called
@@ -44,18 +46,6 @@ func newHangingReceiver(t *testing.T) *hangingReceiver {
 }
 
 func (h *hangingReceiver) answer() { h.once.Do(func() { close(h.open) }) }
-
-// waitFor polls cond until it holds or a generous deadline passes.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(time.Millisecond)
-	}
-}
 
 // delivery is a delivery of a fresh event to ep.
 func (b *bundle) delivery(ep *Endpoint, doc string) Delivery {
@@ -161,7 +151,7 @@ func TestDeliver_EndpointAtItsInFlightCap_DeferredWithoutRequestOrSlot_OtherEndp
 	fast := b.registerFor(t, "acme", newReceiver(t).srv.URL)
 
 	first := b.deliverAsync(b.delivery(slow, "slow-1"))
-	waitFor(t, "the first delivery to reach the receiver", func() bool { return h.arrived.Load() == 1 })
+	redistest.Eventually(t, 20*time.Second, func() bool { return h.arrived.Load() == 1 }, "the first delivery to reach the receiver")
 	// A new endpoint is held to its cap whatever the age of what it has in
 	// flight: it is not known quick.
 
@@ -190,9 +180,9 @@ func TestDeliver_QuickDeliveriesInFlight_DoNotCountTowardTheEndpointCap(t *testi
 	ep := b.registerFor(t, "acme", h.srv.URL)
 	require.NoError(t, b.del.Deliver(b.ctx, b.delivery(ep, "quick"), 1), "answered at once: the endpoint is known quick")
 	first := b.deliverAsync(b.delivery(ep, "burst-1"))
-	waitFor(t, "the first delivery to reach the receiver", func() bool { return h.arrived.Load() == 2 })
+	redistest.Eventually(t, 20*time.Second, func() bool { return h.arrived.Load() == 2 }, "the first delivery to reach the receiver")
 	second := b.deliverAsync(b.delivery(ep, "burst-2"))
-	waitFor(t, "the second delivery of the burst to be sent too", func() bool { return h.arrived.Load() == 3 })
+	redistest.Eventually(t, 20*time.Second, func() bool { return h.arrived.Load() == 3 }, "the second delivery of the burst to be sent too")
 	h.answer()
 	require.NoError(t, <-first)
 	require.NoError(t, <-second)
@@ -206,7 +196,7 @@ func TestDeliver_QuickEndpointTurnedSlow_HeldToItsCapOnceItsDeliveriesAreSlow(t 
 	ep := b.registerFor(t, "acme", h.srv.URL)
 	require.NoError(t, b.del.Deliver(b.ctx, b.delivery(ep, "quick"), 1))
 	first := b.deliverAsync(b.delivery(ep, "hangs"))
-	waitFor(t, "the hanging delivery to reach the receiver", func() bool { return h.arrived.Load() == 2 })
+	redistest.Eventually(t, 20*time.Second, func() bool { return h.arrived.Load() == 2 }, "the hanging delivery to reach the receiver")
 	b.clock.Advance(time.Second) // SlowAfter: the one in flight is slow now
 
 	err := b.del.Deliver(b.ctx, b.delivery(ep, "next"), 1)
@@ -224,9 +214,9 @@ func TestDeliver_TenantAtItsShare_WaitsForASlotFreedWithinAdmitWait(t *testing.T
 	h := newHangingReceiver(t)
 	ep := b.registerFor(t, "acme", h.srv.URL)
 	first := b.deliverAsync(b.delivery(ep, "w-1"))
-	waitFor(t, "the first delivery to reach the receiver", func() bool { return h.arrived.Load() == 1 })
+	redistest.Eventually(t, 20*time.Second, func() bool { return h.arrived.Load() == 1 }, "the first delivery to reach the receiver")
 	second := b.deliverAsync(b.delivery(ep, "w-2"))
-	waitFor(t, "the second delivery to wait for a slot", func() bool { return b.del.gate.waiters() == 1 })
+	redistest.Eventually(t, 20*time.Second, func() bool { return b.del.gate.waiters() == 1 }, "the second delivery to wait for a slot")
 	require.EqualValues(t, 1, h.arrived.Load(), "the waiting one sent nothing yet")
 	h.answer()
 	require.NoError(t, <-first)
@@ -246,7 +236,7 @@ func TestDeliver_TenantHoldingItsShare_DeferredWhileAnotherTenantIsServed(t *tes
 		ep := b.registerFor(t, "acme", h.srv.URL+"/"+string(rune('a'+i)))
 		hanging = append(hanging, b.deliverAsync(b.delivery(ep, "acme-"+string(rune('a'+i)))))
 	}
-	waitFor(t, "acme's three deliveries to reach the receiver", func() bool { return h.arrived.Load() == 3 })
+	redistest.Eventually(t, 20*time.Second, func() bool { return h.arrived.Load() == 3 }, "acme's three deliveries to reach the receiver")
 
 	fourth := b.registerFor(t, "acme", h.srv.URL+"/d")
 	err := b.del.Deliver(b.ctx, b.delivery(fourth, "acme-d"), 1)

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/relayops/relayops/internal/redistest"
 )
 
 // fakeCommand writes an executable script standing in for tesseract:
@@ -26,18 +28,6 @@ func fakeCommand(t *testing.T, langs, body string) string {
 		"  for l in " + langs + "; do echo $l; done\n  exit 0\nfi\n" + body + "\n"
 	require.NoError(t, os.WriteFile(path, []byte(script), 0o700))
 	return path
-}
-
-// pollUntil fails the test unless cond holds before the deadline.
-func pollUntil(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("gave up waiting: %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
 }
 
 func samplePNG(t *testing.T) []byte { return encodePNG(t, grayPage(64, 32, 10)) }
@@ -125,7 +115,7 @@ func TestPage_HungCommand_IsKilledWithItsChildrenAtTheTimeout(t *testing.T) {
 	require.NoError(t, err)
 	pid, err := strconv.Atoi(strings.TrimSpace(string(raw)))
 	require.NoError(t, err)
-	pollUntil(t, "the hung command's child to die", func() bool { return !alive(pid) })
+	redistest.Eventually(t, 10*time.Second, func() bool { return !alive(pid) }, "the hung command's child to die")
 	entries, _ := os.ReadDir(tmp)
 	require.Empty(t, entries)
 }
@@ -138,7 +128,12 @@ func TestPage_CallerCancels_IsTheContextsError(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
 		defer cancel()
-		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		// Cancel once the command runs (or after 10 s, which fails the
+		// test's own assertions): a ticker, since Eventually may not be
+		// called off the test's goroutine.
+		tick := time.NewTicker(5 * time.Millisecond)
+		defer tick.Stop()
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); <-tick.C {
 			if _, err := os.Stat(started); err == nil {
 				return
 			}
