@@ -25,21 +25,6 @@ import (
 // used_memory delta over 10,000 jobs divided by 10,000).
 const memJobs = 10000
 
-func usedMemory(b *testing.B, c *redis.Client) int64 {
-	info, err := c.Info(context.Background(), "memory").Result()
-	if err != nil {
-		b.Fatal(err)
-	}
-	for _, line := range strings.Split(info, "\r\n") {
-		if v, ok := strings.CutPrefix(line, "used_memory:"); ok {
-			n, _ := strconv.ParseInt(v, 10, 64)
-			return n
-		}
-	}
-	b.Fatal("no used_memory in INFO")
-	return 0
-}
-
 // BenchmarkMemoryPerJob reports the Redis bytes a finished job costs while
 // its data lives (job record, 1 KiB input, result, three checkpoints, review,
 // ledger entry, index entries, audit entry; outbox rows trimmed as the relay
@@ -109,7 +94,7 @@ func memoryPerJob(b *testing.B, input string, memJobs int) {
 	}
 	// Warm up structures that exist once per shard (streams, groups, indexes).
 	finishJob(b, s, relay, "warm", "warm")
-	before := usedMemory(b, c)
+	before := redistest.UsedMemory(b, c)
 	start := time.Now()
 	for i := range memJobs {
 		finishJob(b, s, relay, input, "invoice-"+strconv.Itoa(i))
@@ -128,7 +113,7 @@ func memoryPerJob(b *testing.B, input string, memJobs int) {
 	if _, err := relay.Drain(ctx); err != nil {
 		b.Fatal(err)
 	}
-	live := usedMemory(b, c)
+	live := redistest.UsedMemory(b, c)
 	breakdown(b, c, "while data lives", memJobs)
 	// Wait for the short TTLs to pass: poll until the last job's record is
 	// gone, then touch every key so Redis drops the expired ones now rather
@@ -161,7 +146,7 @@ func memoryPerJob(b *testing.B, input string, memJobs int) {
 		}
 	}
 	_, _ = relay.Drain(ctx) // trims acked outbox rows past their retention
-	expired := usedMemory(b, c)
+	expired := redistest.UsedMemory(b, c)
 	left := breakdown(b, c, "after expiry", memJobs)
 	ledger := float64(left["led"]+left["doc"]) / float64(memJobs)
 	b.ReportMetric(float64(live-before)/float64(memJobs), "bytes/finished-job")

@@ -18,21 +18,6 @@ import (
 // memInputs is the sample size of the stored-bytes memory benchmark.
 const memInputs = 10000
 
-func usedMemory(b *testing.B, c *redis.Client) int64 {
-	info, err := c.Info(context.Background(), "memory").Result()
-	if err != nil {
-		b.Fatal(err)
-	}
-	for _, line := range strings.Split(info, "\r\n") {
-		if v, ok := strings.CutPrefix(line, "used_memory:"); ok {
-			n, _ := strconv.ParseInt(v, 10, 64)
-			return n
-		}
-	}
-	b.Fatal("no used_memory in INFO")
-	return 0
-}
-
 // BenchmarkStoredBookkeepingMemory reports what the stored-bytes cap costs
 // Redis per counted input, beside the input itself: the entries of the
 // tenant's stored set, sizes hash and pending set (and the backlog's open
@@ -54,14 +39,14 @@ func BenchmarkStoredBookkeepingMemory(b *testing.B) {
 			}
 			ctx := context.Background()
 			for b.Loop() {
-				before := usedMemory(b, rdb)
+				before := redistest.UsedMemory(b, rdb)
 				for i := range memInputs {
 					k, _ := jobs.BuildKey("acme", fmt.Sprintf("invoice-%06d", i), 1)
 					if _, err := lim.Reserve(ctx, k, 1024, 24*time.Hour); err != nil {
 						b.Fatal(err)
 					}
 				}
-				after := usedMemory(b, rdb)
+				after := redistest.UsedMemory(b, rdb)
 				b.ReportMetric(float64(after-before)/memInputs, "bytes/input")
 				b.StopTimer()
 				if err := rdb.FlushAll(ctx).Err(); err != nil {

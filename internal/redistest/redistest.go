@@ -452,3 +452,21 @@ func describe(msgAndArgs []any) string {
 	}
 	return ": " + fmt.Sprint(msgAndArgs...)
 }
+
+// UsedMemory is the server's INFO memory used_memory, in bytes, for the
+// memory benchmarks.
+func UsedMemory(t testing.TB, c redis.UniversalClient) int64 {
+	t.Helper()
+	info, err := c.Info(context.Background(), "memory").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(info, "\r\n") {
+		if v, ok := strings.CutPrefix(line, "used_memory:"); ok {
+			n, _ := strconv.ParseInt(v, 10, 64)
+			return n
+		}
+	}
+	t.Fatal("redistest: no used_memory in INFO")
+	return 0
+}
