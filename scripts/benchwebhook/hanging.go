@@ -52,23 +52,11 @@ func listen(h http.Handler) (url string, stop func(), err error) {
 }
 
 func runHanging(o options, content string) error {
-	srv, err := benchredis.Start()
+	stopRedis, rdb, store, reg, err := startStore()
 	if err != nil {
 		return err
 	}
-	defer srv.Stop()
-	rdb, err := jobs.NewRedisClient(srv.URL)
-	if err != nil {
-		return err
-	}
-	store, err := jobs.NewStore(jobs.Config{Redis: rdb})
-	if err != nil {
-		return err
-	}
-	reg, err := webhook.NewRegistry(webhook.RegistryConfig{Redis: rdb, Policy: webhook.TargetPolicy{AllowInsecure: true, AllowPrivate: true}})
-	if err != nil {
-		return err
-	}
+	defer stopRedis()
 	ctx := context.Background()
 	hang := &hangingServer{}
 	url, stopHang, err := listen(hang)

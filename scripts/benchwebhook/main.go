@@ -114,23 +114,11 @@ func run(o options) error {
 	default:
 		return fmt.Errorf("unknown -scenario %q", o.scenario)
 	}
-	srv, err := benchredis.Start()
+	stopRedis, rdb, store, reg, err := startStore()
 	if err != nil {
 		return err
 	}
-	defer srv.Stop()
-	rdb, err := jobs.NewRedisClient(srv.URL)
-	if err != nil {
-		return err
-	}
-	store, err := jobs.NewStore(jobs.Config{Redis: rdb})
-	if err != nil {
-		return err
-	}
-	reg, err := webhook.NewRegistry(webhook.RegistryConfig{Redis: rdb, Policy: webhook.TargetPolicy{AllowInsecure: true, AllowPrivate: true}})
-	if err != nil {
-		return err
-	}
+	defer stopRedis()
 	rcv := &receiver{seen: map[string]bool{}}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -192,6 +180,30 @@ func run(o options) error {
 
 // startWorker runs a worker as shipped (webhooks as given) until the
 // returned stop is called.
+// startStore starts a redis-server with a job store and a webhook registry
+// that accepts local http receivers; stop stops the server.
+func startStore() (stop func(), rdb *redis.Client, store *jobs.Store, reg *webhook.Registry, err error) {
+	srv, err := benchredis.Start()
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	fail := func(err error) (func(), *redis.Client, *jobs.Store, *webhook.Registry, error) {
+		srv.Stop()
+		return nil, nil, nil, nil, err
+	}
+	if rdb, err = jobs.NewRedisClient(srv.URL); err != nil {
+		return fail(err)
+	}
+	if store, err = jobs.NewStore(jobs.Config{Redis: rdb}); err != nil {
+		return fail(err)
+	}
+	policy := webhook.TargetPolicy{AllowInsecure: true, AllowPrivate: true}
+	if reg, err = webhook.NewRegistry(webhook.RegistryConfig{Redis: rdb, Policy: policy}); err != nil {
+		return fail(err)
+	}
+	return srv.Stop, rdb, store, reg, nil
+}
+
 func startWorker(store *jobs.Store, asynqRedis *redis.Client, hooks *worker.WebhookConfig) (*worker.Worker, func(), error) {
 	w, err := worker.New(worker.Config{Store: store, Redis: asynqRedis, Logger: slog.New(slog.DiscardHandler), Webhooks: hooks})
 	if err != nil {
