@@ -64,16 +64,23 @@ func IsFileContent(content string) bool { return strings.HasPrefix(content, file
 // DecodeInput returns the Input that stored content holds. Content that is
 // not a well-formed file envelope is text.
 func DecodeInput(content string) Input {
-	if !IsFileContent(content) {
-		return TextInput(content)
-	}
-	rest := content[len(fileEnvelopeMagic):]
-	mt, rest, ok1 := strings.Cut(rest, "\n")
-	name, data, ok2 := strings.Cut(rest, "\n")
-	if !ok1 || !ok2 {
+	mt, name, data, ok := cutEnvelope(content)
+	if !ok {
 		return TextInput(content)
 	}
 	return Input{MediaType: mt, Filename: name, Data: []byte(data), File: true}
+}
+
+// cutEnvelope splits a file envelope into its media type, name and data
+// (sharing content's memory); ok is false for text.
+func cutEnvelope(content string) (mediaType, filename, data string, ok bool) {
+	rest, ok := strings.CutPrefix(content, fileEnvelopeMagic)
+	if !ok {
+		return "", "", "", false
+	}
+	mediaType, rest, ok1 := strings.Cut(rest, "\n")
+	filename, data, ok2 := strings.Cut(rest, "\n")
+	return mediaType, filename, data, ok1 && ok2
 }
 
 // filePayloadHash is the payload hash of a file envelope: the SHA-256 of the
@@ -81,14 +88,14 @@ func DecodeInput(content string) Input {
 // the file's bytes (through their SHA-256) and its media type, not the file
 // name: the same file sent again under another name is the same payload.
 func filePayloadHash(content string) (string, bool) {
-	in := DecodeInput(content)
-	if !in.File {
+	mt, _, data, ok := cutEnvelope(content)
+	if !ok {
 		return "", false
 	}
-	sum := sha256.Sum256(in.Data)
+	sum := sha256.Sum256([]byte(data))
 	h := sha256.New()
 	h.Write([]byte(`{"file":{"mediaType":`))
-	h.Write(mustJSON(in.MediaType))
+	h.Write(mustJSON(mt))
 	h.Write([]byte(`,"sha256":"` + hex.EncodeToString(sum[:]) + `"}}`))
 	return hex.EncodeToString(h.Sum(nil)), true
 }
