@@ -65,7 +65,7 @@ func run(ctx context.Context) error {
 		return err
 	}
 	defer dash.Close()
-	docs, err := app.OpenDocuments(context.Background(), cfg, log)
+	docs, err := app.OpenDocuments(context.Background(), cfg)
 	if err != nil {
 		return err
 	}

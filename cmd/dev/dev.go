@@ -88,11 +88,14 @@ func run(ctx context.Context, o options) error {
 		return err
 	}
 	defer dash.Close()
-	docs, err := app.OpenDocuments(ctx, cfg, logger)
+	docs, err := app.OpenDocuments(ctx, cfg)
 	if err != nil {
 		return err
 	}
 	defer docs.Close()
+	if err := docs.EnableOCR(cfg, logger); err != nil {
+		return err
+	}
 	srv, err := api.New(app.API(cfg, store, rdb, dash, docs, cfg.NewLogger(os.Stderr, "api")))
 	if err != nil {
 		return err

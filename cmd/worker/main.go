@@ -90,11 +90,14 @@ func run(once oneShot) error {
 	// and each kind once per interval.
 	lograte.RouteRedis(logger)
 	cfg.LogWarnings(logger.With("component", "worker"))
-	docs, err := app.OpenDocuments(context.Background(), cfg, logger)
+	docs, err := app.OpenDocuments(context.Background(), cfg)
 	if err != nil {
 		return err
 	}
 	defer docs.Close()
+	if err := docs.EnableOCR(cfg, logger); err != nil {
+		return configError{err}
+	}
 	wcfg, err := app.Worker(cfg, store, asynqRedis, faults, docs, logger)
 	if err != nil {
 		return configError{fmt.Errorf("invalid configuration:\n%w", err)}

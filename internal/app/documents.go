@@ -22,36 +22,43 @@ import (
 type Documents struct {
 	PDF     *pdf.Reader
 	Readers *document.Readers
+	cfg     document.Config
 }
 
-// OpenDocuments starts the PDF reader and finds the OCR command. The first
-// start on a machine compiles PDFium (seconds); later ones load wazero's
-// compilation cache. Without tesseract, scans are rejected no_text_layer and
-// log says once how to install it.
-func OpenDocuments(ctx context.Context, c *config.Config, log *slog.Logger) (*Documents, error) {
+// OpenDocuments starts the PDF reader. The first start on a machine
+// compiles PDFium (seconds); later ones load wazero's compilation cache.
+// The API needs only this (page counts at intake, page images); the worker
+// adds OCR with EnableOCR.
+func OpenDocuments(ctx context.Context, c *config.Config) (*Documents, error) {
 	p, err := pdf.New(ctx, pdf.Config{MaxPages: c.Documents.MaxPages, Instances: c.Documents.PDFInstances})
 	if err != nil {
 		return nil, fmt.Errorf("app: PDF reader: %w", err)
 	}
-	d := &Documents{PDF: p}
+	d := &Documents{PDF: p, cfg: document.Config{PDF: p, MaxPages: c.Documents.MaxPages}}
+	d.Readers = document.New(d.cfg)
+	return d, nil
+}
+
+// EnableOCR finds the OCR command for the read stage. Without tesseract,
+// scans are rejected no_text_layer and log says once how to install it.
+// With a vision model, a scan OCR did not read goes to the model as page
+// images instead of being rejected.
+func (d *Documents) EnableOCR(c *config.Config, log *slog.Logger) error {
 	o := c.Documents.OCR
 	engine, err := ocr.New(ocr.Config{Command: o.Command, Languages: o.Languages, PageTimeout: o.PageTimeout,
 		MinConfidence: float64(o.MinConfidence)})
-	// With a vision model, a scan OCR did not read goes to the model as page
-	// images instead of being rejected no_text_layer.
-	cfg := document.Config{PDF: p, MaxPages: c.Documents.MaxPages, KeepScans: c.LLM.Vision && c.UsesModel()}
 	switch {
 	case err == nil:
-		cfg.OCR = engine
+		d.cfg.OCR = engine
 		log.Info("OCR enabled", "command", o.Command, "languages", engine.Languages())
 	case errors.Is(err, ocr.ErrNotInstalled):
 		log.Warn("OCR disabled: scans and images are rejected no_text_layer", "advice", err.Error())
 	default:
-		_ = p.Close()
-		return nil, fmt.Errorf("app: OCR (RELAYOPS_OCR_*): %w", err)
+		return fmt.Errorf("app: OCR (RELAYOPS_OCR_*): %w", err)
 	}
-	d.Readers = document.New(cfg)
-	return d, nil
+	d.cfg.KeepScans = c.LLM.Vision && c.UsesModel()
+	d.Readers = document.New(d.cfg)
+	return nil
 }
 
 // Close stops the PDF reader.
