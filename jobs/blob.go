@@ -83,9 +83,14 @@ func sealedAD(k Key, kind string) []byte {
 	return []byte(kind + "\x00" + k.Tenant + ":" + k.DocumentID)
 }
 
-// seal encodes an input.
+// seal encodes an input. A file whose format is compressed already (a PDF's
+// streams, a PNG, a JPEG) is not deflated again: it would save next to
+// nothing at the cost of a pass over up to the file limit.
 func (s sealer) seal(k Key, content string) ([]byte, error) {
-	data, deflated := compress([]byte(content))
+	data, deflated := []byte(content), false
+	if !precompressed(content) {
+		data, deflated = compress(data)
+	}
 	if !s.ring.Enabled() {
 		tag := byte(blobPlain)
 		if deflated {
@@ -118,6 +123,12 @@ func (s sealer) encrypt(k Key, kind string, data []byte, deflated bool) ([]byte,
 }
 
 // compress deflates b when it is long enough and deflating saves an eighth.
+// precompressed reports a file input of a compressed format.
+func precompressed(content string) bool {
+	mt, _, _, ok := cutEnvelope(content)
+	return ok && (mt == "application/pdf" || mt == "image/png" || mt == "image/jpeg")
+}
+
 func compress(b []byte) ([]byte, bool) {
 	if len(b) >= compressMin {
 		if z := deflate(b); len(z) <= len(b)-len(b)/8 {
