@@ -72,6 +72,11 @@ func appendCellHits(hits []hit, d *document, i int) []hit {
 	for j := 0; j < len(l.cells); j++ {
 		c := &l.cells[j]
 		m, ok := c.labelOf()
+		if (!ok || m.kind == lkShipping || m.kind == lkFee) && j+1 < len(l.cells) {
+			if q, qok := qualifiedTaxLabel(c.text); qok {
+				m, ok = q, true // "Versandkosten USt. 19,00% auf 4,99 €": the shipping's tax
+			}
+		}
 		if !ok || c.customer {
 			continue
 		}
@@ -85,6 +90,11 @@ func appendCellHits(hits []hit, d *document, i int) []hit {
 			if b, ok := cellBelow(d, i, c); ok {
 				h.cells, h.rank = []string{b.text}, rankBelow
 			}
+			if m.kind == lkVendor && (len(h.cells) == 0 || cleanVendor(h.cells[0]) == "") {
+				if v, ok := nameBelow(d, i, c); ok {
+					h.cells = []string{v}
+				}
+			}
 		}
 		if m.kind == lkCustomer {
 			markCustomerBlock(d, i, c)
@@ -95,6 +105,23 @@ func appendCellHits(hits []hit, d *document, i int) []hit {
 		hits = append(hits, h)
 	}
 	return hits
+}
+
+// qualifiedTaxLabel reads a tax label after one word that says what the
+// tax is on, with its rate: "Positionen USt. 19,00% auf 804,35 €",
+// "Versandkosten MwSt. 19%". The rate is required, so that a description
+// that merely mentions a tax word is no label.
+func qualifiedTaxLabel(text string) (labelMatch, bool) {
+	sp := strings.IndexByte(text, ' ')
+	if sp <= 0 || hasDigit(text[:sp]) || !strings.Contains(text[sp:], "%") {
+		return labelMatch{}, false
+	}
+	m, ok := matchLabel(text[sp+1:])
+	if !ok || m.kind != lkTax {
+		return labelMatch{}, false
+	}
+	m.end += sp + 1
+	return m, true
 }
 
 // followingCells adds to h the cells after j up to the next label (all of
@@ -135,10 +162,57 @@ func cellBelow(d *document, i int, c *cell) (*cell, bool) {
 	if b == nil {
 		b = stackedValue(&d.lines[i], &d.lines[n], c)
 	}
-	if b == nil || startsLabel(b.text) {
-		return nil, false
+	if b == nil || startsLabel(b.text) || strings.HasSuffix(b.text, ":") {
+		return nil, false // another label ("Nummer:"), known or not
 	}
 	return b, true
+}
+
+// nameBelow returns the first name-like cell under a vendor label that ends
+// its line, past the labelled lines the block starts with:
+//
+//	Verkäufer:
+//	Globale Nummer: 4000001123452 (GLN)
+//	Lieferant GmbH
+func nameBelow(d *document, i int, c *cell) (string, bool) {
+	for k, n := 0, d.nextNonBlank(i); k < 3 && n >= 0 && !d.lines[n].used; k, n = k+1, d.nextNonBlank(n) {
+		l := &d.lines[n]
+		b := alignedCell(l, c.start, c.end)
+		if b == nil {
+			return "", false
+		}
+		if strings.HasSuffix(b.text, ":") {
+			if nameLabels[strings.ToLower(strings.TrimSpace(strings.TrimSuffix(b.text, ":")))] {
+				if k := cellIndex(l, b); k+1 < len(l.cells) {
+					v := cleanVendor(l.cells[k+1].text) // "Name:      Rohstoff AG Salzgitter"
+					return v, v != ""
+				}
+			}
+			continue // "Nummer:      12345676"
+		}
+		if strings.Contains(b.text, ": ") {
+			continue // "Globale Nummer: 4000001123452 (GLN)"
+		}
+		if v := cleanVendor(b.text); v != "" {
+			return v, true
+		}
+		return "", false
+	}
+	return "", false
+}
+
+// nameLabels label the name in a party's block of labelled lines.
+var nameLabels = map[string]bool{"name": true, "firma": true, "company": true, "nom": true, "raison sociale": true,
+	"naam": true, "bedrijfsnaam": true, "nome": true, "ragione sociale": true, "nombre": true, "razón social": true,
+	"firmenname": true, "navn": true, "namn": true, "nimi": true}
+
+func cellIndex(l *line, c *cell) int {
+	for k := range l.cells {
+		if &l.cells[k] == c {
+			return k
+		}
+	}
+	return -1
 }
 
 // stackedValue returns the value of a label that ends its line when the

@@ -45,6 +45,9 @@ func resolveInvoiceNumber(d *document, hits []hit) string {
 			return n
 		}
 	}
+	if n := numberBelowTitle(d); n != "" {
+		return n
+	}
 	for _, h := range ranked {
 		if n := invoiceNumberToken(h.value()); n != "" {
 			return n
@@ -57,6 +60,43 @@ func resolveInvoiceNumber(d *document, hits []hit) string {
 		if m := proseNumberRe.FindStringSubmatch(d.lines[i].text); m != nil {
 			if n := invoiceNumberToken(m[1]); n != "" {
 				return n
+			}
+		}
+	}
+	return ""
+}
+
+// bareNumberRe is a cell that is a number word alone and a value: "Nº:
+// 4000-12345678", "No. 2024/17", "# 1187" (a cell: at the line's start or
+// after a column gap, so "Remito Nº: 12" is not one).
+var bareNumberRe = regexp.MustCompile(`(?:^|\s{2,})(?:N[º°o]\.?|Nr\.|No\.|#|№)\s*[:#]?\s*([A-Za-z0-9][A-Za-z0-9._/-]*[0-9][A-Za-z0-9._/-]*)(?:\s{2,}|$)`)
+
+// numberBelowTitle reads the number a bare number label gives right below
+// an invoice title, the title naming what the number is:
+//
+//	                Factura
+//	                Nº: 4000-12345678
+func numberBelowTitle(d *document) string {
+	seen, below := 0, -1
+	for i := range d.lines {
+		l := &d.lines[i]
+		if l.blank() || l.rule {
+			continue
+		}
+		if seen++; seen > headLines {
+			break
+		}
+		if below >= 0 && below < 4 {
+			below++
+			if m := bareNumberRe.FindStringSubmatch(l.text); m != nil {
+				if n := invoiceNumberToken(m[1]); n != "" {
+					return n
+				}
+			}
+		}
+		for _, t := range titleCandidates(d, l) {
+			if candidateType(d, l, t) == extract.DocInvoice {
+				below = 0
 			}
 		}
 	}
@@ -331,6 +371,9 @@ func resolveVendor(d *document, hits []hit) string {
 			return v
 		}
 	}
+	if v := senderLineVendor(d); v != "" {
+		return v
+	}
 	if v := topBlockVendor(d); v != "" && (len(weak) == 0 || hasCompanySuffix(v)) {
 		return v
 	}
@@ -421,6 +464,9 @@ func vendorLike(s string) bool {
 		return false
 	}
 	lower := strings.ToLower(s)
+	if copyMarker[strings.Trim(lower, " .")] || legalFormAlone(s) {
+		return false // "Original", "Duplicado": which copy of the document; "GmbH" alone names nobody
+	}
 	if strings.ContainsAny(s, "@") || strings.Contains(lower, "www.") || strings.Contains(lower, "http") {
 		return false
 	}
@@ -432,6 +478,59 @@ func vendorLike(s string) bool {
 		}
 	}
 	return !strings.HasSuffix(s, ",")
+}
+
+// copyMarker are the words that say which copy of a document a page is.
+var copyMarker = map[string]bool{"original": true, "copy": true, "duplicate": true, "triplicate": true,
+	"duplicado": true, "triplicado": true, "copia": true, "originale": true, "copie": true, "kopie": true,
+	"duplikat": true, "duplicata": true, "origineel": true, "kopia": true}
+
+// legalFormAlone reports a legal form with no name before it ("GmbH").
+func legalFormAlone(s string) bool {
+	s = strings.TrimSpace(s)
+	return !strings.ContainsAny(s, " ") && legalFormRe.MatchString(s)
+}
+
+// senderLineVendor reads the return-address line a letter prints above the
+// recipient's address window (DIN 5008, and its like elsewhere): "weclapp
+// GmbH | Somestreet 42 | 08155 Some city". Its first part is the sender;
+// the address block below it is the recipient's.
+func senderLineVendor(d *document) string {
+	seen := 0
+	for i := range d.lines {
+		l := &d.lines[i]
+		if l.blank() || l.rule || (d.mail && i < d.mailEnd) {
+			continue
+		}
+		if seen++; seen > 8 {
+			break
+		}
+		for _, sep := range []string{" | ", " · ", " • "} {
+			parts := strings.Split(strings.TrimSpace(l.text), sep)
+			if len(parts) < 3 || hasDigit(parts[0]) || !addressParts(parts[1:]) {
+				continue
+			}
+			if v := cleanVendor(parts[0]); v != "" && titleType(v) == "" {
+				return v
+			}
+		}
+	}
+	return ""
+}
+
+// addressParts reports the parts of a sender line after the name: a street
+// or a place with its number ("Somestreet 42", "08155 Some city"), never a
+// bare number or an amount (the cells of an item row).
+func addressParts(parts []string) bool {
+	mixed := false
+	for _, p := range parts {
+		p = strings.TrimSpace(p)
+		if !hasLetter(p) && hasDigit(p) {
+			return false
+		}
+		mixed = mixed || hasLetter(p) && hasDigit(p)
+	}
+	return mixed
 }
 
 // topBlockVendor returns the first name-like cell at the top of d that is

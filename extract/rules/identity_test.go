@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/relayops/relayops/extract"
 )
 
 func TestRules_Vendor_ASectionHeadingIsNoCompany(t *testing.T) {
@@ -133,4 +135,28 @@ func FuzzNamePattern_FindsTheRegexpMatches(f *testing.F) {
 		}
 		require.Equal(t, afterFirstWordRef(legalFormRef, s), afterFirstWord(legalFormRe, s), "%q", s)
 	})
+}
+
+func TestRules_InvoiceNumber_ABareNumberLabelBelowTheTitle(t *testing.T) {
+	t.Parallel()
+	doc := "                                   Factura\n" +
+		"                                   Original        Pagina 1 de 1\n" +
+		" Empresa de Prueba S.A.\n" +
+		"                                   Nº: 4000-12345678\n" +
+		"                                   Fecha:     27/03/2011\n" +
+		"IVA:  PJ54482221-l     Remito Nº: 77\n\n" +
+		"Descripción                 Importe\nServicio de consultoría      100,00 ARS\n\n" +
+		"                 Subtotal:  100,00 ARS\n                 IVA 21%     21,00 ARS\n                 Total:     121,00 ARS\n"
+	inv, err := run(t, doc)
+	require.NoError(t, err)
+	require.Equal(t, "4000-12345678", inv.InvoiceNumber)
+
+	// A bare "Nº" far from the title, or inside a longer label, is not the number.
+	for _, far := range []string{
+		strings.Replace(doc, "Nº: 4000-12345678", "", 1),
+		strings.Replace(doc, "Nº: 4000-12345678", "Remito Nº: 4000-12345678", 1),
+	} {
+		_, err := run(t, far)
+		require.Equal(t, extract.FieldReason(extract.ReasonMissingField, "invoiceNumber"), reasonOf(t, err))
+	}
 }

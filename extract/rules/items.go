@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/relayops/relayops/extract"
@@ -248,10 +249,14 @@ func pureRemainder(s string) bool {
 		if w == "" || hasDigit(w) || isCurrencyWord(w) {
 			continue
 		}
-		switch strings.ToLower(w) {
+		lw := strings.ToLower(w)
+		switch lw {
 		case "on", "at", "of", "rate", "due", "incl", "excl", "inc", "ex", "x", "is", "in", "to", "pay", "now", "amount",
 			"by", "before": // "Balance due by 30/12/2026"
 			continue
+		}
+		if slices.Contains(baseWords, lw) {
+			continue // "19,00% auf 804,35 €"
 		}
 		return false
 	}

@@ -89,9 +89,19 @@ func isReference(t numTok) bool {
 	return t.cur == "" && len(t.raw) >= 7 && isDigits(t.raw)
 }
 
-// isBase reports a number that is a tax's base ("on 261.00"), not its
-// amount.
-func isBase(text string, t numTok) bool { return endsWithWord(text[:t.start], "on") }
+// isBase reports a number that is a tax's base ("on 261.00", "auf 804,35
+// €", "sur 100,00"), not its amount.
+func isBase(text string, t numTok) bool {
+	for _, w := range baseWords {
+		if endsWithWord(text[:t.start], w) {
+			return true
+		}
+	}
+	return false
+}
+
+// baseWords introduce a tax's base: en, de, fr, it, nl, es, Nordic.
+var baseWords = []string{"on", "auf", "sur", "su", "op", "over", "sobre", "på", "af"}
 
 // endsWithWord reports whether s, trailing spaces aside, ends with the
 // word w in any case. It looks at the end of s only, so that calling it

@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	readstage "github.com/relayops/relayops/document"
+	"io"
 	"time"
 
 	"github.com/relayops/relayops/extract"
@@ -19,6 +21,7 @@ type outcome struct {
 	extraction *extract.Extraction
 	reason     string // the rejection's reason code
 	failure    string // a text that could not be read, an error that is not a rejection
+	text       string // what the rules read, for -show
 	took       time.Duration
 }
 
@@ -42,6 +45,7 @@ func evaluate(ctx context.Context, d document) outcome {
 		o.failure = "read: " + err.Error()
 		return o
 	}
+	o.text = text
 	start := time.Now()
 	o.pipeline(ctx, rules.Rules{}, text)
 	o.took = time.Since(start)
@@ -95,4 +99,20 @@ func (o *outcome) fail(err error) {
 		return
 	}
 	o.failure = "error"
+}
+
+// print writes the text the document was read as and what the rules made
+// of it (for -show while tuning the rules on one document).
+func (o outcome) print(w io.Writer) {
+	fmt.Fprintf(w, "==== %s [%s]\n%s\n", o.doc.file, o.doc.truth.DocumentType, o.text)
+	switch {
+	case o.invoice != nil:
+		b, _ := json.MarshalIndent(o.invoice, "", "  ")
+		fmt.Fprintf(w, "---- succeeded\n%s\n", b)
+	case o.extraction != nil:
+		b, _ := json.MarshalIndent(o.extraction, "", "  ")
+		fmt.Fprintf(w, "---- rejected %s%s; partial extraction\n%s\n", o.reason, o.failure, b)
+	default:
+		fmt.Fprintf(w, "---- rejected %s%s\n", o.reason, o.failure)
+	}
 }

@@ -12,7 +12,7 @@
 // It exits 1 when a false success occurs, 2 on bad usage or a broken
 // corpus, and skips loudly (exit 0) when pdfdetach is not installed.
 //
-// Usage: go run ./scripts/evalreal [-root .] [-v] [-text reader|pdftotext]
+// Usage: go run ./scripts/evalreal [-root .] [-v] [-text reader|pdftotext] [-only substr [-show]]
 package main
 
 import (
@@ -24,12 +24,16 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"slices"
+	"strings"
 )
 
 func main() {
 	root := flag.String("root", ".", "repository root (holds testdata/real and testdata/einvoice)")
 	verbose := flag.Bool("v", false, "list every document that is not read right: file, field, expected and obtained")
 	scan := flag.Int("scan", 0, "read each PDF as a scan instead: its pages rendered at this many dpi (e.g. 150 or 300) and read by OCR (needs tesseract)")
+	only := flag.String("only", "", "evaluate only the documents whose path contains this text")
+	show := flag.Bool("show", false, "with -only: print the text each document is read as, and the extraction, before the report")
 	text := flag.String("text", "reader", "where a PDF's text comes from: reader (the project's read stage, as the worker) or pdftotext (poppler's pdftotext -layout, the anchor)")
 	flag.Parse()
 	switch *text {
@@ -54,7 +58,11 @@ func main() {
 		return
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	falseSuccesses, err := run(ctx, *root, *verbose, os.Stdout, os.Stderr)
+	if *show && *only == "" {
+		fmt.Fprintln(os.Stderr, "evalreal: -show needs -only (it prints every document's text)")
+		os.Exit(2)
+	}
+	falseSuccesses, err := run(ctx, options{root: *root, only: *only, verbose: *verbose, show: *show}, os.Stdout, os.Stderr)
 	stop()
 	if *scan > 0 {
 		fmt.Println(scanSummary(*scan))
@@ -69,14 +77,27 @@ func main() {
 	}
 }
 
-// run evaluates every document under root and writes the report to w,
-// progress to progress. It returns the number of false successes.
-func run(ctx context.Context, root string, verbose bool, w, progress io.Writer) (int, error) {
-	docs, err := loadCorpus(root)
+// options are the command's flags that run reads.
+type options struct {
+	root, only    string
+	verbose, show bool
+}
+
+// run evaluates every document under opt.root (those whose path contains
+// opt.only) and writes the report to w, progress to progress. It returns
+// the number of false successes.
+func run(ctx context.Context, opt options, w, progress io.Writer) (int, error) {
+	docs, err := loadCorpus(opt.root)
 	if err != nil {
 		return 0, err
 	}
-	if len(docs) == 0 {
+	if opt.only != "" {
+		docs = slices.DeleteFunc(docs, func(d document) bool { return !strings.Contains(d.file, opt.only) })
+	}
+	switch {
+	case len(docs) == 0 && opt.only != "":
+		return 0, fmt.Errorf("no document's path contains %q", opt.only)
+	case len(docs) == 0:
 		return 0, errors.New("no documents under testdata/real")
 	}
 	outs := make([]outcome, 0, len(docs))
@@ -84,11 +105,15 @@ func run(ctx context.Context, root string, verbose bool, w, progress io.Writer) 
 		if ctx.Err() != nil {
 			return 0, ctx.Err()
 		}
-		outs = append(outs, evaluate(ctx, d))
+		o := evaluate(ctx, d)
+		if opt.show {
+			o.print(w)
+		}
+		outs = append(outs, o)
 		if (i+1)%10 == 0 || i+1 == len(docs) {
 			fmt.Fprintf(progress, "\revalreal: %d/%d documents", i+1, len(docs))
 		}
 	}
 	fmt.Fprintln(progress)
-	return report(w, outs, verbose), nil
+	return report(w, outs, opt.verbose), nil
 }

@@ -1,0 +1,80 @@
+package rules
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// A German business letter: the sender line above the address window, the
+// tax stated per part of the total ("Positionen USt. 19,00% auf …").
+const germanLetter = `Nordwerk GmbH | Hafenstraße 7 | 20457 Hamburg                      Nordwerk GmbH
+Beispiel AG                                                        Hafenstraße 7
+Feldstraße 34                                                      20457 Hamburg
+54321 Hithausen
+
+Rechnung RE2001
+Kunden-Nr.:           10000                    Belegdatum:           26.10.22
+
+Pos.  Bezeichnung                       Menge    Einheit  Preis/Einh €  Gesamt €
+1     Wartung Jahresvertrag              1,00     Stk.        84,95      84,95
+2     Lizenz Plus                        1,00     Stk.       719,40     719,40
+
+                                Positionen netto                           804,35 €
+                                Versandkosten netto                          4,99 €
+                                Positionen USt. 19,00% auf 804,35 €        152,83 €
+                                Versandkosten USt. 19,00% auf 4,99 €         0,95 €
+                                Endsumme                                   963,12 €
+`
+
+func TestRules_GermanLetter_TheTaxOfEachPartAndTheSenderLine(t *testing.T) {
+	t.Parallel()
+	inv, err := run(t, germanLetter)
+	require.NoError(t, err)
+	require.Equal(t, "RE2001", inv.InvoiceNumber)
+	require.Equal(t, "963.12", inv.Total)
+	require.Equal(t, "153.78", inv.Tax)
+	require.Equal(t, "Nordwerk GmbH", inv.Vendor, "the sender line names the vendor, not the addressee below it")
+
+	// Without the shipping's tax row the sum is short: a rejection, not a guess.
+	_, err = run(t, strings.Replace(germanLetter, "                                Versandkosten USt. 19,00% auf 4,99 €         0,95 €\n", "", 1))
+	require.Contains(t, []string{"total_mismatch", "subtotal_mismatch"}, reasonOf(t, err))
+}
+
+func TestQualifiedTaxLabel_NeedsARate(t *testing.T) {
+	t.Parallel()
+	for text, want := range map[string]bool{
+		"Positionen USt. 19,00% auf 804,35 €": true,
+		"Versandkosten MwSt. 7%":              true,
+		"Positionen USt.":                     false, // no rate: a description
+		"Beratung MwSt-frei 0 Stunden":        false,
+		"19% USt.":                            false, // a label of its own, read by matchLabel
+	} {
+		_, ok := qualifiedTaxLabel(text)
+		require.Equal(t, want, ok, text)
+	}
+}
+
+func TestRules_Vendor_ThePartyBlockOfLabelledLines(t *testing.T) {
+	t.Parallel()
+	for name, block := range map[string]string{
+		"a name label": "   Verkäufer\n   Nummer:                 12345676\n   Name:                   Rohstoff AG Salzgitter\n   Anschrift:              Marktstr. 153\n",
+		"the name after the labelled lines": "Verkäufer:\nGlobale Nummer: 4000001123452 (GLN)\nRohstoff AG Salzgitter\nMarktstr. 153\n",
+	} {
+		doc := "RECHNUNG Nr. 47110815 vom 01.12.2025\nWährung: EUR\n\n" + block + "\n" +
+			"Beschreibung                         Betrag\nStahlblech                          100,00\n\n" +
+			"Summe netto                         100,00\nUSt. 19%                             19,00\nGesamtbetrag                        119,00\n"
+		inv, err := run(t, doc)
+		require.NoError(t, err, name)
+		require.Equal(t, "Rohstoff AG Salzgitter", inv.Vendor, name)
+	}
+}
+
+func TestVendorLike_ACopyMarkerOrALegalFormAloneIsNoName(t *testing.T) {
+	t.Parallel()
+	for _, s := range []string{"Original", "DUPLICADO", "Copy", "GmbH", "Ltd."} {
+		require.False(t, vendorLike(s), s)
+	}
+	require.True(t, vendorLike("Original Bakery Ltd"))
+}
