@@ -74,8 +74,8 @@ var bareNumberRe = regexp.MustCompile(`(?:^|\s{2,})(?:N[º°o]\.?|Nr\.|No\.|#|�
 // numberBelowTitle reads the number a bare number label gives right below
 // an invoice title, the title naming what the number is:
 //
-//	                Factura
-//	                Nº: 4000-12345678
+//	Factura
+//	Nº: 4000-12345678
 func numberBelowTitle(d *document) string {
 	seen, below := 0, -1
 	for i := range d.lines {

@@ -59,7 +59,7 @@ func TestQualifiedTaxLabel_NeedsARate(t *testing.T) {
 func TestRules_Vendor_ThePartyBlockOfLabelledLines(t *testing.T) {
 	t.Parallel()
 	for name, block := range map[string]string{
-		"a name label": "   Verkäufer\n   Nummer:                 12345676\n   Name:                   Rohstoff AG Salzgitter\n   Anschrift:              Marktstr. 153\n",
+		"a name label":                      "   Verkäufer\n   Nummer:                 12345676\n   Name:                   Rohstoff AG Salzgitter\n   Anschrift:              Marktstr. 153\n",
 		"the name after the labelled lines": "Verkäufer:\nGlobale Nummer: 4000001123452 (GLN)\nRohstoff AG Salzgitter\nMarktstr. 153\n",
 	} {
 		doc := "RECHNUNG Nr. 47110815 vom 01.12.2025\nWährung: EUR\n\n" + block + "\n" +
