@@ -312,6 +312,24 @@ func resolveColumns(cols []column) {
 			cols[i].role = colIndex
 		}
 	}
+	// "Amount  Product  VAT  Price  Total": an amount column before the
+	// description, with no quantity column and another amount after it,
+	// is the quantity (an amount of goods).
+	if !has(colQty) && countRole(cols, colAmount) > 1 {
+		desc := -1
+		for i := range cols {
+			if cols[i].role == colDesc {
+				desc = i
+				break
+			}
+		}
+		for i := 0; i < desc; i++ {
+			if cols[i].role == colAmount && cols[i].phrase == "amount" {
+				cols[i].role = colQty
+				break
+			}
+		}
+	}
 	if !has(colAmount) {
 		for i := range cols {
 			if cols[i].role == colGross {

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/relayops/relayops/extract"
 )
 
 // A German business letter: the sender line above the address window, the
@@ -77,4 +79,33 @@ func TestVendorLike_ACopyMarkerOrALegalFormAloneIsNoName(t *testing.T) {
 		require.False(t, vendorLike(s), s)
 	}
 	require.True(t, vendorLike("Original Bakery Ltd"))
+}
+
+func TestRules_TaxAlsoStatedInTheBuyersCurrencyIsNotAdded(t *testing.T) {
+	t.Parallel()
+	doc := "Handelsrechnung (380) Nr. 47110815 vom 01.12.2025\nWährung:            GBP\nVerkäufer:          Rohstoff AG Salzgitter\n\n" +
+		"Beschreibung                               Nettobetrag\nStahlcoil                                       850,00\n\n" +
+		"Rechnungssumme ohne USt.                        850,00\n" +
+		"Steuerbetrag in GBP                             161,50\n" +
+		"Steuerbetrag in EUR                             181,27\n" +
+		"Bruttosumme                                   1.011,50\n"
+	inv, err := run(t, doc)
+	require.NoError(t, err)
+	require.Equal(t, "GBP", inv.Currency)
+	require.Equal(t, "161.50", inv.Tax)
+	require.Equal(t, "1011.50", inv.Total)
+}
+
+func TestParseHeader_AnAmountBeforeTheDescriptionIsTheQuantity(t *testing.T) {
+	t.Parallel()
+	doc := "INVOICE\nInvoice # RE-508    issued at 2020-06-20\nSupplier: Bei Spiel GmbH\n\n" +
+		" Amount      Product                 VAT        Price          Total\n" +
+		" 1.00        Design (hours)          7%         160.00 €       160.00 €\n" +
+		" 400.00      Ballons                 19%        0.79 €         316.00 €\n\n" +
+		"Net total: 476.00 €\nVAT total: 71.24 €\nDue payable: 547.24 €\n"
+	inv, err := run(t, doc)
+	require.NoError(t, err)
+	require.Len(t, inv.LineItems, 2)
+	require.True(t, extract.SameDecimal("400", inv.LineItems[1].Quantity), inv.LineItems[1].Quantity)
+	require.Equal(t, "316.00", inv.LineItems[1].Amount)
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/relayops/relayops/extract"
@@ -128,7 +130,7 @@ func extractInvoice(content string) extract.Extraction {
 	ps := paragraphs(d)
 	rows := amountRows(hits, f, proseLines(d, ps))
 	all := mergeRows(rows, proseRows(ps, f, rows))
-	amounts := mergeRows(all, bareAmountRows(d, all, f))
+	amounts := dropOtherCurrencyRows(mergeRows(all, bareAmountRows(d, all, f)), x.Currency)
 	t := resolveTotals(amounts)
 	guardValuesRow(d, amounts, &t, f)
 	if it.spaced && !t.reconciles(it.lines) {
@@ -143,6 +145,23 @@ func extractInvoice(content string) extract.Extraction {
 	x.Problems = appendProblems(dateProblem, it.problems, t.problems)
 	x.Evidence = fieldEvidence(d, hits, amounts, x)
 	return x
+}
+
+// otherCurrencyRe is a label that names the currency of its amount:
+// "Steuerbetrag in EUR", "VAT in GBP", "TVA en EUR".
+var otherCurrencyRe = regexp.MustCompile(`\b(?:in|en|i)\s+\(?([A-Z]{3})\)?\s*:?$`)
+
+// dropOtherCurrencyRows drops the amount rows stated in another currency
+// than the invoice's: an invoice in GBP that also gives its tax in EUR for
+// the buyer's books (EN 16931 BT-111) sums in GBP alone.
+func dropOtherCurrencyRows(rows []amountRow, currency string) []amountRow {
+	if currency == "" {
+		return rows
+	}
+	return slices.DeleteFunc(rows, func(r amountRow) bool {
+		m := otherCurrencyRe.FindStringSubmatch(strings.TrimSpace(r.raw))
+		return m != nil && isCurrencyCode(m[1]) && m[1] != currency
+	})
 }
 
 func appendProblems(first string, lists ...[]string) []string {
