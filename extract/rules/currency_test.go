@@ -37,6 +37,8 @@ func TestEvidence_CurrencyFromTheDocument(t *testing.T) {
 		{"yen", "Total ¥178,200", "JPY"},
 		{"no currency, a German vendor", "Lindner GmbH\nfinance@lindner.de\nTotal: 10,00", "EUR"},
 		{"no currency, a US address", "Austin, TX 78701\nTotal: 10.00", "USD"},
+		{"no currency, an Argentine tax id", "CUIT 30-00000000-7\nTotal: 122,00", "ARS"},
+		{"no currency, an Indian GSTIN", "GSTIN: 29ABCDE1234F1Z5\nTotal: 1,22,500.00", "INR"},
 		{"no currency at all", "Total: 10.00", ""},
 		{"an English word is not a code", "ALL PRICES FINAL\nTotal: 10.00", ""},
 	}
