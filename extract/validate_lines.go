@@ -48,7 +48,7 @@ func validateLine(l ExtractedLine, minor int) (LineItem, int64, error) {
 	}
 	switch {
 	case p.hasQty && p.hasPrice && p.hasAmount:
-		if !mulDecimal(p.qty, p.price).withinHalfMinor(p.amount, minor) {
+		if !mulDecimal(p.qty, p.price).withinHalfMinor(p.amount, minor) && !roundedPriceFits(p, l.UnitPrice, minor) {
 			return LineItem{}, 0, Reject(ReasonLineMismatch)
 		}
 	case p.hasQty && p.hasPrice:
@@ -71,6 +71,31 @@ func validateLine(l ExtractedLine, minor int) (LineItem, int64, error) {
 		li.UnitPrice = priceString(p.price, minor)
 	}
 	return li, p.amount, nil
+}
+
+// roundedPriceFits reports a line whose unit price is shown rounded: a
+// price written with s decimals (two at least, and at least the
+// currency's) stands for any
+// price within half of its last digit, so the amount may differ from
+// quantity × price by quantity × ½·10^-s, plus the amount's own half minor
+// unit ("3 m² at 3,33 = 10,00": the price is 10,00 / 3, shown rounded).
+func roundedPriceFits(p lineParts, shown string, minor int) bool {
+	s := 0
+	if _, frac, ok := strings.Cut(shown, "."); ok {
+		s = len(frac)
+	}
+	if s < minor || s < 2 {
+		return false // a whole price (9700 yen, 3.3 €) is taken as exact
+	}
+	half := func(digits int) *big.Rat {
+		return new(big.Rat).SetFrac(big.NewInt(1), new(big.Int).Mul(big.NewInt(2), pow10(digits)))
+	}
+	qty := new(big.Rat).SetFrac(big.NewInt(p.qty.units), pow10(p.qty.scale))
+	price := new(big.Rat).SetFrac(big.NewInt(p.price.units), pow10(p.price.scale))
+	amount := new(big.Rat).SetFrac(big.NewInt(p.amount), pow10(minor))
+	diff := new(big.Rat).Sub(amount, new(big.Rat).Mul(qty, price))
+	bound := new(big.Rat).Add(new(big.Rat).Mul(qty, half(s)), half(minor))
+	return diff.Abs(diff).Cmp(bound) < 0 // the ends round away: 12.02 / 3 = 4.0067 shows as 4.01
 }
 
 // invalidLineItems is the rejection of a line that cannot be read, made

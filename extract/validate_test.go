@@ -58,7 +58,7 @@ func TestValidateExtraction_CurrencyPrecision(t *testing.T) {
 	}
 }
 
-func TestValidateExtraction_LineWithinHalfAMinorUnit(t *testing.T) {
+func TestValidateExtraction_LineWithinHalfAMinorUnitOrTheRoundedPrice(t *testing.T) {
 	t.Parallel()
 	// 0.333 × 10.00 = 3.33; 2.5 × 0.125 = 0.3125: 0.31 is a quarter cent
 	// away, 0.32 three quarters
@@ -70,7 +70,12 @@ func TestValidateExtraction_LineWithinHalfAMinorUnit(t *testing.T) {
 		{"2.5", "0.125", "0.31", true},
 		{"2.5", "0.125", "0.32", false},
 		{"2.5", "0.125", "0.33", false},
-		{"3", "4.00", "12.01", false},
+		{"3", "4.00", "12.02", false},
+		// a unit price shown rounded to cents: 10.00 / 3 = 3.333…, 12.01 / 3 = 4.0033…
+		{"3", "3.33", "10.00", true},
+		{"3", "4.00", "12.01", true},
+		{"3", "3.3", "10.00", false}, // shown with fewer decimals than the currency's: exact
+		{"100", "0.79", "79.60", false},
 		{"1", "-10.00", "-10.00", true},
 	} {
 		x := validExtraction()
