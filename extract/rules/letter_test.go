@@ -109,3 +109,24 @@ func TestParseHeader_AnAmountBeforeTheDescriptionIsTheQuantity(t *testing.T) {
 	require.True(t, extract.SameDecimal("400", inv.LineItems[1].Quantity), inv.LineItems[1].Quantity)
 	require.Equal(t, "316.00", inv.LineItems[1].Amount)
 }
+
+func TestRules_ASubtotalLessDiscountIsNoSecondDiscount(t *testing.T) {
+	t.Parallel()
+	doc := "Acme Plumbing LLC                                   INVOICE\n\n" +
+		"Invoice No:  #INV-88\nInvoice Date: 10/18/2018\n\n" +
+		"DESCRIPTION                   QTY    UNIT PRICE     TOTAL\nInstalled sink (hours)          8            90       720\nThermostat                      8            90       720\n\n" +
+		"                                     SUBTOTAL        1440\n" +
+		"                                     DISCOUNT           4\n" +
+		"                                    SUBTOTAL\n" +
+		"                               LESS DISCOUNT         1436\n" +
+		"                                    TAX RATE        7.00%\n" +
+		"                                   TOTAL TAX       100.52\n" +
+		"                                 BALANCE DUE    $1,536.52\n"
+	inv, err := run(t, doc)
+	require.NoError(t, err)
+	require.Equal(t, "1536.52", inv.Total)
+	// A second discount that is not the net after the first still counts:
+	// the sum no longer adds up.
+	_, err = run(t, strings.Replace(doc, "1436", "1435", 1))
+	require.Error(t, err)
+}

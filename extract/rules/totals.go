@@ -254,7 +254,7 @@ type totals struct {
 // invoice's total. A total row followed by tax or charges before the final
 // total is the subtotal when none is stated.
 func resolveTotals(rows []amountRow) totals {
-	rows = dropInnerLabels(rows)
+	rows = dropRunningNet(dropInnerLabels(rows))
 	t := totals{subtotalLine: -1}
 	final := finalTotal(rows)
 	traceRows(rows, final)
@@ -266,6 +266,38 @@ func resolveTotals(rows []amountRow) totals {
 	t.resolveCharges(rows, final)
 	t.guardTotal(rows, final)
 	return t
+}
+
+// dropRunningNet drops a discount row that restates the net after the
+// discounts above it ("SUBTOTAL 1440 / DISCOUNT 4 / SUBTOTAL LESS DISCOUNT
+// 1436"): its amount is the subtotal less those discounts, to the cent, so
+// it is no further discount.
+func dropRunningNet(rows []amountRow) []amountRow {
+	sub := ""
+	var discounts []string
+	for i, r := range rows {
+		switch {
+		case r.kind == lkSubtotal && !r.bad:
+			sub, discounts = r.amount, nil
+		case r.kind == lkDiscount && !r.bad && sub != "" && len(discounts) > 0:
+			if net, ok := lessDiscounts(sub, discounts); ok && sameDecimal(net, strings.TrimPrefix(r.amount, "-")) {
+				return append(rows[:i:i], rows[i+1:]...)
+			}
+			discounts = append(discounts, strings.TrimPrefix(r.amount, "-"))
+		case r.kind == lkDiscount && !r.bad && sub != "":
+			discounts = append(discounts, strings.TrimPrefix(r.amount, "-"))
+		}
+	}
+	return rows
+}
+
+// lessDiscounts returns sub minus the discounts (written without sign).
+func lessDiscounts(sub string, discounts []string) (string, bool) {
+	vals := []string{sub}
+	for _, d := range discounts {
+		vals = append(vals, "-"+d)
+	}
+	return addCanonical(vals)
 }
 
 func (t *totals) setAmount(dst *string, r amountRow, field string) {
