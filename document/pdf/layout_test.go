@@ -144,3 +144,12 @@ func TestSplitLigatures_SharesTheBox(t *testing.T) {
 	require.Equal(t, []float64{0, 3, 6, 9}, []float64{raws[0].left, raws[1].left, raws[2].left, raws[3].left})
 	require.Equal(t, []float64{3, 6, 9, 14}, []float64{raws[0].right, raws[1].right, raws[2].right, raws[3].right})
 }
+
+func TestBoxSize_TheBoxGivesTheSizeAScaledFontHides(t *testing.T) {
+	t.Parallel()
+	// Set at size 1 and scaled ×12 by the text matrix: the box is 12 high.
+	require.InDelta(t, 9.6, boxSize(rawGlyph{left: 0, right: 7, bottom: 100, top: 112}), 1e-9)
+	// Written upwards: the height across the line is the box's width.
+	require.InDelta(t, 9.6, boxSize(rawGlyph{left: 0, right: 12, bottom: 100, top: 107, quarter: 1}), 1e-9)
+	require.Zero(t, boxSize(rawGlyph{top: math.NaN()}))
+}

@@ -177,8 +177,9 @@ func readGlyph(inst pdfium.Pdfium, tp references.FPDF_TEXTPAGE, i int, prev *raw
 	}
 	g := rawGlyph{
 		left: float64(box.Rect.Left), right: float64(box.Rect.Right), bottom: float64(box.Rect.Bottom), top: float64(box.Rect.Top),
-		size: max(size.FontSize, 1), quarter: quarter(float64(angle.CharAngle)),
+		quarter: quarter(float64(angle.CharAngle)),
 	}
+	g.size = max(size.FontSize, boxSize(g), 1)
 	if prev != nil && sameBaseline(*prev, g) {
 		g.ox, g.oy = prev.ox, prev.oy
 		return g, nil
@@ -192,6 +193,23 @@ func readGlyph(inst pdfium.Pdfium, tp references.FPDF_TEXTPAGE, i int, prev *raw
 	}
 	g.ox, g.oy = origin.X, origin.Y
 	return g, nil
+}
+
+// boxSize is the font size a glyph's loose box implies: the box spans the
+// font's ascent and descent, about 0.9–1.2 em, so 0.8 of its height is at
+// most an em. A PDF that sets its text at size 1 and scales it by the text
+// matrix reports a font size of 1 (some generators do so for every word),
+// and gaps measured against that size would split every word into
+// columns; the box gives the size the page shows.
+func boxSize(g rawGlyph) float64 {
+	h := g.top - g.bottom
+	if g.quarter%2 == 1 {
+		h = g.right - g.left
+	}
+	if !finite(h) || h <= 0 {
+		return 0
+	}
+	return 0.8 * h
 }
 
 // sameBaseline reports whether b continues a's run: same angle and size and
