@@ -307,6 +307,18 @@ func nearNumericColumn(c cell, cols []column) bool {
 	return false
 }
 
+// underNumericColumn reports a word that overlaps a numeric column, give
+// or take one character: "Product description 1" two characters short of
+// "UNIT PRICE" keeps its "1".
+func underNumericColumn(c cell, cols []column) bool {
+	for _, col := range cols {
+		if col.role.numeric() && c.start <= col.end+1 && col.start <= c.end+1 {
+			return true
+		}
+	}
+	return false
+}
+
 // splitTextCell cuts off a text cell the single-space separated numbers
 // at its ends that sit under a numeric column ("Widget blue 3"; not the
 // year of "Annual accounts 2025" far left of the quantities).
@@ -318,7 +330,7 @@ func splitTextCell(c rowCell, cols []column, f numberFormat) []rowCell {
 	}
 	peel := func(i int) bool {
 		sub := cell{start: c.start + at[i], end: c.start + at[i] + runeCount(words[i])}
-		return isNumberWord(words[i], f) && nearNumericColumn(sub, cols)
+		return isNumberWord(words[i], f) && underNumericColumn(sub, cols)
 	}
 	lead, tail := 0, len(words)
 	for lead < tail && peel(lead) {
