@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -23,6 +24,16 @@ var docKeywords = languageTitles()
 // invoice even when it mentions one: a till receipt's change, a
 // statement's balances, a quote's validity.
 var markers = languageMarkers()
+
+// structuralMarkers are the markers that count under an invoice title: a
+// balance carried in from an earlier invoice ("Previous balance") is an
+// invoice's line as often as a statement's, so it does not overrule the
+// title; an opening and a closing balance still do.
+var structuralMarkers = slices.DeleteFunc(slices.Clone(markers), func(m docKeyword) bool {
+	return carriedBalance[m.phrase]
+})
+
+var carriedBalance = map[string]bool{"previous balance": true, "balance brought forward": true, "balance b/f": true}
 
 // classifyDocument decides what kind of document d is. A document is an
 // invoice when its title says so (the first title in its head, an e-mail
@@ -173,6 +184,7 @@ func titleKind(text string) string {
 var (
 	docKeywordSet = newPhraseSet(phrasesOf(docKeywords))
 	markerSet     = newPhraseSet(phrasesOf(markers))
+	structuralSet = newPhraseSet(phrasesOf(structuralMarkers))
 )
 
 func phrasesOf(list []docKeyword) []string {
@@ -282,7 +294,11 @@ func findMarker(d *document, structural bool) string {
 		starts = append(starts, start)
 	}
 	text := string(buf)
-	at, k := markerSet.first(text)
+	set, list := markerSet, markers
+	if structural {
+		set, list = structuralSet, structuralMarkers
+	}
+	at, k := set.first(text)
 	if at < 0 {
 		if stamp {
 			return extract.DocReceipt
@@ -295,12 +311,12 @@ func findMarker(d *document, structural bool) string {
 	if line+1 < len(starts) {
 		end = starts[line+1]
 	}
-	for _, m := range markers {
+	for _, m := range list {
 		if containsWord(text[starts[line]:end], m.phrase) {
 			return m.docType
 		}
 	}
-	return markers[k].docType // not reached: the line holds marker k
+	return list[k].docType // not reached: the line holds marker k
 }
 
 // sentenceLine reports a line that is running text: one cell of more than

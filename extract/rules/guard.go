@@ -22,8 +22,11 @@ func (t *totals) guardTotal(rows []amountRow, final int) {
 		return
 	}
 	explained := map[string]bool{t.total: true, t.subtotal: true, t.tax: true}
-	var paid []string
+	var paid, carried []string
 	for _, r := range rows {
+		if r.kind == lkCarried && r.amount != "" && !r.bad {
+			carried = append(carried, r.amount)
+		}
 		switch {
 		case r.kind == lkPaid, r.kind == lkSubtotal, r.kind == lkTax, r.kind == lkTaxIncluded, r.kind.isCharge():
 			explained[r.amount] = true
@@ -38,6 +41,9 @@ func (t *totals) guardTotal(rows []amountRow, final int) {
 		}
 		if r.kind == lkAmountDue && balanceAfter(t.total, paid, r.amount) {
 			continue // the balance a payment leaves
+		}
+		if r.kind == lkAmountDue && len(carried) > 0 && withCarried(t.total, carried, r.amount) {
+			continue // "TOTAL 110.00 / PREVIOUS BALANCE 500.00 / TOTAL DUE 610.00"
 		}
 		traceGuard(r, t)
 		t.problem(extract.ReasonTotalMismatch)
@@ -81,6 +87,12 @@ func balanceAfter(total string, paid []string, due string) bool {
 	}
 	sum, ok := addCanonical(append(neg, due))
 	return ok && len(paid) > 1 && sameDecimal(sum, total)
+}
+
+// withCarried reports due = total + the balances carried in.
+func withCarried(total string, carried []string, due string) bool {
+	sum, ok := addCanonical(append([]string{total}, carried...))
+	return ok && sameDecimal(sum, due)
 }
 
 func isZero(v string) bool {

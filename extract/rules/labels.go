@@ -28,6 +28,7 @@ const (
 	lkDiscount
 	lkFee
 	lkRounding
+	lkCarried  // "Previous balance": an earlier invoice's balance carried into the amount due
 	lkOtherRef // labels whose values must not be mistaken for a field: VAT no., IBAN, PO …
 )
 
@@ -35,7 +36,7 @@ const (
 func (k labelKind) isAmount() bool {
 	switch k {
 	case lkSubtotal, lkTax, lkTaxIncluded, lkTotal, lkAmountDue, lkPaid, lkShipping,
-		lkDiscount, lkFee, lkRounding:
+		lkDiscount, lkFee, lkRounding, lkCarried:
 		return true
 	}
 	return false

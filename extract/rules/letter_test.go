@@ -130,3 +130,24 @@ func TestRules_ASubtotalLessDiscountIsNoSecondDiscount(t *testing.T) {
 	_, err = run(t, strings.Replace(doc, "1436", "1435", 1))
 	require.Error(t, err)
 }
+
+func TestRules_ABalanceCarriedInIsNotTheInvoicesTotal(t *testing.T) {
+	t.Parallel()
+	doc := "CONTOSO LTD.                                     INVOICE\n" +
+		"                                          INVOICE: INV-100\n                                          DATE: 11/15/2019\n\n" +
+		"QUANTITY   DESCRIPTION             UNIT PRICE     TOTAL\n2          Consulting hours            $50.00   $100.00\n\n" +
+		"                                   SUBTOTAL        $100.00\n" +
+		"                                  SALES TAX         $10.00\n" +
+		"                                      TOTAL        $110.00\n" +
+		"                           PREVIOUS BALANCE        $500.00\n" +
+		"                                 TOTAL DUE         $610.00\n"
+	cls, err := Rules{}.Classify(t.Context(), doc)
+	require.NoError(t, err)
+	require.Contains(t, string(cls), `"invoice"`, "a previous balance under an invoice title is no statement")
+	inv, err := run(t, doc)
+	require.NoError(t, err)
+	require.Equal(t, "110.00", inv.Total)
+	// A due amount the carried balance does not explain is still a rejection.
+	_, err = run(t, strings.Replace(doc, "$610.00", "$620.00", 1))
+	require.Equal(t, "total_mismatch", reasonOf(t, err))
+}

@@ -321,9 +321,9 @@ func finalTotal(rows []amountRow) int {
 		switch r.kind {
 		case lkTotal, lkAmountDue:
 			final = i
-		case lkPaid:
+		case lkPaid, lkCarried:
 			if final >= 0 {
-				return final
+				return final // the amount due after a payment or a balance carried in is not the invoice's total
 			}
 		}
 	}
