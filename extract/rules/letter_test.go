@@ -151,3 +151,18 @@ func TestRules_ABalanceCarriedInIsNotTheInvoicesTotal(t *testing.T) {
 	_, err = run(t, strings.Replace(doc, "$610.00", "$620.00", 1))
 	require.Equal(t, "total_mismatch", reasonOf(t, err))
 }
+
+func TestRules_TheSoleAmountOfAFormUnderItsHeader(t *testing.T) {
+	t.Parallel()
+	doc := "Fabrikam Services Inc.\n   Address:                       Invoice For: Northwind\n   1 Main St, Redmond, WA 99243\n\n" +
+		"Invoice Number    Invoice Date       Invoice Due Date  Charges           VAT ID\n\n" +
+		"34278587          6/18/2017          6/24/2017                 $56,651.49  PT\n"
+	inv, err := run(t, doc)
+	require.NoError(t, err)
+	require.Equal(t, "56651.49", inv.Total)
+
+	// A second amount anywhere, and the form's amount is no longer the only
+	// thing it could be.
+	_, err = run(t, doc+"\nLate fee after the due date: $25.00\n")
+	require.Equal(t, "missing_field:total", reasonOf(t, err))
+}

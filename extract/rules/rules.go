@@ -130,7 +130,8 @@ func extractInvoice(content string) extract.Extraction {
 	ps := paragraphs(d)
 	rows := amountRows(hits, f, proseLines(d, ps))
 	all := mergeRows(rows, proseRows(ps, f, rows))
-	amounts := dropOtherCurrencyRows(mergeRows(all, bareAmountRows(d, all, f)), x.Currency)
+	amounts := mergeRows(all, bareAmountRows(d, all, f))
+	amounts = dropOtherCurrencyRows(mergeRows(amounts, soleAmountRow(d, amounts, f)), x.Currency)
 	t := resolveTotals(amounts)
 	guardValuesRow(d, amounts, &t, f)
 	if it.spaced && !t.reconciles(it.lines) {

@@ -590,6 +590,69 @@ func bareAmountRows(d *document, rows []amountRow, f numberFormat) []amountRow {
 	return out
 }
 
+// soleAmountHeaders head the one amount of a form-like invoice, written
+// under its column: "Invoice Number  Invoice Date  Charges" over
+// "34278587  6/18/2017  $56,651.49".
+// "Amount" and "Total" are not among them: they head an item's column,
+// and the one item of a truncated invoice is no total.
+var soleAmountHeaders = map[string]bool{"charges": true, "invoice amount": true, "amount due": true, "total charges": true, "total due": true}
+
+// soleAmountRow returns, for a document without any total row, its only
+// amount written as money when the header above it names it so: a form
+// with one amount has nothing else it could be. Anything more (a second
+// amount anywhere) leaves the document without a total.
+func soleAmountRow(d *document, rows []amountRow, f numberFormat) []amountRow {
+	if finalTotal(rows) >= 0 {
+		return nil
+	}
+	var found *amountRow
+	for i := range d.lines {
+		l := &d.lines[i]
+		for k := range l.cells {
+			c := &l.cells[k]
+			for _, t := range moneyTokens(c.text, f) {
+				if !looksLikeMoney(t) {
+					continue
+				}
+				if found != nil || l.used {
+					return nil // a second amount, or an item's
+				}
+				head := headerAbove(d, i, c)
+				if !soleAmountHeaders[strings.Join(strings.Fields(strings.ToLower(head)), " ")] {
+					return nil
+				}
+				v, bad := canonicalTok(t, f)
+				found = &amountRow{kind: lkAmountDue, phrase: "amount due", raw: head, amount: v, bad: bad, line: i}
+			}
+		}
+	}
+	if found == nil {
+		return nil
+	}
+	return []amountRow{*found}
+}
+
+// headerAbove returns the text of the header over cell c of line i: on
+// the nearest non-blank line above (at most three lines up), the cell of
+// the same rank when both lines have as many cells (a header row over its
+// values, each value placed as it likes), else the cell aligned with c.
+func headerAbove(d *document, i int, c *cell) string {
+	for j := i - 1; j >= 0 && j >= i-3; j-- {
+		l := &d.lines[j]
+		if l.blank() || l.rule {
+			continue
+		}
+		if vals := &d.lines[i]; len(l.cells) == len(vals.cells) {
+			return l.cells[cellIndex(vals, c)].text
+		}
+		if b := alignedCell(l, c.start, c.end); b != nil {
+			return b.text
+		}
+		return ""
+	}
+	return ""
+}
+
 // inBrackets reports inner written inside the brackets of outer.
 func inBrackets(outer, inner string) bool {
 	open := strings.IndexByte(outer, '(')
