@@ -36,7 +36,11 @@ var weakNumberLabel = map[string]bool{"document no": true, "document number": tr
 func resolveInvoiceNumber(d *document, hits []hit) string {
 	ranked := byRank(hits, lkInvoiceNo)
 	for _, h := range ranked {
-		if n := invoiceNumberToken(h.value()); n != "" && !weakNumberLabel[h.phrase] {
+		v := h.value()
+		if f := strings.Fields(v); len(f) > 0 && strings.Contains(h.raw, "#"+f[0]) {
+			v = "#" + v // "Invoice #2015-11-04": the sign makes it a number, though it reads as a date
+		}
+		if n := invoiceNumberToken(v); n != "" && !weakNumberLabel[h.phrase] {
 			return n
 		}
 	}
@@ -69,7 +73,7 @@ func resolveInvoiceNumber(d *document, hits []hit) string {
 // bareNumberRe is a cell that is a number word alone and a value: "Nº:
 // 4000-12345678", "No. 2024/17", "# 1187" (a cell: at the line's start or
 // after a column gap, so "Remito Nº: 12" is not one).
-var bareNumberRe = regexp.MustCompile(`(?:^|\s{2,})(?:N[º°o]\.?|Nr\.|No\.|#|№)\s*[:#]?\s*([A-Za-z0-9][A-Za-z0-9._/-]*[0-9][A-Za-z0-9._/-]*)(?:\s{2,}|$)`)
+var bareNumberRe = regexp.MustCompile(`(?:^|\s{2,})(?:N[º°o]\.?|Nr\.|No\.|#|№|Reference|Ref\.)\s*[:#]?\s*([A-Za-z0-9][A-Za-z0-9._/-]*[0-9][A-Za-z0-9._/-]*)(?:\s{2,}|$)`)
 
 // numberBelowTitle reads the number a bare number label gives right below
 // an invoice title, the title naming what the number is:
@@ -193,7 +197,9 @@ func invoiceNumberToken(v string) string {
 	if len(words) == 0 {
 		return ""
 	}
-	if ds := findDates(strings.Join(words, " ")); len(ds) > 0 && ds[0].start == 0 {
+	// "#2015-11-04" is a number written like a date: the sign says so.
+	marked := strings.HasPrefix(words[0], "#") || strings.HasPrefix(words[0], "№")
+	if ds := findDates(strings.Join(words, " ")); len(ds) > 0 && ds[0].start == 0 && !marked {
 		return "" // "16 June 2025": a date below a title, not a number
 	}
 	w := strings.TrimLeft(words[0], "#:№")
@@ -201,7 +207,7 @@ func invoiceNumberToken(v string) string {
 	if !hasDigit(w) || !extract.IsInvoiceNumber(w) {
 		return ""
 	}
-	if ds := findDates(w); len(ds) == 1 && ds[0].start == 0 && ds[0].end == len(w) {
+	if ds := findDates(w); len(ds) == 1 && ds[0].start == 0 && ds[0].end == len(w) && !marked {
 		return ""
 	}
 	return w

@@ -160,3 +160,20 @@ func TestRules_InvoiceNumber_ABareNumberLabelBelowTheTitle(t *testing.T) {
 		require.Equal(t, extract.FieldReason(extract.ReasonMissingField, "invoiceNumber"), reasonOf(t, err))
 	}
 }
+
+func TestRules_InvoiceNumber_MarkedNumbersAndAReferenceUnderTheTitle(t *testing.T) {
+	t.Parallel()
+	body := "\n  Pos.  Description                        Prices in EUR\n  1     The first service provided              320,00\n\n" +
+		"                                  Subtotal:    320,00\n                                   VAT 20%:     64,00\n                                     Total:    384,00\n"
+	// "#" before a number that reads like a date makes it the number.
+	inv, err := run(t, "Max Mustermann • Musterstraße 37 • 12345 Musterstadt\nErika Mustermann\n\nInvoice #2015-11-04\n"+body)
+	require.NoError(t, err)
+	require.Equal(t, "2015-11-04", inv.InvoiceNumber)
+	// Without the sign it is a date, not a number.
+	_, err = run(t, "Max Mustermann • Musterstraße 37 • 12345 Musterstadt\nErika Mustermann\n\nInvoice 2015-11-04\n"+body)
+	require.Equal(t, "missing_field:invoiceNumber", reasonOf(t, err))
+	// "Reference:" right under the invoice title names the invoice.
+	inv, err = run(t, "My Company SARL\n4 rue des Fleurs, 75000 Paris\n\nINVOICE\nReference:        MG202200000\nDate: 20/08/2022\n"+body)
+	require.NoError(t, err)
+	require.Equal(t, "MG202200000", inv.InvoiceNumber)
+}
