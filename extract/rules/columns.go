@@ -330,6 +330,18 @@ func resolveColumns(cols []column) {
 			}
 		}
 	}
+	// "Unit Price … Price": with no amount column, the last of two price
+	// columns is the line's amount.
+	if !has(colAmount) && countRole(cols, colPrice) > 1 {
+		for i := len(cols) - 1; i >= 0; i-- {
+			if cols[i].role == colPrice {
+				if cols[i].phrase == "price" || cols[i].phrase == "total price" {
+					cols[i].role = colAmount
+				}
+				break
+			}
+		}
+	}
 	if !has(colAmount) {
 		for i := range cols {
 			if cols[i].role == colGross {

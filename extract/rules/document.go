@@ -160,6 +160,7 @@ func parseLine(raw string, cs *cellStore) line {
 	var l line
 	text, l.heading = stripHeading(text)
 	text = stripLeaders(stripMarkdown(text))
+	text = accountingFormat(text)
 	text, l.bullet = stripBullet(text)
 	l.text = strings.TrimRight(text, " ")
 	l.rule = isRule(l.text)
@@ -169,6 +170,29 @@ func parseLine(raw string, cs *cellStore) line {
 		l.cells = cs.split(l.text, l.sep)
 	}
 	return l
+}
+
+// accountingGapRe is a currency symbol set apart from its amount, as a
+// spreadsheet's accounting format prints it: "$            500,00", and
+// "$              -" for nothing.
+var accountingGapRe = regexp.MustCompile(`([$€£]) {2,}(-(?: |$)|\d)`)
+
+// accountingFormat moves the symbol next to its amount and blanks the dash
+// that stands for no amount, keeping every column where it was: the
+// amount's end, where aligned totals are read, does not move.
+func accountingFormat(s string) string {
+	if !strings.ContainsAny(s, "$€£") || !strings.Contains(s, "  ") {
+		return s
+	}
+	return accountingGapRe.ReplaceAllStringFunc(s, func(m string) string {
+		sym, _ := utf8.DecodeRuneInString(m)
+		rest := strings.TrimLeft(m[utf8.RuneLen(sym):], " ")
+		width := utf8.RuneCountInString(m)
+		if strings.HasPrefix(rest, "-") {
+			return strings.Repeat(" ", width-utf8.RuneCountInString(rest)) + strings.Replace(rest, "-", " ", 1)
+		}
+		return strings.Repeat(" ", width-1-utf8.RuneCountInString(rest)) + string(sym) + rest
+	})
 }
 
 // cellSeparator returns '|' for a pipe row, ';' for a semicolon-delimited

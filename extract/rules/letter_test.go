@@ -166,3 +166,25 @@ func TestRules_TheSoleAmountOfAFormUnderItsHeader(t *testing.T) {
 	_, err = run(t, doc+"\nLate fee after the due date: $25.00\n")
 	require.Equal(t, "missing_field:total", reasonOf(t, err))
 }
+
+func TestAccountingFormat_TheSymbolJoinsItsAmountAndADashIsNothing(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		" 1   Item 1    5  $            500,00  $              -   $          2.500,00": " 1   Item 1    5              $500,00                               $2.500,00",
+		"Sales Tax  $              -": "Sales Tax" + strings.Repeat(" ", 18),
+		"Total: $ 12.00":              "Total: $ 12.00", // one space: as written
+		"No symbol here       12.00":  "No symbol here       12.00",
+	} {
+		got := accountingFormat(in)
+		require.Equal(t, want, got, in)
+		require.Equal(t, len([]rune(in)), len([]rune(got)), "columns keep their place: %q", in)
+	}
+}
+
+func TestParseHeader_UnitPriceThenPriceIsTheAmount(t *testing.T) {
+	t.Parallel()
+	d := parseDocument(" Item #   Description     Qty    Unit Price    Discount    Price\n")
+	cols, ok := parseHeader(&d.lines[0])
+	require.True(t, ok)
+	require.Equal(t, colAmount, cols[len(cols)-1].role)
+}
