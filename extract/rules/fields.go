@@ -81,7 +81,7 @@ func appendCellHits(hits []hit, d *document, i int) []hit {
 			continue
 		}
 		h := hit{kind: m.kind, phrase: m.phrase, raw: c.text, line: i, rank: rankLabel}
-		if v := labelValue(c.text, m); v != "" {
+		if v := labelValue(c.text, m); v != "" && !pairedLabel(v) {
 			h.cells = append(h.cells, v)
 		}
 		first := j + 1
@@ -95,6 +95,9 @@ func appendCellHits(hits []hit, d *document, i int) []hit {
 					h.cells = []string{v}
 				}
 			}
+		}
+		if h.rank == rankBelow && len(h.cells) == 1 {
+			hits = appendPairedBelow(hits, c.text, &h, i)
 		}
 		if m.kind == lkCustomer {
 			markCustomerBlock(d, i, c)
@@ -122,6 +125,34 @@ func qualifiedTaxLabel(text string) (labelMatch, bool) {
 	}
 	m.end += sp + 1
 	return m, true
+}
+
+// pairedLabel reports the rest of a header cell that is another label
+// after " / " ("Rechnungsnummer / Datum"): the values are below.
+func pairedLabel(rest string) bool {
+	r, ok := strings.CutPrefix(strings.TrimSpace(rest), "/")
+	if !ok {
+		return false
+	}
+	m, ok := matchLabel(strings.TrimSpace(r))
+	return ok && labelValue(strings.TrimSpace(r), m) == ""
+}
+
+// appendPairedBelow splits a header of labels joined by " / " over values
+// joined so ("Rechnungsnummer / Datum" over "94165608 / 30.08.2018"): h
+// keeps the first value, each further label gets its own hit.
+func appendPairedBelow(hits []hit, label string, h *hit, i int) []hit {
+	labs, vals := strings.Split(label, " / "), strings.Split(h.cells[0], " / ")
+	if len(labs) < 2 || len(labs) != len(vals) {
+		return hits
+	}
+	h.cells = []string{strings.TrimSpace(vals[0])}
+	for k := 1; k < len(labs); k++ {
+		if m, ok := matchLabel(strings.TrimSpace(labs[k])); ok {
+			hits = append(hits, hit{kind: m.kind, phrase: m.phrase, raw: labs[k], cells: []string{strings.TrimSpace(vals[k])}, line: i, rank: rankBelow})
+		}
+	}
+	return hits
 }
 
 // followingCells adds to h the cells after j up to the next label (all of

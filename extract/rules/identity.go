@@ -173,7 +173,7 @@ var invoiceWords = func() []string {
 func numberAfterTitleWord(rest string) string {
 	r := strings.TrimLeft(rest, " ")
 	if strings.HasPrefix(r, "(") {
-		if j := strings.IndexByte(r, ')'); j > 0 && j <= 5 {
+		if j := strings.IndexByte(r, ')'); j > 0 && j <= 24 { // "(380)", "(Pflege)", "(Original)"
 			r = strings.TrimLeft(r[j+1:], " ")
 		}
 	}

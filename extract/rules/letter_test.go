@@ -188,3 +188,26 @@ func TestParseHeader_UnitPriceThenPriceIsTheAmount(t *testing.T) {
 	require.True(t, ok)
 	require.Equal(t, colAmount, cols[len(cols)-1].role)
 }
+
+func TestRules_LabelsPairedWithASlashOverTheirValues(t *testing.T) {
+	t.Parallel()
+	doc := "                                                  Rechnung (Original)\n" +
+		"Dachbau Süd eG - Postfach 710252 - 68222 Mannheim  Rechnungsnummer / Datum\n" +
+		"                                                  94165608 / 30.08.2018\n\n" +
+		"Bezeichnung                                   Betrag-EUR\nFrachtaufwendungen                                 10,80\n\n" +
+		"Summe Positionen                                   10,80\nMehrwertsteuer 19 %                                 2,05\nEndbetrag                                          12,85 EUR\n"
+	inv, err := run(t, doc)
+	require.NoError(t, err)
+	require.Equal(t, "94165608", inv.InvoiceNumber)
+	require.Equal(t, "2018-08-30", inv.IssueDate)
+}
+
+func TestRules_InvoiceNumber_AfterABracketedWordInTheTitle(t *testing.T) {
+	t.Parallel()
+	doc := "SAP Beispiel GmbH\nLassallestraße 7b, 1021 Wien\n\n       Rechnung (Pflege) Nr. 6003061683 vom 16.09.2014\n\n" +
+		"Produkt                                         Betrag\nEnterprise Support                      2.300,38 EUR\n\n" +
+		"Summe netto                             2.300,38 EUR\nUSt. 20 %                                 460,08 EUR\nGesamtbetrag                            2.760,46 EUR\n"
+	inv, err := run(t, doc)
+	require.NoError(t, err)
+	require.Equal(t, "6003061683", inv.InvoiceNumber)
+}
