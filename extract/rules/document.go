@@ -161,6 +161,7 @@ func parseLine(raw string, cs *cellStore) line {
 	text, l.heading = stripHeading(text)
 	text = stripLeaders(stripMarkdown(text))
 	text = accountingFormat(text)
+	text = joinSpacedLetters(text)
 	text, l.bullet = stripBullet(text)
 	l.text = strings.TrimRight(text, " ")
 	l.rule = isRule(l.text)
@@ -170,6 +171,22 @@ func parseLine(raw string, cs *cellStore) line {
 		l.cells = cs.split(l.text, l.sep)
 	}
 	return l
+}
+
+// spacedLettersRe is a word written letter-spaced for emphasis: "T O T A
+// A L", "W A R E N R E C H N U N G" (capitals, four at least).
+var spacedLettersRe = regexp.MustCompile(`(?:^|\b)(?:\p{Lu} ){3,}\p{Lu}\b`)
+
+// joinSpacedLetters writes a letter-spaced word as a word, padded after it
+// with the spaces it loses so that the columns right of it stay in place.
+func joinSpacedLetters(s string) string {
+	if !strings.Contains(s, " ") || !spacedLettersRe.MatchString(s) {
+		return s
+	}
+	return spacedLettersRe.ReplaceAllStringFunc(s, func(m string) string {
+		w := strings.ReplaceAll(m, " ", "")
+		return w + strings.Repeat(" ", utf8.RuneCountInString(m)-utf8.RuneCountInString(w))
+	})
 }
 
 // accountingGapRe is a currency symbol set apart from its amount, as a

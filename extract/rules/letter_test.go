@@ -211,3 +211,33 @@ func TestRules_InvoiceNumber_AfterABracketedWordInTheTitle(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "6003061683", inv.InvoiceNumber)
 }
+
+func TestJoinSpacedLetters_KeepsTheColumnsRightOfTheWord(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"            T O T A A L               484,00 EUR": "            TOTAAL                    484,00 EUR",
+		"W A R E N R E C H N U N G  Seite 1":             "WARENRECHNUNG              Seite 1",
+		"P O Box 12":                                     "P O Box 12", // three letters: an abbreviation
+		"A B C":                                          "A B C",
+	} {
+		got := joinSpacedLetters(in)
+		require.Equal(t, want, got, in)
+		require.Equal(t, len([]rune(in)), len([]rune(got)))
+	}
+}
+
+func TestRules_DutchTotalsAndAnInvoiceNumberInAHeaderRow(t *testing.T) {
+	t.Parallel()
+	doc := "                                                                     FACTUUR\n" +
+		"Lenze Voorbeeld B.V.\nPostbus 3101, 5203 DC 's-Hertogenbosch\n\n" +
+		"                                 Factuurdatum  Factuurnummer\n                                 01-08-2013    F2013.03.4356\n\n" +
+		"Omschrijving                                   Waarde in EUR\nWormwielmotor                                         534,87\n\n" +
+		"Netto goederenwaarde                                  534,87\nVrachtkosten                                           19,95\n" +
+		"BTW plichtig bedrag                                   554,82\nAf te dragen BTW     21,00 %                          116,51\n" +
+		"Rekeningsbedrag                                       671,33\n"
+	inv, err := run(t, doc)
+	require.NoError(t, err)
+	require.Equal(t, "F2013.03.4356", inv.InvoiceNumber)
+	require.Equal(t, "671.33", inv.Total)
+	require.Equal(t, "116.51", inv.Tax)
+}
