@@ -39,6 +39,10 @@ func TestEvidence_CurrencyFromTheDocument(t *testing.T) {
 		{"no currency, a US address", "Austin, TX 78701\nTotal: 10.00", "USD"},
 		{"no currency, an Argentine tax id", "CUIT 30-00000000-7\nTotal: 122,00", "ARS"},
 		{"no currency, an Indian GSTIN", "GSTIN: 29ABCDE1234F1Z5\nTotal: 1,22,500.00", "INR"},
+		{"no currency, a Belgian VAT id", "VAT : BE0000.000.196\nTotal: 484,00", "EUR"},
+		{"no currency, an Austrian VAT id", "Unsere USt-ID-Nr.: ATU16090307\nGesamt: 10,00", "EUR"},
+		{"no currency, a Swiss VAT id", "MWST-Nr. CHE-112.203.184 MWST\nTotal: 10.00", "CHF"},
+		{"no currency, a UK VAT id first", "VAT Reg No: GB 123 4567 89\nCustomer VAT: DE123456789\nTotal: 10.00", "GBP"},
 		{"no currency at all", "Total: 10.00", ""},
 		{"an English word is not a code", "ALL PRICES FINAL\nTotal: 10.00", ""},
 	}

@@ -130,20 +130,25 @@ func parseDocument(content string) *document {
 
 // plainSpaces turns the no-break and thin spaces of text copied from a web
 // page or a PDF into ordinary ones, so that they separate words and
-// columns; between two digits one stays, grouping them ("1 234,56").
+// columns; between two digits one stays, grouping them ("1 234,56"), and
+// a typographic apostrophe between two digits becomes the ASCII one that
+// groups Swiss amounts ("1’756.05").
 func plainSpaces(s string) string {
-	if isASCII(s) || !strings.ContainsAny(s, "\u00a0\u202f\u2009\u2007") {
+	if isASCII(s) || !strings.ContainsAny(s, "\u00a0\u202f\u2009\u2007\u2019") {
 		return s
 	}
 	var b strings.Builder
 	b.Grow(len(s))
 	prev := rune(0)
 	for i, r := range s {
-		if r == '\u00a0' || r == '\u202f' || r == '\u2009' || r == '\u2007' {
-			next, _ := utf8.DecodeRuneInString(s[i+utf8.RuneLen(r):])
+		next, _ := utf8.DecodeRuneInString(s[i+utf8.RuneLen(r):])
+		switch {
+		case r == '\u00a0' || r == '\u202f' || r == '\u2009' || r == '\u2007':
 			if !(unicode.IsDigit(prev) && unicode.IsDigit(next)) {
 				r = ' '
 			}
+		case r == '\u2019' && unicode.IsDigit(prev) && unicode.IsDigit(next):
+			r = '\'' // the Swiss "1’756.05": a typographic apostrophe groups digits
 		}
 		b.WriteRune(r)
 		prev = r

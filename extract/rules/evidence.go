@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"regexp"
 	"sort"
 	"strings"
 
@@ -432,14 +433,32 @@ var countryCurrencies = []countryHint{
 	hint("USD", `usa|united states|sales tax`, `us`),
 }
 
+// vatIDs are VAT identification numbers, whose prefix names the country:
+// "BE0000.000.196", "DE 123456789", "ATU16090307", "CHE-112.203.184",
+// "GB123456789". They are looked for in the lower-case text.
+var vatIDs = []struct {
+	code string
+	re   *regexp.Regexp
+}{
+	{"EUR", regexp.MustCompile(`\b(?:at ?u|be ?0|be ?1|cy|de|ee|el|es|fi|fr|hr|ie|it|lt|lu|lv|mt|nl|pt|si|sk)[ .]?[0-9][0-9. ]{6,12}[0-9](?:b[0-9]{2})?\b`)},
+	{"CHF", regexp.MustCompile(`\bche[- ]?[0-9]{3}\.[0-9]{3}\.[0-9]{3}\b`)},
+	{"GBP", regexp.MustCompile(`\bgb ?[0-9]{3} ?[0-9]{4} ?[0-9]{2}\b`)},
+}
+
 // countryCurrency returns the currency of the country named first in the
-// document (a US state and ZIP code names the US), or "".
+// document (a country, a domain, a VAT id's prefix; a US state and ZIP
+// code names the US), or "".
 func (e *evidence) countryCurrency() string {
 	lower := e.lower()
 	best, at := "", len(lower)+1
 	for _, h := range countryCurrencies {
 		if i := h.firstIn(lower); i >= 0 && i < at {
 			best, at = h.code, i
+		}
+	}
+	for _, v := range vatIDs {
+		if loc := v.re.FindStringIndex(lower); loc != nil && loc[0] < at {
+			best, at = v.code, loc[0]
 		}
 	}
 	for _, p := range []struct {

@@ -165,13 +165,21 @@ func followingCells(l *line, j int, h *hit) int {
 		if c.text == "" {
 			continue
 		}
-		if startsLabel(c.text) || (!h.kind.isAmount() && !paymentPhrases[h.phrase] && len(h.cells) > 0) {
+		if startsLabel(c.text) || (!h.kind.isAmount() && !paymentPhrases[h.phrase] && len(h.cells) > 0 && !bareNumberWord(h.cells[len(h.cells)-1])) {
 			return k - 1
 		}
 		h.cells = append(h.cells, c.text)
 		j = k
 	}
 	return j
+}
+
+// bareNumberWord reports a cell that is a number word alone ("N°:",
+// "No.", "#"): the label's value is the next cell ("Invoice   N°:
+// V01/15000001").
+func bareNumberWord(s string) bool {
+	w := strings.ToLower(strings.TrimRight(strings.TrimSpace(s), ".:"))
+	return w == "#" || w == "no" || w == "nr" || w == "n°" || w == "nº" || w == "№" || w == "number"
 }
 
 // startsLabel reports a cell that begins with a field label (a value such

@@ -241,3 +241,17 @@ func TestRules_DutchTotalsAndAnInvoiceNumberInAHeaderRow(t *testing.T) {
 	require.Equal(t, "671.33", inv.Total)
 	require.Equal(t, "116.51", inv.Tax)
 }
+
+func TestRules_SwissApostrophesAndANumberWordCellBeforeTheNumber(t *testing.T) {
+	t.Parallel()
+	doc := "My Supplier Company N.V.\nDe Grote Meir 22, 2000 Antwerpen\nVAT : BE0000.000.196\n\n" +
+		"Invoice           N°:           V01/15000001\n                  Date:           09/04/2018\n\n" +
+		" Description                 Quantity        Price  Amount\n Shoes                       2.00          200.00   400.00\n" +
+		" Ferrite cores               350             3.75   1’312.50\n\n" +
+		" Total excl VAT                                     1’712.50\n VAT 21%                                              359.63\n Total                                              2’072.13\n"
+	inv, err := run(t, doc)
+	require.NoError(t, err)
+	require.Equal(t, "V01/15000001", inv.InvoiceNumber)
+	require.Equal(t, "2072.13", inv.Total)
+	require.Equal(t, "EUR", inv.Currency)
+}
