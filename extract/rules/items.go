@@ -196,6 +196,9 @@ func endsTable(l *line) bool {
 	if _, _, ok := amountLabelOf(l); ok {
 		return true
 	}
+	if totalsCellAfterNote(l) {
+		return true
+	}
 	if isLabelRow(l) {
 		return true
 	}
@@ -205,6 +208,24 @@ func endsTable(l *line) bool {
 	}
 	m, ok := c.labelOf()
 	return ok && m.colon && m.kind != lkOtherRef
+}
+
+// totalsCellAfterNote reports a totals row whose label is not the line's
+// first cell: "18/08/2022: The bill is paid.   Subtotal without tax
+// 165.00 EUR", a note written left of the totals block.
+func totalsCellAfterNote(l *line) bool {
+	for i := 1; i < len(l.cells); i++ {
+		c := &l.cells[i]
+		m, ok := c.labelOf()
+		if !ok || !m.kind.isAmount() || m.kind == lkPaid || !pureRemainder(c.text[m.end:]) {
+			continue
+		}
+		switch m.kind {
+		case lkSubtotal, lkTotal, lkAmountDue:
+			return true
+		}
+	}
+	return false
 }
 
 func firstCell(l *line) *cell {

@@ -255,3 +255,18 @@ func TestRules_SwissApostrophesAndANumberWordCellBeforeTheNumber(t *testing.T) {
 	require.Equal(t, "2072.13", inv.Total)
 	require.Equal(t, "EUR", inv.Currency)
 }
+
+func TestRules_ANoteLeftOfTheTotalsAndAPaidStatus(t *testing.T) {
+	t.Parallel()
+	doc := "My Company SARL\n4 rue des Fleurs, 75000 Paris\n\nINVOICE\nInvoice No: MG2022-7\nDate: 18/08/2022\nStatus        PAID\n\n" +
+		"Item              Unit price       Quantity              Total\n" +
+		"Coffee            2.00 EUR              24          48.00 EUR\n" +
+		"Pizza             7.00 EUR               2          14.00 EUR\n" +
+		"18/08/2022: The bill is paid.    Subtotal without tax    62.00 EUR\n" +
+		"                                             Tax          6.20 EUR\n" +
+		"                                      Amount due         68.20 EUR\n"
+	inv, err := run(t, doc)
+	require.NoError(t, err)
+	require.Len(t, inv.LineItems, 2, "the totals row with a note before it is no item")
+	require.Equal(t, "68.20", inv.Total)
+}

@@ -180,12 +180,28 @@ func amountRows(hits []hit, f numberFormat, prose map[int]bool) []amountRow {
 		if v == "" && !bad && h.kind == lkPaid {
 			v = paymentAmount(h.cells, f) // "Paid by bank transfer on 02/12/2026  £1,234.00"
 		}
+		if h.kind == lkPaid && v != "" && !paidMoney(h.cells, f) {
+			continue // "Status  PAID": a state, and the number near it no payment
+		}
 		if v == "" && !bad {
 			continue
 		}
 		rows = append(rows, amountRow{kind: h.kind, phrase: h.phrase, raw: h.raw, amount: v, bad: bad, line: h.line})
 	}
 	return rows
+}
+
+// paidMoney reports a payment's cells that write an amount as money (a
+// currency or two decimals).
+func paidMoney(cells []string, f numberFormat) bool {
+	for _, c := range cells {
+		for _, t := range amountTokens(c, f) {
+			if looksLikeMoney(t) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // paymentPhrases are labels of a payment's method or date ("Paid by",
