@@ -26,7 +26,7 @@ var polish = language{
 		lkSubtotal:    `netto|wartość netto|kwota netto|razem netto|suma netto|łącznie netto|wartość sprzedaży netto|podstawa opodatkowania|ogółem netto`,
 		lkTax:         `vat|podatek|podatek vat|kwota vat|kwota podatku|wartość vat|suma vat|razem vat|vat razem|ptu|kwota ptu`,
 		lkTaxIncluded: `w tym vat|w tym podatek|w tym ptu`,
-		lkTotal:       `brutto|wartość brutto|kwota brutto|razem|razem brutto|suma|suma brutto|ogółem|ogółem brutto|łącznie|łącznie brutto|wartość faktury|kwota należności ogółem|należność ogółem|kwota ogółem|wartość ogółem|suma pln`,
+		lkTotal:       `brutto|wartość brutto|kwota brutto|razem|razem brutto|suma|suma brutto|ogółem|ogółem brutto|łącznie|łącznie brutto|wartość faktury|kwota należności ogółem|należność ogółem|kwota ogółem|wartość ogółem`,
 		lkAmountDue:   `do zapłaty|razem do zapłaty|pozostało do zapłaty|pozostaje do zapłaty|kwota do zapłaty|do zapłaty pozostało|należność do zapłaty|suma do zapłaty`,
 		lkPaid:        `zapłacono|wpłacono|zaliczka|otrzymana zaliczka|zapłacona kwota|kwota zapłacona|zapłacono zaliczką|otrzymane zaliczki`,
 		lkShipping:    `transport|dostawa|koszt dostawy|koszty dostawy|wysyłka|koszt wysyłki|koszty wysyłki|przesyłka|koszt transportu`,
