@@ -141,7 +141,7 @@ func titleType(text string) string {
 // e-mail subject may name the sender: "Invoice #HL-5119 from Red Gum Marine
 // Services Pty. Ltd.").
 func titleTypeWords(text string, maxWords int) string {
-	text = unspaceLetters(text)
+	text = unspaceLetters(dropIdentifiers(text))
 	if countFields(text) > maxWords || !titleShaped(text) {
 		return ""
 	}
@@ -150,6 +150,23 @@ func titleTypeWords(text string, maxWords int) string {
 		return "" // "Bestellung Nr. Kunde:", "N° BON DE COMMANDE :": a label waiting for its value
 	}
 	return t
+}
+
+// dropIdentifiers removes the words joined by underscores, a system's
+// marker printed on the page ("SAP_INVOICE_Z_INV_SOFT_0018_BEGIN"): no
+// title, whatever words it holds.
+func dropIdentifiers(text string) string {
+	if !strings.Contains(text, "_") {
+		return text
+	}
+	f := strings.Fields(text)
+	out := f[:0]
+	for _, w := range f {
+		if !strings.Contains(strings.Trim(w, "_"), "_") {
+			out = append(out, w)
+		}
+	}
+	return strings.Join(out, " ")
 }
 
 // titleKind is the kind a title-shaped text names.

@@ -33,7 +33,7 @@ var english = language{
 	// e-mail about an invoice ("Approval needed: invoice PN-1126").
 	titles: []docKeyword{
 		{"pro forma", extract.DocQuote}, {"proforma", extract.DocQuote}, {"pro-forma", extract.DocQuote}, {"credit note", extract.DocCreditNote},
-		{"credit memo", extract.DocCreditNote}, {"credit invoice", extract.DocCreditNote}, {"cancellation invoice", extract.DocCreditNote}, {"refund", extract.DocCreditNote},
+		{"credit memo", extract.DocCreditNote}, {"credit invoice", extract.DocCreditNote}, {"cancellation invoice", extract.DocCreditNote}, {"cancellation", extract.DocCreditNote}, {"refund", extract.DocCreditNote},
 		{"receipt", extract.DocReceipt}, {"purchase order", extract.DocPurchaseOrder}, {"order form", extract.DocPurchaseOrder}, {"quotation", extract.DocQuote},
 		{"quote", extract.DocQuote}, {"estimate", extract.DocQuote}, {"proposal", extract.DocQuote}, {"statement", extract.DocStatement},
 		{"memo", extract.DocOther}, {"memorandum", extract.DocOther}, {"meeting notes", extract.DocOther}, {"minutes", extract.DocOther},

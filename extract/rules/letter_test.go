@@ -270,3 +270,17 @@ func TestRules_ANoteLeftOfTheTotalsAndAPaidStatus(t *testing.T) {
 	require.Len(t, inv.LineItems, 2, "the totals row with a note before it is no item")
 	require.Equal(t, "68.20", inv.Total)
 }
+
+func TestClassify_ASystemMarkerIsNoTitleAndACancellationNoInvoice(t *testing.T) {
+	t.Parallel()
+	doc := "SAP_INVOICE_Z_INV_SOFT_0018_BEGIN_B866554_ S348131\n\n                       Example Norge AS\n                       P.O.Box 42, 1324 Lysaker, Norway\n\n" +
+		"       Cancellation No. 6018019646 of 07.07.2014                         9.714,98 NOK\n" +
+		"       For Invoice Number:          6018019645 of 07.07.2014\n\n" +
+		"      Item     Product                                                    Amount\n      000110   Enterprise Support                              7.771,98 NOK\n\n" +
+		"      Total net value                                              7.771,98 NOK\n      VAT 25%                                                      1.943,00 NOK\n      Total                                                        9.714,98 NOK\n"
+	cls, err := Rules{}.Classify(t.Context(), doc)
+	require.NoError(t, err)
+	require.Contains(t, string(cls), `"credit_note"`)
+	_, err = run(t, doc)
+	require.Equal(t, "not_an_invoice", reasonOf(t, err))
+}
