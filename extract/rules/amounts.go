@@ -192,12 +192,18 @@ func extendGroups(s string, tok *numTok, plain bool) {
 		for end < len(s) && (isDigit(s[end]) || ((s[end] == '.' || s[end] == ',') && end+1 < len(s) && isDigit(s[end+1]))) {
 			end++
 		}
-		if end < len(s) && (isLetterByte(s[end]) || s[end] == '/' || s[end] == '-') {
+		if end < len(s) && (isLetterByte(s[end]) && !codeEnds(s, end) || s[end] == '/' || s[end] == '-') {
 			return
 		}
 		tok.raw += " " + s[j:end]
 		tok.end = end
 	}
+}
+
+// codeEnds reports a currency code written against the amount it ends
+// ("17 115,45PLN"), which the amount's own scan reads as its currency.
+func codeEnds(s string, i int) bool {
+	return i+3 <= len(s) && isCurrencyCode(s[i:i+3]) && (i+3 == len(s) || !isLetterByte(s[i+3]))
 }
 
 func isLetterByte(c byte) bool { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') }

@@ -147,3 +147,12 @@ func TestScanNumbers_IdentifiersAndDatesAreNotAmounts(t *testing.T) {
 		require.Empty(t, scanNumbers(text, false), text)
 	}
 }
+
+func TestScanNumbers_ASpaceGroupedAmountWithItsCodeAgainstIt(t *testing.T) {
+	t.Parallel()
+	toks := scanNumbers("Razem do zapłaty: 17 115,45PLN", true)
+	require.NotEmpty(t, toks)
+	last := toks[len(toks)-1]
+	require.Equal(t, "17 115,45", last.raw)
+	require.Equal(t, "PLN", last.cur)
+}

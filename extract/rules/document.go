@@ -167,6 +167,7 @@ func parseLine(raw string, cs *cellStore) line {
 	text = stripLeaders(stripMarkdown(text))
 	text = accountingFormat(text)
 	text = joinSpacedLetters(text)
+	text = spacedDateRe.ReplaceAllString(text, "$1.$2.$3  ")
 	text, l.bullet = stripBullet(text)
 	l.text = strings.TrimRight(text, " ")
 	l.rule = isRule(l.text)
@@ -177,6 +178,11 @@ func parseLine(raw string, cs *cellStore) line {
 	}
 	return l
 }
+
+// spacedDateRe is a date written with a space after each dot, the Czech
+// and Slovak standard form ("10. 02. 2015"); it is read as "10.02.2015",
+// padded so that the columns right of it stay in place.
+var spacedDateRe = regexp.MustCompile(`\b(\d{1,2})\. (\d{1,2})\. (\d{4})\b`)
 
 // spacedLettersRe is a word written letter-spaced for emphasis: "T O T A
 // A L", "W A R E N R E C H N U N G" (capitals, four at least).

@@ -73,7 +73,7 @@ func resolveInvoiceNumber(d *document, hits []hit) string {
 // bareNumberRe is a cell that is a number word alone and a value: "Nº:
 // 4000-12345678", "No. 2024/17", "# 1187" (a cell: at the line's start or
 // after a column gap, so "Remito Nº: 12" is not one).
-var bareNumberRe = regexp.MustCompile(`(?:^|\s{2,})(?:N[º°o]\.?|Nr\.|No\.|#|№|Reference|Ref\.)\s*[:#]?\s*([A-Za-z0-9][A-Za-z0-9._/-]*[0-9][A-Za-z0-9._/-]*)(?:\s{2,}|$)`)
+var bareNumberRe = regexp.MustCompile(`(?:^|\s{2,})(?:N[º°o]\.?|N[úu]mero|Nr\.|No\.|#|№|Reference|Ref\.)\s*[:#]?\s*([A-Za-z0-9][A-Za-z0-9._/-]*[0-9][A-Za-z0-9._/-]*)(?:\s{2,}|$)`)
 
 // numberBelowTitle reads the number a bare number label gives right below
 // an invoice title, the title naming what the number is:

@@ -284,3 +284,17 @@ func TestClassify_ASystemMarkerIsNoTitleAndACancellationNoInvoice(t *testing.T) 
 	_, err = run(t, doc)
 	require.Equal(t, "not_an_invoice", reasonOf(t, err))
 }
+
+func TestRules_CzechSpacedDatesAndANumeroUnderTheTitle(t *testing.T) {
+	t.Parallel()
+	d := parseDocument("Datum vystavení:  10. 02. 2015   Splatnost: 24.02.2015\n")
+	require.Equal(t, "Datum vystavení:  10.02.2015     Splatnost: 24.02.2015", d.lines[0].text)
+
+	doc := "                                   Factura\n                                   Número: 975000789\n" +
+		" Fornecedor Exemplo, Lda.\n                                   Data: 28/01/2020\n\n" +
+		"Descrição                      Valor\nServiço                        16,26 EUR\n\n" +
+		"Total s/ IVA                   16,26 EUR\nIVA 23%                         3,74 EUR\nTotal                          20,00 EUR\n"
+	inv, err := run(t, doc)
+	require.NoError(t, err)
+	require.Equal(t, "975000789", inv.InvoiceNumber)
+}
