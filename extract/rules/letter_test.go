@@ -216,9 +216,9 @@ func TestJoinSpacedLetters_KeepsTheColumnsRightOfTheWord(t *testing.T) {
 	t.Parallel()
 	for in, want := range map[string]string{
 		"            T O T A A L               484,00 EUR": "            TOTAAL                    484,00 EUR",
-		"W A R E N R E C H N U N G  Seite 1":             "WARENRECHNUNG              Seite 1",
-		"P O Box 12":                                     "P O Box 12", // three letters: an abbreviation
-		"A B C":                                          "A B C",
+		"W A R E N R E C H N U N G  Seite 1":               "WARENRECHNUNG              Seite 1",
+		"P O Box 12":                                       "P O Box 12", // three letters: an abbreviation
+		"A B C":                                            "A B C",
 	} {
 		got := joinSpacedLetters(in)
 		require.Equal(t, want, got, in)
