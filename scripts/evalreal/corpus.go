@@ -21,6 +21,7 @@ type document struct {
 	source string // the folder, "mustangproject", "invoiceplane", …
 	file   string // the path, relative to the repository root
 	truth  truth
+	origin string // sample data of a standard's own examples, from einvoice.json
 }
 
 // hybridEntry lists one hybrid PDF of testdata/einvoice/<source>/: its
@@ -37,6 +38,10 @@ type hybridEntry struct {
 	// Note then says what differs.
 	Visible *truth `json:"visible,omitempty"`
 	Note    string `json:"note,omitempty"`
+	// Origin names sample data a project took from a standard's own
+	// examples ("FeRD/FNFE sample data"): counted in a row of its own, so
+	// that the figures can be read with and without it.
+	Origin string `json:"origin,omitempty"`
 }
 
 // readText returns the text of a PDF. It is the one place the corpus is
@@ -133,7 +138,11 @@ func loadHybrid(root string) ([]document, error) {
 			t.InvoiceNumber, t.IssueDate, t.Total = pick(v.InvoiceNumber, t.InvoiceNumber), pick(v.IssueDate, t.IssueDate), pick(v.Total, t.Total)
 			t.Vendor, t.Currency = pick(v.Vendor, t.Vendor), pick(v.Currency, t.Currency)
 		}
-		docs = append(docs, document{source: e.Source + " (hybrid)", file: rel, truth: t})
+		source := e.Source + " (hybrid)"
+		if e.Origin != "" {
+			source = e.Source + " (hybrid, " + e.Origin + ")"
+		}
+		docs = append(docs, document{source: source, file: rel, truth: t, origin: e.Origin})
 	}
 	return docs, nil
 }

@@ -95,6 +95,16 @@ func report(w io.Writer, outs []outcome, verbose bool) int {
 	fmt.Fprintf(w, "\ninvoices correct %d/%d (%s), FALSE SUCCESSES %d, non-invoices rejected %d/%d, %.2f ms per document (rules only)\n",
 		all.correct, all.invoices, pct(all.correct, all.invoices), all.falseSuccesses, all.nonRejected, all.nonInvoices,
 		msPerDoc(all))
+	var own tally
+	for _, o := range outs {
+		if o.doc.origin == "" {
+			own.add(o)
+		}
+	}
+	if own.docs < all.docs {
+		fmt.Fprintf(w, "without the standards' own sample data (origin in einvoice.json): invoices correct %d/%d (%s), FALSE SUCCESSES %d, non-invoices rejected %d/%d\n",
+			own.correct, own.invoices, pct(own.correct, own.invoices), own.falseSuccesses, own.nonRejected, own.nonInvoices)
+	}
 	fmt.Fprintf(w, "targets: 0 false successes %s, >=85%% invoices correct %s, every non-invoice rejected %s\n",
 		met(all.falseSuccesses == 0), met(all.correct*100 >= 85*all.invoices), met(all.nonRejected == all.nonInvoices))
 	if verbose {
