@@ -229,8 +229,15 @@ func nameBelow(d *document, i int, c *cell) (string, bool) {
 			}
 			continue // "Nummer:      12345676"
 		}
-		if strings.Contains(b.text, ": ") {
+		if label, rest, ok := strings.Cut(b.text, ": "); ok {
+			if nameLabels[strings.ToLower(strings.TrimSpace(label))] {
+				v := cleanVendor(rest) // "Nazwa: Bartkowiak, Dróżdż and Górecki"
+				return v, v != ""
+			}
 			continue // "Globale Nummer: 4000001123452 (GLN)"
+		}
+		if addressHeadings[strings.ToLower(strings.TrimSpace(b.text))] {
+			return "", false // the block's address follows: no name was given
 		}
 		if v := cleanVendor(b.text); v != "" {
 			return v, true
@@ -243,7 +250,12 @@ func nameBelow(d *document, i int, c *cell) (string, bool) {
 // nameLabels label the name in a party's block of labelled lines.
 var nameLabels = map[string]bool{"name": true, "firma": true, "company": true, "nom": true, "raison sociale": true,
 	"naam": true, "bedrijfsnaam": true, "nome": true, "ragione sociale": true, "nombre": true, "razón social": true,
-	"firmenname": true, "navn": true, "namn": true, "nimi": true}
+	"firmenname": true, "navn": true, "namn": true, "nimi": true, "nazwa": true, "nazwa firmy": true,
+	"název": true, "nazev": true, "obchodní firma": true, "razão social": true, "denominação": true}
+
+// addressHeadings head the address part of a party's block.
+var addressHeadings = map[string]bool{"adres": true, "address": true, "anschrift": true, "adresse": true,
+	"indirizzo": true, "dirección": true, "direccion": true, "adresa": true, "morada": true, "endereço": true, "adres:": true}
 
 func cellIndex(l *line, c *cell) int {
 	for k := range l.cells {
@@ -263,6 +275,9 @@ func stackedValue(l, next *line, c *cell) *cell {
 		return nil
 	}
 	b := &next.cells[len(next.cells)-1]
+	if len(next.cells) == 1 && b.start < c.start && b.end > c.start-40 {
+		return b // the one cell under a label that ends its line, longer than it: "Numer Faktury:" over "FA/YUCFO-4342344706/03/2026"
+	}
 	if b.start <= c.start || b.start-c.end > 60 || len(next.cells) > 1 && next.cells[len(next.cells)-2].end > c.start {
 		return nil
 	}

@@ -298,3 +298,24 @@ func TestRules_CzechSpacedDatesAndANumeroUnderTheTitle(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "975000789", inv.InvoiceNumber)
 }
+
+func TestRules_KSeFBlock_TheNumberUnderItsLabelAndTheNameInTheSellersBlock(t *testing.T) {
+	t.Parallel()
+	doc := "Krajowy System e-Faktur\n" +
+		"                                                                                                 Numer Faktury:\n" +
+		"                                                          FA/YUCFO-4342344706/03/2026\n" +
+		"                                                                                              Faktura podstawowa\n\n" +
+		"Sprzedawca                                                            Nabywca\n\n" +
+		"NIP: 5265877635                                                       NIP: 6808208874\n" +
+		"Nazwa: Bartkowiak i Wspólnicy sp. z o.o.                              Nazwa: Strzelczyk LLC\n\n" +
+		"Adres                                                                 Adres\n" +
+		"ul. Kępa 332                                                          ul. Wójcik 7255\n\n" +
+		"Data wystawienia: 31.10.2025\n\n" +
+		"Lp.  Nazwa towaru lub usługi                 Kwota\n1    Usługa                                   1 000,00\n\n" +
+		"Razem netto                                     1 000,00 PLN\nVAT 23%                                           230,00 PLN\nDo zapłaty                                      1 230,00 PLN\n"
+	inv, err := run(t, doc)
+	require.NoError(t, err)
+	require.Equal(t, "FA/YUCFO-4342344706/03/2026", inv.InvoiceNumber)
+	require.Equal(t, "Bartkowiak i Wspólnicy sp. z o.o.", inv.Vendor)
+	require.Equal(t, "1230.00", inv.Total)
+}
