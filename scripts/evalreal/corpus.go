@@ -20,6 +20,7 @@ import (
 type document struct {
 	source string // the folder, "mustangproject", "invoiceplane", …
 	file   string // the path, relative to the repository root
+	path   string // the path to read it at (the root joined)
 	truth  truth
 	origin string // sample data of a standard's own examples, from einvoice.json
 }
@@ -97,7 +98,7 @@ func loadCorpus(root string) ([]document, error) {
 			return nil, fmt.Errorf("truth of %s: %w", p, err)
 		}
 		rel, _ := filepath.Rel(root, p)
-		docs = append(docs, document{source: filepath.Base(filepath.Dir(p)), file: rel, truth: t})
+		docs = append(docs, document{source: filepath.Base(filepath.Dir(p)), file: rel, path: p, truth: t})
 	}
 	hybrid, err := loadHybrid(root)
 	if err != nil {
@@ -142,7 +143,7 @@ func loadHybrid(root string) ([]document, error) {
 		if e.Origin != "" {
 			source = e.Source + " (hybrid, " + e.Origin + ")"
 		}
-		docs = append(docs, document{source: source, file: rel, truth: t, origin: e.Origin})
+		docs = append(docs, document{source: source, file: rel, path: filepath.Join(root, rel), truth: t, origin: e.Origin})
 	}
 	return docs, nil
 }

@@ -40,7 +40,7 @@ func (o outcome) falseSuccess() bool { return o.succeeded() && !o.correct() }
 
 func evaluate(ctx context.Context, d document) outcome {
 	o := outcome{doc: d}
-	text, err := readText(d.file)
+	text, err := readText(d.path)
 	if err != nil {
 		o.failure = "read: " + err.Error()
 		return o
@@ -75,7 +75,7 @@ func (o *outcome) pipeline(ctx context.Context, ex extract.Extractor, text strin
 	}
 	// A document read by OCR is judged as the worker judges it: a number
 	// or amount read from uncertain words is a person's (ocr_uncertain).
-	if d, ok := scanned.Load(o.doc.file); ok {
+	if d, ok := scanned.Load(o.doc.path); ok {
 		if res, err = d.(*readstage.Document).MarkOCR(res); err != nil {
 			o.fail(err)
 			return
