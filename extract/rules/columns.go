@@ -38,25 +38,31 @@ var columnWords = buildColumns(map[colRole]string{
 		product service|description of goods|goods|name|item name|product name|
 		service description|libelle|descripcion|descrizione|line item|expense|deliverable|
 		description of services|artikel|item details|service details|work description|
-		description of service|description of work|particulars of service|nature of service`,
+		description of service|description of work|particulars of service|nature of service|
+		beskrivelse|beskrivning|varebeskrivelse|vare|tjeneste|element|omschrijving|artikel omschrijving|descrizione articolo|denominazione|concepto|descrição|designação|nazwa towaru lub usługi|nazwa towaru|nazwa|popis|označení|položka|kuvaus|tuote`,
 	colQty: `qty|quantity|hours|hrs|units|menge|anzahl|anz|days|pcs|no of units|quantite|cantidad|
-		quantita|qty hrs|hours qty|qty hours|count|hour|nos|qte|quant|stk|stuck|time|no of hours`,
-	colUOM: `uom|unit of measure|um|einheit|me|unite|unit type`,
+		quantita|qty hrs|hours qty|qty hours|count|hour|nos|qte|quant|stk|stuck|time|no of hours|
+		antall|mengde|fakturamengde|antal|aantal|qtà|quantità|quantidade|qtd|ilość|ilosc|množství|mnozstvi|määrä|kpl`,
+	colUOM: `uom|unit of measure|um|einheit|me|unite|unit type|
+		enhet|eenheid|jm|mj|j m|unidade|unid|yks`,
 	colPrice: `unit price|price|rate|unit cost|price unit|each|unit price excl vat|price each|hourly rate|
 		rate hr|rate per hour|day rate|cost|unit amount|einzelpreis|ep|prix unitaire|pu|precio|
 		prezzo|price per unit|unit net price|net price|list price|unit rate|fee|rate per day|
 		daily rate|price excl vat|unit price excl tax|precio unitario|prezzo unitario|
-		price unit excl vat|unit price net|unit|per unit|cost per unit|rate per unit`,
+		price unit excl vat|unit price net|unit|per unit|cost per unit|rate per unit|
+		enhetspris|stykkpris|á pris|à pris|a pris|styckpris|stk pris|prijs|eenheidsprijs|prijs per stuk|prezzo unit|precio unit|preço unitário|preco unitario|preço|cena jedn|cena jednostkowa|cena netto|jedn cena|cena za mj|cena|yksikköhinta|hinta`,
 	colAmount: `amount|total|line total|net|net amount|value|gesamt|betrag|montant|sum|ext price|
 		extended|extended price|line amount|subtotal|gesamtpreis|gp|importe|importo|total price|
 		amount excl vat|total net|net total|line net|charge|net value|amount net|total excl vat|
 		nettobetrag|montant ht|total ht|line value|ext amount|amount excl tax|total excl tax|
-		ext|extension|ext total|ext cost|extended amount|extended total`,
+		ext|extension|ext total|ext cost|extended amount|extended total|
+		beløp|belopp|beløb|verdi|summa|bedrag|totaal|importo totale|valor|total linha|wartość netto|wartosc netto|wartość|celkem|cena celkem|summa yhteensä|yhteensä`,
 	colIndex: `#|no|pos|position|line|item no|s no|sr no|sl no|ln|line no|pos no`,
 	colCode: `sku|code|item code|product code|part no|part number|article no|ref|reference|art no|
 		item id|ean|product id|model|catalog no|artikelnummer`,
 	colTax: `vat|vat %|tax|tax %|vat rate|tax rate|gst|mwst|ust|tva|iva|vat amount|tax amount|gst amount|
-		vat percent|tax percent`,
+		vat percent|tax percent|
+		mva|moms|btw|stawka vat|sazba dph|dph|alv|iva %`,
 	colDiscount: `disc|discount|disc %|rabatt|remise|descuento`,
 	colGross: `gross|gross amount|total incl vat|amount incl vat|brutto|total gross|total incl tax|
 		gross value|total inc vat|incl vat|amount incl tax|gross total`,
@@ -67,14 +73,23 @@ func buildColumns(src map[colRole]string) map[string]colRole {
 	m := map[string]colRole{}
 	for role, list := range src {
 		for _, p := range strings.Split(list, "|") {
-			p = strings.Join(strings.Fields(p), " ")
-			if _, dup := m[p]; dup {
-				panic("extract: column word listed twice: " + p)
+			p = normPhrase(p) // as headerWords reads a header: "Množství" is "množstvi"
+			if r, dup := m[p]; dup && r != role {
+				panic("extract: column word listed with two roles: " + p)
 			}
 			m[p] = role
 		}
 	}
 	return m
+}
+
+// normPhrase normalises each word of a column phrase as headerWords does.
+func normPhrase(p string) string {
+	f := strings.Fields(p)
+	for i, w := range f {
+		f[i] = string(appendNormWord(nil, w))
+	}
+	return strings.Join(f, " ")
 }
 
 // columnVocabulary maps each word of the column phrases to itself:

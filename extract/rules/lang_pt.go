@@ -26,7 +26,7 @@ var portuguese = language{
 		lkDueDate:     `data de vencimento|data vencimento|vencimento|data limite de pagamento|data limite|pagável até|vence em`,
 		lkOtherDate:   `data de entrega|data da entrega|data de envio|data de expedição|período|data do serviço|data de prestação do serviço|data da prestação|data de carga|data de descarga|dt disponibilização|data de saída|data da saída|data de competência|competência|data da encomenda`,
 		lkCurrency:    `moeda|divisa`,
-		lkSubtotal:    `subtotal|total líquido|valor total líquido|total ilíquido|base tributável|base de incidência|incidência|total sem iva|valor sem iva|valor dos produtos|valor total dos produtos|valor dos serviços|valor total dos serviços|total dos produtos|total dos serviços|total mercadoria`,
+		lkSubtotal:    `subtotal|total s iva|total s/ iva|total líquido|valor total líquido|total ilíquido|base tributável|base de incidência|incidência|total sem iva|valor sem iva|valor dos produtos|valor total dos produtos|valor dos serviços|valor total dos serviços|total dos produtos|total dos serviços|total mercadoria`,
 		lkTax:         `iva|total iva|total do iva|valor do iva|valor iva|imposto|impostos|total de impostos|total impostos|valor total dos impostos|ipi|valor do ipi|valor total do ipi`,
 		lkTaxIncluded: `iva incluído|com iva incluído|icms|valor do icms|pis|cofins|iss|issqn|valor do iss|valor do issqn`,
 		lkTotal:       `total|total do documento|total da fatura|total da factura|valor total|total geral|total final|montante total|importância total|total com iva|valor total da nota|valor total da fatura|valor da fatura|total documento|valor total do documento|valor total da nf`,

@@ -319,3 +319,20 @@ func TestRules_KSeFBlock_TheNumberUnderItsLabelAndTheNameInTheSellersBlock(t *te
 	require.Equal(t, "Bartkowiak i Wspólnicy sp. z o.o.", inv.Vendor)
 	require.Equal(t, "1230.00", inv.Total)
 }
+
+func TestParseHeader_ColumnsInMoreLanguages(t *testing.T) {
+	t.Parallel()
+	for _, h := range []string{
+		"Element            Partner            Enhetspris     Fakturamengde     Verdi",
+		"Lp.  Nazwa towaru lub usługi     Ilość   Cena jedn.   Wartość netto   Stawka VAT",
+		"Popis                Množství   Cena za mj   Celkem",
+		"Descrição        Quantidade    Preço unitário    Valor",
+		"Beskrivning    Antal   À-pris   Belopp",
+	} {
+		d := parseDocument(h + "\n")
+		cols, ok := parseHeader(&d.lines[0])
+		require.True(t, ok, h)
+		require.Equal(t, 1, countRole(cols, colAmount), h)
+		require.Equal(t, 1, countRole(cols, colQty), h)
+	}
+}
