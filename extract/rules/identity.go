@@ -216,7 +216,7 @@ func invoiceNumberToken(v string) string {
 // legalFormRe finds the legal form that marks a company name; tradeWordRe
 // the trade word that may ("Brightline Studio").
 var (
-	legalFormRe = newNamePattern(`ltd|limited|llc|l\.l\.c|inc|incorporated|corp|corporation|co|company|gmbh|ag|kg|ohg|ug|se|sa|s\.a|sas|sarl|s\.r\.l|srl|spa|s\.p\.a|bv|b\.v|nv|n\.v|plc|llp|lp|pty|pte|oy|ab|a/s|aps|kk|k\.k|w\.l\.l|wll|s\.l|e\.k|e\.u|gbr|dac|sp\. z o\.o|s\.r\.o|a\.s|kft|zrt|d\.o\.o|gmbh & co\. kg`)
+	legalFormRe = newNamePattern(`ltd|limited|llc|l\.l\.c|inc|incorporated|corp|corporation|co|company|gmbh|ag|kg|ohg|ug|se|sa|s\.a|sas|sarl|s\.r\.l|srl|spa|s\.p\.a|bv|b\.v|nv|n\.v|plc|llp|lp|pty|pte|oy|ab|a/s|aps|kk|k\.k|w\.l\.l|wll|s\.l|e\.k|e\.u|gbr|dac|sp\. z o\.o|s\.r\.o|a\.s|kft|zrt|d\.o\.o|gmbh & co\. kg|oü|as|asa|uab|sia`)
 	tradeWordRe = newNamePattern(`group|holdings|partners|associates|studio|consulting|services|solutions|trading|traders|industries|enterprises|labs|systems|supplies|supply|agency|design|media`)
 )
 
@@ -386,6 +386,9 @@ func resolveVendor(d *document, hits []hit) string {
 	if v := signatureVendor(d, weak); v != "" {
 		return v
 	}
+	if v := footerVendor(d); v != "" {
+		return v
+	}
 	if len(weak) > 0 {
 		return weak[0]
 	}
@@ -553,7 +556,10 @@ func topBlockVendor(d *document) string {
 		if seen++; seen > 12 || l.used {
 			break
 		}
-		for _, c := range l.cells {
+		for k, c := range l.cells {
+			if k > 0 && labelledBefore(l, k) {
+				continue // "Makseviis:   Ülekanne": the value of the label before it
+			}
 			if v := topCandidate(c); v != "" {
 				if hasCompanySuffix(v) {
 					return v
@@ -565,6 +571,48 @@ func topBlockVendor(d *document) string {
 		}
 	}
 	return first
+}
+
+// labelledBefore reports a cell whose nearest non-empty cell to its left is
+// a label ending with a colon: the cell is that label's value.
+func labelledBefore(l *line, k int) bool {
+	for j := k - 1; j >= 0; j-- {
+		if t := strings.TrimSpace(l.cells[j].text); t != "" {
+			return strings.HasSuffix(t, ":")
+		}
+	}
+	return false
+}
+
+// footerVendor returns the company a document's footer names with its
+// registration or VAT id on the same line ("Meeltemaitsed OÜ   Rg-kood:
+// 16218741   KMKR: EE102365986"): the issuer's imprint, common in
+// European invoices. It looks at the last lines only, after the totals.
+func footerVendor(d *document) string {
+	seen := 0
+	for i := len(d.lines) - 1; i >= 0 && seen < 12; i-- {
+		l := &d.lines[i]
+		if l.blank() || l.rule {
+			continue
+		}
+		seen++
+		if l.used || len(l.cells) < 2 {
+			continue
+		}
+		idOnLine := false
+		for _, c := range l.cells[1:] {
+			if m, ok := matchLabel(c.text); ok && m.kind == lkOtherRef && m.colon {
+				idOnLine = true
+			}
+		}
+		if !idOnLine || l.cells[0].customer {
+			continue
+		}
+		if v := cleanVendor(l.cells[0].text); v != "" && hasCompanySuffix(v) {
+			return v
+		}
+	}
+	return ""
 }
 
 func topCandidate(c cell) string {

@@ -71,7 +71,7 @@ func TestSentenceShaped_NamesWithALegalFormAreNot(t *testing.T) {
 // The company-name expressions as first written, the reference of the
 // patterns built from their word lists.
 var (
-	legalFormRef = regexp.MustCompile(`(?i)(?:^|[\s,])(?:ltd|limited|llc|l\.l\.c|inc|incorporated|corp|corporation|co|company|gmbh|ag|kg|ohg|ug|se|sa|s\.a|sas|sarl|s\.r\.l|srl|spa|s\.p\.a|bv|b\.v|nv|n\.v|plc|llp|lp|pty|pte|oy|ab|a/s|aps|kk|k\.k|w\.l\.l|wll|s\.l|e\.k|e\.u|gbr|dac|sp\. z o\.o|s\.r\.o|a\.s|kft|zrt|d\.o\.o|gmbh & co\. kg)\.?(?:$|[\s,)])`)
+	legalFormRef = regexp.MustCompile(`(?i)(?:^|[\s,])(?:ltd|limited|llc|l\.l\.c|inc|incorporated|corp|corporation|co|company|gmbh|ag|kg|ohg|ug|se|sa|s\.a|sas|sarl|s\.r\.l|srl|spa|s\.p\.a|bv|b\.v|nv|n\.v|plc|llp|lp|pty|pte|oy|ab|a/s|aps|kk|k\.k|w\.l\.l|wll|s\.l|e\.k|e\.u|gbr|dac|sp\. z o\.o|s\.r\.o|a\.s|kft|zrt|d\.o\.o|gmbh & co\. kg|oü|as|asa|uab|sia)\.?(?:$|[\s,)])`)
 	tradeWordRef = regexp.MustCompile(`(?i)(?:^|[\s,])(?:group|holdings|partners|associates|studio|consulting|services|solutions|trading|traders|industries|enterprises|labs|systems|supplies|supply|agency|design|media)\.?(?:$|[\s,)])`)
 )
 

@@ -36,7 +36,7 @@ type docKeyword struct {
 }
 
 // languages are the vocabularies the rules read, English first.
-var languages = []*language{&english, &german, &french, &dutch, &spanish, &italian, &nordic, &polish, &czech, &portuguese}
+var languages = []*language{&english, &german, &french, &dutch, &spanish, &italian, &nordic, &polish, &czech, &portuguese, &estonian}
 
 func languageLabels() []map[labelKind]string {
 	out := make([]map[labelKind]string, len(languages))

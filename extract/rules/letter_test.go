@@ -336,3 +336,24 @@ func TestParseHeader_ColumnsInMoreLanguages(t *testing.T) {
 		require.Equal(t, 1, countRole(cols, colQty), h)
 	}
 }
+
+func TestRules_Estonian(t *testing.T) {
+	t.Parallel()
+	doc := "Arve nr 1615\nKlient                                  Kuupäev:          17.04.2026\nFLIIS TRADE OÜ                          Tähtaeg:          24.04.2026\n\n" +
+		" Toote nimetus                    Kogus     Ühik          Hind\n Ruumide rent                         1    kmpl      2 390.90\n\n" +
+		"                                  Vahesumma:             2 390.90\n" +
+		"                            Soodustus (10%):              -239.09\n" +
+		"                         Summa käibemaksuta:             2 151.81\n" +
+		"                            Käibemaks (24%):               516.43\n" +
+		"                                Kokku (EUR):             2 668.24\n" +
+		"_____________________________________________\nMeeltemaitsed OÜ     Rg-kood: 16218741     KMKR: EE102365986\n"
+	inv, err := run(t, doc)
+	require.NoError(t, err)
+	require.Equal(t, "1615", inv.InvoiceNumber)
+	require.Equal(t, "2668.24", inv.Total)
+	require.Equal(t, "2026-04-17", inv.IssueDate)
+
+	cls, err := Rules{}.Classify(t.Context(), strings.Replace(doc, "Arve nr", "Kreeditarve nr", 1))
+	require.NoError(t, err)
+	require.Contains(t, string(cls), `"credit_note"`)
+}
