@@ -220,6 +220,9 @@ func nameBelow(d *document, i int, c *cell) (string, bool) {
 		if b == nil {
 			return "", false
 		}
+		if k := cellIndex(l, b); k+1 < len(l.cells) && strings.HasPrefix(l.cells[k+1].text, ":") {
+			continue // "Nummer     : 549910": a label whose colon stands apart
+		}
 		if strings.HasSuffix(b.text, ":") {
 			if nameLabels[strings.ToLower(strings.TrimSpace(strings.TrimSuffix(b.text, ":")))] {
 				if k := cellIndex(l, b); k+1 < len(l.cells) {
@@ -367,6 +370,14 @@ func valuesLine(d *document, i int, l *line, labels []cellLabel) int {
 	}
 	if n <= i+2 && (l.pipe || numbersUnder(&d.lines[n], l, labels)) {
 		return n
+	}
+	for _, m := range labels {
+		if m.kind == lkVendor || m.kind == lkCustomer {
+			if n <= i+2 {
+				return n // a party's name is the line right under its label
+			}
+			return -1 // never a line with numbers further down
+		}
 	}
 	for k := n; k >= 0 && k <= i+5; k = d.nextNonBlank(k) {
 		if d.lines[k].used || !numbersUnder(&d.lines[k], l, labels) {

@@ -398,6 +398,9 @@ func resolveVendor(d *document, hits []hit) string {
 // cleanVendor trims an e-mail address, quotes and trailing punctuation off
 // a vendor value and returns it when it looks like a name.
 func cleanVendor(v string) string {
+	if strings.HasSuffix(strings.TrimSpace(v), ":") {
+		return "" // "Overdue interest:": a label, known or not
+	}
 	if i := strings.IndexByte(v, '<'); i >= 0 {
 		v = v[:i]
 	}
@@ -415,6 +418,9 @@ func cleanVendor(v string) string {
 	v = strings.Trim(v, " \"'`,;:-–—|")
 	if !vendorLike(v) {
 		return ""
+	}
+	if m, ok := matchLabel(v); ok && labelValue(v, m) == "" {
+		return "" // a label ("IBAN", "Empfänger"), not a name
 	}
 	return v
 }
@@ -473,7 +479,7 @@ func vendorLike(s string) bool {
 		return false
 	}
 	lower := strings.ToLower(s)
-	if copyMarker[strings.Trim(lower, " .")] || legalFormAlone(s) {
+	if copyMarker[strings.Trim(lower, " .")] || numberWords[strings.Trim(lower, " .:")] || legalFormAlone(s) {
 		return false // "Original", "Duplicado": which copy of the document; "GmbH" alone names nobody
 	}
 	if strings.ContainsAny(s, "@") || strings.Contains(lower, "www.") || strings.Contains(lower, "http") {

@@ -7,8 +7,8 @@ var german = language{
 	code: "de",
 	labels: map[labelKind]string{
 		lkInvoiceNo:   `rechnung no|rechnungsnummer|rechnungs no|rechnungsnr|re no|rg no|rechnung nr|rechnungs nr|beleg no|belegnummer|belegnr`,
-		lkVendor:      `lieferant|verkaufer|rechnungssteller|leistungserbringer`,
-		lkCustomer:    `rechnungsempfanger|kunde|kaufer|leistungsempfanger|kunden no|kundennummer|warenempfanger|lieferanschrift|rechnungsanschrift`,
+		lkVendor:      `lieferant|verkaufer|rechnungssteller|leistungserbringer|aussteller|rechnungsaussteller`,
+		lkCustomer:    `rechnungsempfanger|empfanger|kunde|kaufer|leistungsempfanger|kunden no|kundennummer|warenempfanger|lieferanschrift|rechnungsanschrift`,
 		lkIssueDate:   `liefer und rechnungsdatum|rechnungsdatum|datum|belegdatum|ausstellungsdatum|datum der rechnung`,
 		lkDueDate:     `faellig|falligkeitsdatum|fallig am|zahlbar bis|zahlungsziel|fallig bis`,
 		lkOtherDate:   `leistungsdatum|lieferdatum|liefer und leistungsdatum|leistungszeitraum|abrechnungszeitraum|bestelldatum`,

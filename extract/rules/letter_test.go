@@ -357,3 +357,18 @@ func TestRules_Estonian(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, string(cls), `"credit_note"`)
 }
+
+func TestRules_Vendor_TheIssuerBesideTheRecipientAndNoLabelAsName(t *testing.T) {
+	t.Parallel()
+	body := "\nBeratung, März 2024\n\n" +
+		"                               Zwischensumme     200,00 €\n                       Umsatzsteuer 19 %          38,00 €\n                                  Gesamtbetrag     238,00 €\n"
+	doc := "                                  Rechnung\n\n                          Rechnungsnummer: 2024-17\n                          Ausstellungsdatum: 2024-03-10\n\n" +
+		"Empfänger                                        Aussteller\n\nScrooge McDuck                                   Gyro Gearloose\n" +
+		"Duckburg 123456                                  Duckburg 123456\n" + body
+	inv, err := run(t, doc)
+	require.NoError(t, err)
+	require.Equal(t, "Gyro Gearloose", inv.Vendor, "the party under a label is the line right below it, not a line with numbers further down")
+	for _, v := range []string{"IBAN", "Empfänger", "Nummer:"} {
+		require.Empty(t, cleanVendor(v), v)
+	}
+}

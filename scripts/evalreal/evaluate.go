@@ -38,6 +38,12 @@ func (o outcome) correct() bool {
 // an invoice at all. An accounts-payable team would pay it.
 func (o outcome) falseSuccess() bool { return o.succeeded() && !o.correct() }
 
+// otherVendor: a correct invoice whose vendor is not the truth's (a truth
+// without a vendor, as a page that prints none, compares with nothing).
+func (o outcome) otherVendor() bool {
+	return o.correct() && o.doc.truth.Vendor != "" && !sameVendor(o.invoice.Vendor, o.doc.truth.Vendor)
+}
+
 func evaluate(ctx context.Context, d document) outcome {
 	o := outcome{doc: d}
 	text, err := readText(d.path)

@@ -7,14 +7,19 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode"
 )
 
 // tally counts the outcomes of one group of documents.
 type tally struct {
 	docs, invoices, succeeded, correct, falseSuccesses int
 	nonInvoices, nonRejected                           int
-	reasons                                            map[string]int
-	took                                               time.Duration
+	// otherVendor counts the correct invoices whose vendor is not the
+	// truth's (not scored as a false success: the number and total are the
+	// document's; reported so that a wrong vendor does not pass unseen).
+	otherVendor int
+	reasons     map[string]int
+	took        time.Duration
 }
 
 func (t *tally) add(o outcome) {
@@ -36,6 +41,9 @@ func (t *tally) add(o outcome) {
 	}
 	if o.correct() {
 		t.correct++
+		if o.otherVendor() {
+			t.otherVendor++
+		}
 	}
 	if o.falseSuccess() {
 		t.falseSuccesses++
@@ -95,6 +103,7 @@ func report(w io.Writer, outs []outcome, verbose bool) int {
 	fmt.Fprintf(w, "\ninvoices correct %d/%d (%s), FALSE SUCCESSES %d, non-invoices rejected %d/%d, %.2f ms per document (rules only)\n",
 		all.correct, all.invoices, pct(all.correct, all.invoices), all.falseSuccesses, all.nonRejected, all.nonInvoices,
 		msPerDoc(all))
+	fmt.Fprintf(w, "of the correct invoices, %d name another vendor than the truth (-v lists them)\n", all.otherVendor)
 	var own tally
 	for _, o := range outs {
 		if o.doc.origin == "" {
@@ -147,6 +156,22 @@ func table(w io.Writer, by string, m map[string]*tally, all *tally) {
 	tw.Flush()
 }
 
+// sameVendor compares two vendor names, case, spaces and punctuation aside;
+// one may hold the other ("Lenze B.V." and "Lenze").
+func sameVendor(a, b string) bool {
+	norm := func(s string) string {
+		var out []rune
+		for _, r := range strings.ToLower(s) {
+			if unicode.IsLetter(r) || unicode.IsDigit(r) {
+				out = append(out, r)
+			}
+		}
+		return string(out)
+	}
+	x, y := norm(a), norm(b)
+	return x != "" && y != "" && (strings.Contains(x, y) || strings.Contains(y, x))
+}
+
 // misses lists the documents not read right, with the fields that differ.
 // The corpus is public, so values may be shown.
 func misses(w io.Writer, outs []outcome) {
@@ -168,5 +193,11 @@ func misses(w io.Writer, outs []outcome) {
 				x.Total, o.doc.truth.Total, x.IssueDate, o.doc.truth.IssueDate, x.Vendor, x.Currency)
 		}
 		fmt.Fprintln(w)
+	}
+	fmt.Fprintln(w, "\ncorrect invoices with another vendor than the truth")
+	for _, o := range outs {
+		if o.otherVendor() {
+			fmt.Fprintf(w, "  %s vendor %q (want %q)\n", o.doc.file, o.invoice.Vendor, o.doc.truth.Vendor)
+		}
 	}
 }
