@@ -372,3 +372,19 @@ func TestRules_Vendor_TheIssuerBesideTheRecipientAndNoLabelAsName(t *testing.T) 
 		require.Empty(t, cleanVendor(v), v)
 	}
 }
+
+func TestRules_AnUnlabelledTotalTheArithmeticNames(t *testing.T) {
+	t.Parallel()
+	doc := "                                                 Daňový doklad č. 20150009\n" +
+		"DODAVATEL                                        ODBĚRATEL\nJiná firma s.r.o.                                Apple Czech s.r.o.\n" +
+		"DIČ             CZ1234567890                     Datum vystavení                  10. 02. 2015\n\n" +
+		"                                              Celkem bez DPH                     1 000,00 Kč\n" +
+		"                                              DPH 21 %                            210,00 Kč\n" +
+		"                                                                          1 210,00 Kč\n"
+	inv, err := run(t, doc)
+	require.NoError(t, err)
+	require.Equal(t, "1210.00", inv.Total)
+	// An amount the subtotal and tax do not add up to names nothing.
+	_, err = run(t, strings.Replace(doc, "1 210,00 Kč", "1 200,00 Kč", 1))
+	require.Equal(t, "missing_field:total", reasonOf(t, err))
+}

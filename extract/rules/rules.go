@@ -131,7 +131,8 @@ func extractInvoice(content string) extract.Extraction {
 	rows := amountRows(hits, f, proseLines(d, ps))
 	all := mergeRows(rows, proseRows(ps, f, rows))
 	amounts := mergeRows(all, bareAmountRows(d, all, f))
-	amounts = dropOtherCurrencyRows(mergeRows(amounts, soleAmountRow(d, amounts, f)), x.Currency)
+	amounts = mergeRows(amounts, soleAmountRow(d, amounts, f))
+	amounts = dropOtherCurrencyRows(mergeRows(amounts, sumRow(d, amounts, f)), x.Currency)
 	t := resolveTotals(amounts)
 	guardValuesRow(d, amounts, &t, f)
 	if it.spaced && !t.reconciles(it.lines) {

@@ -648,6 +648,41 @@ func soleAmountRow(d *document, rows []amountRow, f numberFormat) []amountRow {
 	return []amountRow{*found}
 }
 
+// sumRow returns, for a document without any total row, the amount that
+// stands alone on the line after its tax row when it is the subtotal plus
+// that tax to the cent ("Celkem bez DPH 1 000,00 Kč / DPH 21 % 210,00 Kč /
+// 1 210,00 Kč"): the arithmetic names it the total, though no label does.
+func sumRow(d *document, rows []amountRow, f numberFormat) []amountRow {
+	if finalTotal(rows) >= 0 {
+		return nil
+	}
+	var sub, tax *amountRow
+	for i := range rows {
+		switch rows[i].kind {
+		case lkSubtotal:
+			sub, tax = &rows[i], nil
+		case lkTax:
+			tax = &rows[i]
+		}
+	}
+	if sub == nil || tax == nil || sub.bad || tax.bad || tax.line < sub.line {
+		return nil
+	}
+	n := d.nextNonBlank(tax.line)
+	if n < 0 || n > tax.line+2 || d.lines[n].used || countCells(&d.lines[n]) != 1 {
+		return nil
+	}
+	toks := moneyTokens(firstCell(&d.lines[n]).text, f)
+	if len(toks) != 1 || !looksLikeMoney(toks[0]) || toks[0].garbled {
+		return nil
+	}
+	v, bad := canonicalTok(toks[0], f)
+	if sum, ok := addCanonical([]string{sub.amount, tax.amount}); bad || !ok || !sameDecimal(sum, v) {
+		return nil
+	}
+	return []amountRow{{kind: lkTotal, phrase: "total", raw: "", amount: v, line: n}}
+}
+
 // headerAbove returns the text of the header over cell c of line i: on
 // the nearest non-blank line above (at most three lines up), the cell of
 // the same rank when both lines have as many cells (a header row over its
