@@ -40,6 +40,9 @@ func resolveInvoiceNumber(d *document, hits []hit) string {
 		if f := strings.Fields(v); len(f) > 0 && strings.Contains(h.raw, "#"+f[0]) {
 			v = "#" + v // "Invoice #2015-11-04": the sign makes it a number, though it reads as a date
 		}
+		if f := strings.Fields(v); len(f) == 1 && h.rank == rankBelow && numberLabel(h.phrase) {
+			v = "#" + v // "Numer faktury" over "2/11/2023" alone: the label says it is the number
+		}
 		if n := invoiceNumberToken(v); n != "" && !weakNumberLabel[h.phrase] {
 			return n
 		}
@@ -105,6 +108,17 @@ func numberBelowTitle(d *document) string {
 		}
 	}
 	return ""
+}
+
+// numberLabel reports an invoice-number label that says "number" (not the
+// bare word "invoice", which also titles the page).
+func numberLabel(phrase string) bool {
+	for _, w := range strings.Fields(phrase) {
+		if w == "no" || strings.HasSuffix(w, "nummer") || strings.HasSuffix(w, "nr") || w == "numer" || w == "cislo" || w == "číslo" {
+			return true
+		}
+	}
+	return false
 }
 
 // titleTexts returns the e-mail subject and the title candidates of the

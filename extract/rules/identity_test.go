@@ -177,3 +177,15 @@ func TestRules_InvoiceNumber_MarkedNumbersAndAReferenceUnderTheTitle(t *testing.
 	require.NoError(t, err)
 	require.Equal(t, "MG202200000", inv.InvoiceNumber)
 }
+
+func TestRules_InvoiceNumber_ANumberLabelOverADateLikeNumber(t *testing.T) {
+	t.Parallel()
+	tail := "\n\nSprzedawca\nNazwa: ABC Developex S.A.\n\nData wystawienia: 2023-11-30\n\n" +
+		"Razem netto                                     1 000,00 PLN\nVAT 23%                                           230,00 PLN\nDo zapłaty                                      1 230,00 PLN\n"
+	inv, err := run(t, "Krajowy System e-Faktur                                  Numer faktury\n                                                         2/11/2023\n                                                       Faktura podstawowa"+tail)
+	require.NoError(t, err)
+	require.Equal(t, "2/11/2023", inv.InvoiceNumber)
+	// Under a bare title word the same value is a date, not a number.
+	_, err = run(t, "FAKTURA\n2/11/2023"+tail)
+	require.Equal(t, "missing_field:invoiceNumber", reasonOf(t, err))
+}
