@@ -43,6 +43,7 @@ func TestEvidence_CurrencyFromTheDocument(t *testing.T) {
 		{"no currency, an Austrian VAT id", "Unsere USt-ID-Nr.: ATU16090307\nGesamt: 10,00", "EUR"},
 		{"no currency, a Swiss VAT id", "MWST-Nr. CHE-112.203.184 MWST\nTotal: 10.00", "CHF"},
 		{"no currency, a UK VAT id first", "VAT Reg No: GB 123 4567 89\nCustomer VAT: DE123456789\nTotal: 10.00", "GBP"},
+		{"no currency, a Canadian postal code", "8636 Sentinel Place\nNorth Saanich, BC V8L 4Z8\nTotal Due ($)  65.33", "CAD"},
 		{"no currency at all", "Total: 10.00", ""},
 		{"an English word is not a code", "ALL PRICES FINAL\nTotal: 10.00", ""},
 	}

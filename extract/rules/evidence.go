@@ -433,9 +433,10 @@ var countryCurrencies = []countryHint{
 	hint("USD", `usa|united states|sales tax`, `us`),
 }
 
-// vatIDs are VAT identification numbers, whose prefix names the country:
-// "BE0000.000.196", "DE 123456789", "ATU16090307", "CHE-112.203.184",
-// "GB123456789". They are looked for in the lower-case text.
+// vatIDs are VAT identification numbers, whose prefix names the country
+// ("BE0000.000.196", "DE 123456789", "ATU16090307", "CHE-112.203.184",
+// "GB123456789"), and postal codes as distinctive (Canada's "BC V8L 4Z8").
+// They are looked for in the lower-case text.
 var vatIDs = []struct {
 	code string
 	re   *regexp.Regexp
@@ -443,6 +444,8 @@ var vatIDs = []struct {
 	{"EUR", regexp.MustCompile(`\b(?:at ?u|be ?0|be ?1|cy|de|ee|el|es|fi|fr|hr|ie|it|lt|lu|lv|mt|nl|pt|si|sk)[ .]?[0-9][0-9. ]{6,12}[0-9](?:b[0-9]{2})?\b`)},
 	{"CHF", regexp.MustCompile(`\bche[- ]?[0-9]{3}\.[0-9]{3}\.[0-9]{3}\b`)},
 	{"GBP", regexp.MustCompile(`\bgb ?[0-9]{3} ?[0-9]{4} ?[0-9]{2}\b`)},
+	// a Canadian province and postal code: "North Saanich, BC V8L 4Z8"
+	{"CAD", regexp.MustCompile(`\b(?:bc|ab|sk|mb|on|qc|nb|ns|pe|nl|yt|nt|nu),? [a-z][0-9][a-z] ?[0-9][a-z][0-9]\b`)},
 }
 
 // countryCurrency returns the currency of the country named first in the

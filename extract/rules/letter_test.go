@@ -388,3 +388,16 @@ func TestRules_AnUnlabelledTotalTheArithmeticNames(t *testing.T) {
 	_, err = run(t, strings.Replace(doc, "1 210,00 Kč", "1 200,00 Kč", 1))
 	require.Equal(t, "missing_field:total", reasonOf(t, err))
 }
+
+func TestRules_StorageSoldBySizeIsAQuantity(t *testing.T) {
+	t.Parallel()
+	doc := "Cloudy Storage Inc.\nINVOICE # 100\nDATE: 1/30/23\n\n   QUANTITY               DESCRIPTION                      UNIT PRICE                TOTAL\n" +
+		"      1 TB                 Cloud service                     99.99                    99.99\n" +
+		"      1TB                  Backup                            10.00                    10.00\n\n" +
+		"                                                         Subtotal      109.99\n                                                        Sales tax        4.99\n" +
+		"                                                        TOTAL DUE     $114.98\n"
+	inv, err := run(t, doc)
+	require.NoError(t, err)
+	require.Equal(t, "114.98", inv.Total)
+	require.Len(t, inv.LineItems, 2)
+}

@@ -7,6 +7,7 @@ import (
 // unitWords may follow a number in a numeric cell: "9.5 hrs", "3 pcs".
 var unitWords = map[string]bool{
 	"h": true, "hr": true, "hrs": true, "hour": true, "hours": true, "pcs": true, "pc": true,
+	"kb": true, "mb": true, "gb": true, "tb": true, "gib": true, "tib": true, // storage sold by size: "1TB"
 	"x": true, "ea": true, "each": true, "unit": true, "units": true, "days": true, "day": true,
 	"d": true, "kg": true, "g": true, "m": true, "l": true, "set": true, "sets": true, "box": true,
 	"boxes": true, "month": true, "months": true, "mo": true, "wk": true, "wks": true, "weeks": true,
