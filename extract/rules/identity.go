@@ -489,11 +489,14 @@ func vendorLike(s string) bool {
 	if letters < 2 || len(s) > 120 || countFields(s) > 12 || strings.HasSuffix(s, ":") {
 		return false
 	}
+	if letters < 4 && strings.ToLower(s) == s {
+		return false // "rd" of "3rd Ave" set apart as a superscript: no name is so short in lower case
+	}
 	if digits > 0 && !hasCompanySuffix(s) || digits > 3 {
 		return false
 	}
 	lower := strings.ToLower(s)
-	if copyMarker[strings.Trim(lower, " .")] || numberWords[strings.Trim(lower, " .:")] || legalFormAlone(s) {
+	if copyMarker[strings.Trim(lower, " .")] || numberWords[strings.Trim(lower, " .:")] || streetWords[strings.Trim(lower, " .")] || legalFormAlone(s) {
 		return false // "Original", "Duplicado": which copy of the document; "GmbH" alone names nobody
 	}
 	if strings.ContainsAny(s, "@") || strings.Contains(lower, "www.") || strings.Contains(lower, "http") {
@@ -513,6 +516,10 @@ func vendorLike(s string) bool {
 var copyMarker = map[string]bool{"original": true, "copy": true, "duplicate": true, "triplicate": true,
 	"duplicado": true, "triplicado": true, "copia": true, "originale": true, "copie": true, "kopie": true,
 	"duplikat": true, "duplicata": true, "origineel": true, "kopia": true}
+
+// streetWords are the kinds of street, alone a fragment of an address.
+var streetWords = map[string]bool{"ave": true, "avenue": true, "st": true, "street": true, "rd": true, "road": true,
+	"blvd": true, "ln": true, "lane": true, "dr": true, "drive": true, "str": true, "straße": true, "strasse": true, "way": true}
 
 // legalFormAlone reports a legal form with no name before it ("GmbH").
 func legalFormAlone(s string) bool {
@@ -635,8 +642,14 @@ func footerVendor(d *document) string {
 	return ""
 }
 
+// postalLineRe is a cell that is an address's place line: a city, its US
+// state and ZIP ("Seattle, WA 12345"), a code before the place ("80333
+// München", "DE 80333 München"). A sender line that ends so ("Acme Inc,
+// 874 Market Street, Portland, OR 97204") is not one.
+var postalLineRe = regexp.MustCompile(`^[\p{L} .'-]+,\s*[A-Z]{2}\s+\d{5}(?:-\d{4})?\s*$|^(?:[A-Z]{1,2}[- ])?\d{4,5}\s+\p{Lu}`)
+
 func topCandidate(c cell) string {
-	if c.text == "" || c.customer || titleType(c.text) != "" {
+	if c.text == "" || c.customer || titleType(c.text) != "" || postalLineRe.MatchString(c.text) {
 		return ""
 	}
 	if _, ok := matchLabel(c.text); ok {

@@ -401,3 +401,20 @@ func TestRules_StorageSoldBySizeIsAQuantity(t *testing.T) {
 	require.Equal(t, "114.98", inv.Total)
 	require.Len(t, inv.LineItems, 2)
 }
+
+func TestRules_Vendor_NoAddressFragmentOrPurchaserStandsForTheIssuer(t *testing.T) {
+	t.Parallel()
+	// The issuer's name is a logo (no text): the page's other words are an
+	// address and the purchaser, and none of them is the vendor.
+	doc := "INVOICE\n    rd\n333 3  Ave                                       INVOICE # 100\nSeattle, WA 12345                                DATE: 1/30/23\n" +
+		"PURCHASED BY:                                    SHIP TO:\nLiane Cormier                                    Liane Cormier\n\n" +
+		"   QUANTITY               DESCRIPTION                      UNIT PRICE                TOTAL\n      1                    Cloud service                     99.99                    99.99\n\n" +
+		"                                                         Subtotal       99.99\n                                                        Sales tax        4.99\n" +
+		"                                                        TOTAL DUE     $104.98\n"
+	_, err := run(t, doc)
+	require.Equal(t, "missing_field:vendor", reasonOf(t, err))
+	for _, v := range []string{"rd", "Ave", "Seattle, WA 12345", "80333 München"} {
+		require.Empty(t, topCandidate(cell{text: v}), v)
+	}
+	require.Equal(t, "Priya Nakamura Engineering", topCandidate(cell{text: "Priya Nakamura Engineering, 874 Market Street, Portland, OR 97204"}))
+}
