@@ -298,16 +298,6 @@ func peelNumbers(cells []rowCell, cols []column, f numberFormat) []rowCell {
 	return out
 }
 
-// nearNumericColumn reports a cell under or beside a numeric column.
-func nearNumericColumn(c cell, cols []column) bool {
-	for _, col := range cols {
-		if col.role.numeric() && c.start <= col.end+3 && col.start <= c.end+3 {
-			return true
-		}
-	}
-	return false
-}
-
 // underNumericColumn reports a word that overlaps a numeric column, give
 // or take one character: "Product description 1" two characters short of
 // "UNIT PRICE" keeps its "1".
