@@ -418,3 +418,16 @@ func TestRules_Vendor_NoAddressFragmentOrPurchaserStandsForTheIssuer(t *testing.
 	}
 	require.Equal(t, "Priya Nakamura Engineering", topCandidate(cell{text: "Priya Nakamura Engineering, 874 Market Street, Portland, OR 97204"}))
 }
+
+func TestRules_AWholeNumberTotalAmongDecimalOnesCountsPieces(t *testing.T) {
+	t.Parallel()
+	doc := "NEXGEN Supplies Ltd\n                                                                 INVOICE\n" +
+		"                                       Invoice #:  4315272\n                                       Date: 06/12/2024\n\n" +
+		"PRODUCT ID         UNIT PRICE  QUANTITY   TOTAL PRICE\n H509L              5.00 GBP    150                                          750.00 GBP\n" +
+		" TOTAL                          150                                          750.00 GBP\n\f" +
+		"                                                               RETURNS\n" +
+		"PRODUCT ID         QUANTITY   REASON\n H509M              150       Incorrect size.\n TOTAL              150\n"
+	inv, err := run(t, doc)
+	require.NoError(t, err)
+	require.Equal(t, "750.00", inv.Total)
+}

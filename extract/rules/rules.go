@@ -133,6 +133,7 @@ func extractInvoice(content string) extract.Extraction {
 	amounts := mergeRows(all, bareAmountRows(d, all, f))
 	amounts = mergeRows(amounts, soleAmountRow(d, amounts, f))
 	amounts = dropOtherCurrencyRows(mergeRows(amounts, sumRow(d, amounts, f)), x.Currency)
+	amounts = dropCountTotals(amounts)
 	t := resolveTotals(amounts)
 	guardValuesRow(d, amounts, &t, f)
 	if it.spaced && !t.reconciles(it.lines) {
@@ -163,6 +164,27 @@ func dropOtherCurrencyRows(rows []amountRow, currency string) []amountRow {
 	return slices.DeleteFunc(rows, func(r amountRow) bool {
 		m := otherCurrencyRe.FindStringSubmatch(strings.TrimSpace(r.raw))
 		return m != nil && isCurrencyCode(m[1]) && m[1] != currency
+	})
+}
+
+// dropCountTotals drops a total row whose value is a whole number where
+// the document's other totals are written with decimals: "TOTAL  150" under
+// a returns list counts pieces ("TOTAL  150  750.00" above it is the
+// money). Where every total is whole (yen, or a sloppy writer), none is
+// dropped.
+func dropCountTotals(rows []amountRow) []amountRow {
+	decimals := false
+	for _, r := range rows {
+		switch r.kind {
+		case lkTotal, lkAmountDue, lkSubtotal, lkTax:
+			decimals = decimals || strings.Contains(r.amount, ".")
+		}
+	}
+	if !decimals {
+		return rows
+	}
+	return slices.DeleteFunc(rows, func(r amountRow) bool {
+		return (r.kind == lkTotal || r.kind == lkAmountDue) && r.amount != "" && !r.bad && !strings.Contains(r.amount, ".") && !isZero(r.amount)
 	})
 }
 
