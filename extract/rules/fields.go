@@ -220,15 +220,14 @@ func nameBelow(d *document, i int, c *cell) (string, bool) {
 		if b == nil {
 			return "", false
 		}
-		if k := cellIndex(l, b); k+1 < len(l.cells) && strings.HasPrefix(l.cells[k+1].text, ":") {
+		next := cellIndex(l, b) + 1
+		if next < len(l.cells) && strings.HasPrefix(l.cells[next].text, ":") {
 			continue // "Nummer     : 549910": a label whose colon stands apart
 		}
 		if strings.HasSuffix(b.text, ":") {
-			if nameLabels[strings.ToLower(strings.TrimSpace(strings.TrimSuffix(b.text, ":")))] {
-				if k := cellIndex(l, b); k+1 < len(l.cells) {
-					v := cleanVendor(l.cells[k+1].text) // "Name:      Rohstoff AG Salzgitter"
-					return v, v != ""
-				}
+			if nameLabels[strings.ToLower(strings.TrimSpace(strings.TrimSuffix(b.text, ":")))] && next < len(l.cells) {
+				v := cleanVendor(l.cells[next].text) // "Name:      Rohstoff AG Salzgitter"
+				return v, v != ""
 			}
 			continue // "Nummer:      12345676"
 		}
@@ -258,7 +257,7 @@ var nameLabels = map[string]bool{"name": true, "firma": true, "company": true, "
 
 // addressHeadings head the address part of a party's block.
 var addressHeadings = map[string]bool{"adres": true, "address": true, "anschrift": true, "adresse": true,
-	"indirizzo": true, "dirección": true, "direccion": true, "adresa": true, "morada": true, "endereço": true, "adres:": true}
+	"indirizzo": true, "dirección": true, "direccion": true, "adresa": true, "morada": true, "endereço": true}
 
 func cellIndex(l *line, c *cell) int {
 	for k := range l.cells {

@@ -36,14 +36,7 @@ var weakNumberLabel = map[string]bool{"document no": true, "document number": tr
 func resolveInvoiceNumber(d *document, hits []hit) string {
 	ranked := byRank(hits, lkInvoiceNo)
 	for _, h := range ranked {
-		v := h.value()
-		if f := strings.Fields(v); len(f) > 0 && strings.Contains(h.raw, "#"+f[0]) {
-			v = "#" + v // "Invoice #2015-11-04": the sign makes it a number, though it reads as a date
-		}
-		if f := strings.Fields(v); len(f) == 1 && h.rank == rankBelow && numberLabel(h.phrase) {
-			v = "#" + v // "Numer faktury" over "2/11/2023" alone: the label says it is the number
-		}
-		if n := invoiceNumberToken(v); n != "" && !weakNumberLabel[h.phrase] {
+		if n := markedNumberToken(h.value(), numberMarked(h)); n != "" && !weakNumberLabel[h.phrase] {
 			return n
 		}
 	}
@@ -201,9 +194,22 @@ func numberAfterTitleWord(rest string) string {
 	return invoiceNumberToken(strings.Join(words[1:], " "))
 }
 
+// numberMarked reports a label hit whose value is the number even when it
+// reads as a date: "Invoice #2015-11-04" (the sign against it), "Numer
+// faktury" over "2/11/2023" alone (the label says number).
+func numberMarked(h hit) bool {
+	f := strings.Fields(h.value())
+	return len(f) > 0 && strings.Contains(h.raw, "#"+f[0]) ||
+		len(f) == 1 && h.rank == rankBelow && numberLabel(h.phrase)
+}
+
 // invoiceNumberToken returns the first word of v when it is an invoice
 // number: letters, digits and . _ / -, at least one digit, not a date.
-func invoiceNumberToken(v string) string {
+func invoiceNumberToken(v string) string { return markedNumberToken(v, false) }
+
+// markedNumberToken is invoiceNumberToken; marked (or a "#" or "№" written
+// against the word) accepts a number that reads as a date.
+func markedNumberToken(v string, marked bool) string {
 	words := strings.Fields(v)
 	for len(words) > 0 && (numberWords[strings.ToLower(strings.Trim(words[0], ".:#"))] || strings.Trim(words[0], "№:") == "") {
 		words = words[1:]
@@ -212,7 +218,7 @@ func invoiceNumberToken(v string) string {
 		return ""
 	}
 	// "#2015-11-04" is a number written like a date: the sign says so.
-	marked := strings.HasPrefix(words[0], "#") || strings.HasPrefix(words[0], "№")
+	marked = marked || strings.HasPrefix(words[0], "#") || strings.HasPrefix(words[0], "№")
 	if ds := findDates(strings.Join(words, " ")); len(ds) > 0 && ds[0].start == 0 && !marked {
 		return "" // "16 June 2025": a date below a title, not a number
 	}
