@@ -130,10 +130,7 @@ func extractInvoice(content string) extract.Extraction {
 	ps := paragraphs(d)
 	rows := amountRows(hits, f, proseLines(d, ps))
 	all := mergeRows(rows, proseRows(ps, f, rows))
-	amounts := mergeRows(all, bareAmountRows(d, all, f))
-	amounts = mergeRows(amounts, soleAmountRow(d, amounts, f))
-	amounts = dropOtherCurrencyRows(mergeRows(amounts, sumRow(d, amounts, f)), x.Currency)
-	amounts = dropCountTotals(amounts)
+	amounts := dropCountTotals(dropOtherCurrencyRows(unlabelledTotals(d, all, f), x.Currency))
 	t := resolveTotals(amounts)
 	guardValuesRow(d, amounts, &t, f)
 	if it.spaced && !t.reconciles(it.lines) {
@@ -148,6 +145,18 @@ func extractInvoice(content string) extract.Extraction {
 	x.Problems = appendProblems(dateProblem, it.problems, t.problems)
 	x.Evidence = fieldEvidence(d, hits, amounts, x)
 	return x
+}
+
+// unlabelledTotals adds to rows, for a document without any total row, the
+// total its layout or its arithmetic names, the first of these that finds
+// one: "Amount: <money>" alone (bareAmountRows), a form's one amount under
+// "Charges" (soleAmountRow), the subtotal plus tax written alone below
+// them (sumRow). Each finds nothing once a total row exists.
+func unlabelledTotals(d *document, rows []amountRow, f numberFormat) []amountRow {
+	for _, find := range []func(*document, []amountRow, numberFormat) []amountRow{bareAmountRows, soleAmountRow, sumRow} {
+		rows = mergeRows(rows, find(d, rows, f))
+	}
+	return rows
 }
 
 // otherCurrencyRe is a label that names the currency of its amount:
