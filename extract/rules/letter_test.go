@@ -41,7 +41,7 @@ func TestRules_GermanLetter_TheTaxOfEachPartAndTheSenderLine(t *testing.T) {
 
 	// Without the shipping's tax row the sum is short: a rejection, not a guess.
 	_, err = run(t, strings.Replace(germanLetter, "                                Versandkosten USt. 19,00% auf 4,99 €         0,95 €\n", "", 1))
-	require.Contains(t, []string{"total_mismatch", "subtotal_mismatch"}, reasonOf(t, err))
+	require.Equal(t, "subtotal_mismatch", reasonOf(t, err))
 }
 
 func TestQualifiedTaxLabel_NeedsARate(t *testing.T) {
