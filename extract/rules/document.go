@@ -167,7 +167,9 @@ func parseLine(raw string, cs *cellStore) line {
 	text = stripLeaders(stripMarkdown(text))
 	text = accountingFormat(text)
 	text = joinSpacedLetters(text)
-	text = spacedDateRe.ReplaceAllString(text, "$1.$2.$3  ")
+	if strings.Contains(text, ". ") {
+		text = spacedDateRe.ReplaceAllString(text, "$1.$2.$3  ")
+	}
 	text, l.bullet = stripBullet(text)
 	l.text = strings.TrimRight(text, " ")
 	l.rule = isRule(l.text)
@@ -191,13 +193,26 @@ var spacedLettersRe = regexp.MustCompile(`(?:^|\b)(?:\p{Lu} ){3,}\p{Lu}\b`)
 // joinSpacedLetters writes a letter-spaced word as a word, padded after it
 // with the spaces it loses so that the columns right of it stay in place.
 func joinSpacedLetters(s string) string {
-	if !strings.Contains(s, " ") || !spacedLettersRe.MatchString(s) {
+	if !hasSpacedCapitals(s) || !spacedLettersRe.MatchString(s) {
 		return s
 	}
 	return spacedLettersRe.ReplaceAllStringFunc(s, func(m string) string {
 		w := strings.ReplaceAll(m, " ", "")
 		return w + strings.Repeat(" ", utf8.RuneCountInString(m)-utf8.RuneCountInString(w))
 	})
+}
+
+// hasSpacedCapitals reports two ASCII capitals one space apart, "T O": the
+// cheap test before spacedLettersRe (most lines have none). A word spaced
+// in other capitals ("Ä Ö …") has at least one such pair too, unless every
+// letter is outside ASCII, which is left as written.
+func hasSpacedCapitals(s string) bool {
+	for i := 0; i+2 < len(s); i++ {
+		if s[i+1] == ' ' && s[i] >= 'A' && s[i] <= 'Z' && s[i+2] >= 'A' && s[i+2] <= 'Z' {
+			return true
+		}
+	}
+	return false
 }
 
 // accountingGapRe is a currency symbol set apart from its amount, as a
