@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"runtime/debug"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -36,6 +37,9 @@ type HandlerConfig struct {
 	// Vision reads a scan's page images (RELAYOPS_LLM_VISION); nil: a scan
 	// without OCR text is no_text_layer.
 	Vision Vision
+	// Policy is what the deployment books (RELAYOPS_ACCEPT_DOCUMENTS).
+	// Default: every booked type.
+	Policy extract.Policy
 	// Faults injects failures; nil injects none.
 	Faults *Faults
 	// Clock is the source of "now" for deadlines. Default clock.Real{}.
@@ -109,6 +113,7 @@ type Handler struct {
 	reader         DocumentReader
 	visibleTotal   VisibleTotal
 	vision         Vision
+	policy         extract.Policy
 	faults         *Faults
 	clock          clock.Clock
 	logger         *slog.Logger
@@ -127,7 +132,7 @@ func NewHandler(cfg HandlerConfig) (*Handler, error) {
 	}
 	return &Handler{
 		store: cfg.Store, extractor: cfg.Extractor, reader: cfg.Reader, visibleTotal: cfg.VisibleTotal,
-		vision: cfg.Vision, faults: cfg.Faults, clock: cfg.Clock,
+		vision: cfg.Vision, policy: cfg.Policy, faults: cfg.Faults, clock: cfg.Clock,
 		logger: cfg.Logger, metrics: cfg.Metrics, attemptTimeout: cfg.AttemptTimeout, onEnd: cfg.OnEnd,
 		newToken: uuid.NewString, setupLog: newLogLimiter(cfg.Clock, setupLogEvery),
 	}, nil
@@ -298,11 +303,22 @@ func (a *attempt) pipeline(ctx context.Context) ([]byte, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	if len(a.claim.Corrections) > 0 {
+		return a.corrected(ctx)
+	}
 	ckpts := a.claim.Checkpoints // the claim read them with the job
 	doc, err := a.read(ctx)
 	if err != nil {
 		return nil, err
 	}
+	out, err := a.extractDocument(ctx, doc, ckpts)
+	return out, keepFlags(err, doc.Flags)
+}
+
+// extractDocument runs the stages after the read: the structured path for
+// a document that carries an e-invoice, the vision model for a scan kept
+// for it, else classify → extract → validate on the text.
+func (a *attempt) extractDocument(ctx context.Context, doc *document.Document, ckpts map[string][]byte) ([]byte, error) {
 	if doc.EInvoice != nil {
 		return a.structured(ctx, doc)
 	}
@@ -310,10 +326,7 @@ func (a *attempt) pipeline(ctx context.Context) ([]byte, error) {
 		return a.scanned(ctx, ckpts)
 	}
 	text := doc.Text()
-	x, err := a.extractor()
-	if err != nil {
-		return nil, err
-	}
+	x := a.h.extractor
 	cls, err := a.stage(ctx, extract.StageClassify, ckpts, func() ([]byte, error) {
 		return x.Classify(ctx, text)
 	})
@@ -335,8 +348,38 @@ func (a *attempt) pipeline(ctx context.Context) ([]byte, error) {
 	if out, err = doc.MarkOCR(out); err != nil {
 		return nil, badResult(err)
 	}
-	out, err = document.WithFlags(out, doc.Flags)
-	return out, badResult(err)
+	if out, err = document.WithFlags(out, doc.Flags); err != nil {
+		return nil, badResult(err)
+	}
+	return out, a.admit(out)
+}
+
+// keepFlags adds the read's flags to what a rejection keeps, so a version
+// corrected from it commits them too.
+func keepFlags(err error, flags []string) error {
+	var r *extract.Rejection
+	if len(flags) > 0 && errors.As(err, &r) && r.Extraction != nil {
+		x := *r.Extraction
+		for _, f := range flags {
+			if !slices.Contains(x.Flags, f) {
+				x.Flags = append(x.Flags, f)
+			}
+		}
+		r.Extraction = &x
+	}
+	return err
+}
+
+// admit is the deployment's policy on what it books
+// (RELAYOPS_ACCEPT_DOCUMENTS): a judged credit note where only invoices
+// are booked is rejected document_not_accepted, keeping what was read.
+func (a *attempt) admit(result []byte) error {
+	var inv extract.Invoice
+	if err := json.Unmarshal(result, &inv); err != nil {
+		return errBadOutput
+	}
+	x := extract.ExtractionOf(inv)
+	return a.h.policy.Admit(&inv, &x)
 }
 
 // stage returns the checkpointed output of stage name, or runs it (fault

@@ -55,11 +55,11 @@ func (a *attempt) scanned(ctx context.Context, ckpts map[string][]byte) ([]byte,
 	if err != nil {
 		return nil, err
 	}
-	x, err := a.extractor()
+	out, err := a.stage(ctx, extract.StageValidate, ckpts, func() ([]byte, error) { return a.h.extractor.Validate(ctx, ext) })
 	if err != nil {
 		return nil, err
 	}
-	return a.stage(ctx, extract.StageValidate, ckpts, func() ([]byte, error) { return x.Validate(ctx, ext) })
+	return out, a.admit(out)
 }
 
 // VisibleTotal reads the total a document's visible text states, for the
@@ -127,8 +127,10 @@ func (a *attempt) structured(ctx context.Context, doc *document.Document) ([]byt
 			flags = append(flags, extract.FlagVisibleTotalMismatch)
 		}
 	}
-	out, err = document.WithFlags(out, flags)
-	return out, badResult(err)
+	if out, err = document.WithFlags(out, flags); err != nil {
+		return nil, badResult(err)
+	}
+	return out, a.admit(out)
 }
 
 // visibleMismatch reports whether the visible text states a total that is

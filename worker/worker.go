@@ -46,6 +46,8 @@ type Config struct {
 	Reader DocumentReader
 	// VisibleTotal checks a hybrid PDF's visible total (HandlerConfig).
 	VisibleTotal VisibleTotal
+	// Policy is what the deployment books (HandlerConfig).
+	Policy extract.Policy
 	// Vision reads scans' page images (HandlerConfig.Vision).
 	Vision Vision
 	// Faults injects failures (tests and chaos only); nil injects none.
@@ -302,7 +304,7 @@ func (w *Worker) build() error {
 	cfg := w.cfg
 	var err error
 	w.handler, err = NewHandler(HandlerConfig{
-		Store: cfg.Store, Extractor: cfg.Extractor, Reader: cfg.Reader, VisibleTotal: cfg.VisibleTotal, Vision: cfg.Vision,
+		Store: cfg.Store, Extractor: cfg.Extractor, Reader: cfg.Reader, VisibleTotal: cfg.VisibleTotal, Vision: cfg.Vision, Policy: cfg.Policy,
 		Faults: cfg.Faults, Clock: cfg.Clock,
 		Logger: cfg.Logger.With("component", "worker.handler"), Metrics: cfg.Metrics,
 		AttemptTimeout: cfg.AttemptTimeout, OnEnd: w.release,
