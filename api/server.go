@@ -26,6 +26,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
+	"github.com/relayops/relayops/extract"
 	"github.com/relayops/relayops/internal/clock"
 	"github.com/relayops/relayops/internal/credential"
 	"github.com/relayops/relayops/jobs"
@@ -65,8 +66,17 @@ type Config struct {
 	// Pages counts a PDF's pages at intake and renders pages for the
 	// console; nil: no page count at intake and no page images.
 	Pages DocumentPages
-	// ReprocessRate is the per-tenant reprocess budget. Default 10 per minute.
+	// ReprocessRate is the per-tenant budget of reprocesses without
+	// corrections (bulk retries after an outage or a fix). Default 10 per
+	// minute.
 	ReprocessRate Rate
+	// CorrectionRate is the per-tenant budget of reprocesses with
+	// corrections: a person's work, each judged before it counts, so its
+	// bound is against a runaway script only. Default 120 per minute.
+	CorrectionRate Rate
+	// Policy is what the deployment books (RELAYOPS_ACCEPT_DOCUMENTS); the
+	// worker must have the same. Default: every booked type.
+	Policy extract.Policy
 	// AuthFailures is how many failed authentications one client address
 	// (an IPv4 address or an IPv6 /64) may make per period before further
 	// failures answer 429 until the period ends. Default 20 per minute.
@@ -139,6 +149,9 @@ func (c Config) withDefaults() Config {
 	if c.ReprocessRate == (Rate{}) {
 		c.ReprocessRate = Rate{Count: 10, Per: time.Minute}
 	}
+	if c.CorrectionRate == (Rate{}) {
+		c.CorrectionRate = Rate{Count: 120, Per: time.Minute}
+	}
 	if c.AuthFailures == (Rate{}) {
 		c.AuthFailures = Rate{Count: 20, Per: time.Minute}
 	}
@@ -190,6 +203,9 @@ func (c Config) validate() error {
 	if c.ReprocessRate.Count < 1 || c.ReprocessRate.Per <= 0 {
 		errs = append(errs, errors.New("api: Config.ReprocessRate must be a positive count per positive duration"))
 	}
+	if c.CorrectionRate.Count < 1 || c.CorrectionRate.Per <= 0 {
+		errs = append(errs, errors.New("api: Config.CorrectionRate must be a positive count per positive duration"))
+	}
 	if c.AuthFailures.Count < 1 || c.AuthFailures.Per <= 0 {
 		errs = append(errs, errors.New("api: Config.AuthFailures must be a positive count per positive duration"))
 	}
@@ -220,6 +236,7 @@ type Server struct {
 	store        *jobs.Store
 	auth         *authenticator
 	limiter      *reprocessLimiter
+	corrector    *reprocessLimiter // reprocesses with corrections
 	metrics      *metrics
 	collector    *clusterCollector
 	authThrottle *authThrottle
@@ -249,7 +266,8 @@ func New(cfg Config) (*Server, error) {
 		log:       cfg.Logger,
 		store:     cfg.Store,
 		auth:      newAuthenticator(cfg.Tenants, cfg.Operators),
-		limiter:   newReprocessLimiter(cfg.Store.Redis(), cfg.Clock, cfg.ReprocessRate),
+		limiter:   newReprocessLimiter(cfg.Store.Redis(), cfg.Clock, cfg.ReprocessRate, "reprocess"),
+		corrector: newReprocessLimiter(cfg.Store.Redis(), cfg.Clock, cfg.CorrectionRate, "correction"),
 		metrics:   m,
 		collector: col,
 

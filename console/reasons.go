@@ -11,18 +11,21 @@ import (
 // console package test holds this table against every one of them.
 
 var bareReasons = map[string]string{
-	"not_an_invoice":       "the document is not an invoice",
-	"ambiguous_date":       "a date could be read two ways and nothing in the document says which",
-	"line_mismatch":        "a line's amount is not its quantity times its unit price",
-	"subtotal_mismatch":    "the line items do not add up to the subtotal",
-	"total_mismatch":       "the total does not equal subtotal + charges + tax",
-	"model_output_invalid": "the model's answer did not match the expected form, even after retries",
-	"other":                "the document was rejected for a reason without a code",
-	"unreadable_document":  "the file is corrupt, truncated, empty or not what its type says",
-	"encrypted_document":   "the PDF is password-protected",
-	"no_text_layer":        "the document has no text to read (a scan) and no OCR is configured",
-	"too_many_pages":       "the document has more pages than this deployment reads",
-	"ocr_uncertain":        "OCR was unsure of the words the invoice number or an amount was read from; confirm them in the form",
+	"not_an_invoice":        "the document is not an invoice",
+	"ambiguous_date":        "a date could be read two ways and nothing in the document says which",
+	"line_mismatch":         "a line's amount is not its quantity times its unit price",
+	"subtotal_mismatch":     "the line items do not add up to the subtotal",
+	"total_mismatch":        "the total does not equal subtotal + charges + tax",
+	"model_output_invalid":  "the model's answer did not match the expected form, even after retries",
+	"other":                 "the document was rejected for a reason without a code",
+	"unreadable_document":   "the file is corrupt, truncated, empty or not what its type says",
+	"encrypted_document":    "the PDF is password-protected",
+	"no_text_layer":         "the document has no text to read (a scan) and no OCR is configured",
+	"too_many_pages":        "the document has more pages than this deployment reads",
+	"ocr_uncertain":         "OCR was unsure of the words the invoice number or an amount was read from; confirm them in the form",
+	"tax_mismatch":          "the tax per rate does not add up to the tax, or its taxable amounts to the net total",
+	"amount_due_mismatch":   "the amount due is not the total less what was paid plus the rounding",
+	"document_not_accepted": "this deployment does not book documents of this type (RELAYOPS_ACCEPT_DOCUMENTS)",
 }
 
 // einvoiceRules say what an invalid_einvoice reason's rule checks; any
@@ -45,18 +48,23 @@ var fieldReasons = map[string]string{
 }
 
 var fieldWords = map[string]string{
-	"invoiceNumber": "invoice number",
-	"vendor":        "vendor",
-	"issueDate":     "issue date",
-	"dueDate":       "due date",
-	"currency":      "currency",
-	"lineItems":     "line items",
-	"subtotal":      "subtotal",
-	"charges":       "charges",
-	"tax":           "tax",
-	"total":         "total",
-	"paidAmount":    "amount paid",
-	"amountDue":     "amount due",
+	"invoiceNumber":    "invoice number",
+	"vendor":           "vendor",
+	"issueDate":        "issue date",
+	"dueDate":          "due date",
+	"currency":         "currency",
+	"lineItems":        "line items",
+	"subtotal":         "subtotal",
+	"charges":          "charges",
+	"tax":              "tax",
+	"total":            "total",
+	"paidAmount":       "amount paid",
+	"amountDue":        "amount due",
+	"documentType":     "document type",
+	"rounding":         "rounding",
+	"taxBreakdown":     "tax per rate",
+	"accountingTax":    "tax in the accounting currency",
+	"precedingInvoice": "corrected invoice's number",
 }
 
 var errorCodes = map[string]string{

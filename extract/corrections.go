@@ -1,59 +1,93 @@
 package extract
 
 import (
-	"context"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"slices"
 	"strings"
+	"unicode"
 )
 
 // Corrections are an operator's field overrides: each non-nil member
-// replaces the field the extractor read (an empty string removes it).
-// They are document data, like the fields they replace: stored encrypted
-// with the job, never in logs, metrics or Asynq.
+// replaces the field the extractor read. An empty string removes a
+// scalar, an empty list removes every charge, line or tax rate that was
+// read, an empty AccountingTax ({}) removes BT-111. They are document
+// data, like the fields they replace: stored encrypted with the job,
+// never in logs, metrics or Asynq.
 //
-// Giving corrections also says "this is an invoice": Apply sets the
-// document type, so an operator can overrule not_an_invoice.
+// Giving corrections also says "this is a booked document": Apply makes a
+// document the extractor judged not to be one an invoice (unless
+// DocumentType says which), so an operator can overrule not_an_invoice.
 type Corrections struct {
-	InvoiceNumber *string          `json:"invoiceNumber,omitempty"`
-	IssueDate     *string          `json:"issueDate,omitempty"`
-	DueDate       *string          `json:"dueDate,omitempty"`
-	Vendor        *string          `json:"vendor,omitempty"`
-	Currency      *string          `json:"currency,omitempty"`
-	Subtotal      *string          `json:"subtotal,omitempty"`
-	Tax           *string          `json:"tax,omitempty"`
-	Total         *string          `json:"total,omitempty"`
-	LineItems     *[]ExtractedLine `json:"lineItems,omitempty"`
+	DocumentType     *string          `json:"documentType,omitempty"`
+	InvoiceNumber    *string          `json:"invoiceNumber,omitempty"`
+	IssueDate        *string          `json:"issueDate,omitempty"`
+	DueDate          *string          `json:"dueDate,omitempty"`
+	Vendor           *string          `json:"vendor,omitempty"`
+	Currency         *string          `json:"currency,omitempty"`
+	LineItems        *[]ExtractedLine `json:"lineItems,omitempty"`
+	Subtotal         *string          `json:"subtotal,omitempty"`
+	Charges          *[]Charge        `json:"charges,omitempty"`
+	Tax              *string          `json:"tax,omitempty"`
+	TaxBreakdown     *[]TaxSubtotal   `json:"taxBreakdown,omitempty"`
+	TaxIncluded      *bool            `json:"taxIncluded,omitempty"`
+	Total            *string          `json:"total,omitempty"`
+	PaidAmount       *string          `json:"paidAmount,omitempty"`
+	Rounding         *string          `json:"rounding,omitempty"`
+	AmountDue        *string          `json:"amountDue,omitempty"`
+	AccountingTax    *AccountingTax   `json:"accountingTax,omitempty"`
+	PrecedingInvoice *string          `json:"precedingInvoice,omitempty"`
 }
 
 // CorrectionFields are the fields a correction may set, in the order
 // Fields (of a Corrections) lists them.
-var CorrectionFields = []string{"invoiceNumber", "issueDate", "dueDate", "vendor", "currency", "subtotal", "tax", "total", "lineItems"}
+var CorrectionFields = []string{
+	"documentType", "invoiceNumber", "issueDate", "dueDate", "vendor", "currency", "lineItems", "subtotal",
+	"charges", "tax", "taxBreakdown", "taxIncluded", "total", "paidAmount", "rounding", "amountDue",
+	"accountingTax", "precedingInvoice",
+}
+
+// CorrectionScalars are the correction fields whose value is one string.
+var CorrectionScalars = []string{
+	"documentType", "invoiceNumber", "issueDate", "dueDate", "vendor", "currency", "subtotal", "tax", "total",
+	"paidAmount", "rounding", "amountDue", "precedingInvoice",
+}
 
 // scalars are the string members of c by field name.
 func (c *Corrections) scalars() map[string]**string {
 	return map[string]**string{
-		"invoiceNumber": &c.InvoiceNumber, "issueDate": &c.IssueDate, "dueDate": &c.DueDate,
-		"vendor": &c.Vendor, "currency": &c.Currency, "subtotal": &c.Subtotal, "tax": &c.Tax, "total": &c.Total,
+		"documentType": &c.DocumentType, "invoiceNumber": &c.InvoiceNumber, "issueDate": &c.IssueDate,
+		"dueDate": &c.DueDate, "vendor": &c.Vendor, "currency": &c.Currency, "subtotal": &c.Subtotal,
+		"tax": &c.Tax, "total": &c.Total, "paidAmount": &c.PaidAmount, "rounding": &c.Rounding,
+		"amountDue": &c.AmountDue, "precedingInvoice": &c.PrecedingInvoice,
 	}
 }
+
+// Scalar returns a pointer to the string member of c named field, nil
+// for a field that is not one of CorrectionScalars.
+func (c *Corrections) Scalar(field string) **string { return c.scalars()[field] }
 
 // extractionScalars are the string fields of x by field name.
 func extractionScalars(x *Extraction) map[string]*string {
 	return map[string]*string{
-		"invoiceNumber": &x.InvoiceNumber, "issueDate": &x.IssueDate, "dueDate": &x.DueDate,
-		"vendor": &x.Vendor, "currency": &x.Currency, "subtotal": &x.Subtotal, "tax": &x.Tax, "total": &x.Total,
+		"documentType": &x.DocumentType, "invoiceNumber": &x.InvoiceNumber, "issueDate": &x.IssueDate,
+		"dueDate": &x.DueDate, "vendor": &x.Vendor, "currency": &x.Currency, "subtotal": &x.Subtotal,
+		"tax": &x.Tax, "total": &x.Total, "paidAmount": &x.PaidAmount, "rounding": &x.Rounding,
+		"amountDue": &x.AmountDue, "precedingInvoice": &x.PrecedingInvoice,
 	}
 }
 
 // Fields names the corrected fields, in CorrectionFields order.
 func (c Corrections) Fields() []string {
+	set := map[string]bool{
+		"lineItems": c.LineItems != nil, "charges": c.Charges != nil, "taxBreakdown": c.TaxBreakdown != nil,
+		"taxIncluded": c.TaxIncluded != nil, "accountingTax": c.AccountingTax != nil,
+	}
+	for f, p := range c.scalars() {
+		set[f] = *p != nil
+	}
 	var out []string
-	sc := c.scalars()
 	for _, f := range CorrectionFields {
-		if p, ok := sc[f]; ok && *p != nil || f == "lineItems" && c.LineItems != nil {
+		if set[f] {
 			out = append(out, f)
 		}
 	}
@@ -66,22 +100,40 @@ func (c Corrections) Empty() bool { return len(c.Fields()) == 0 }
 // Apply returns x with the corrections put over it: the corrected fields
 // replaced, each with the evidence "correction", the problems the
 // extractor recorded about a corrected field dropped (a corrected issue
-// date is no longer ambiguous), and the document type an invoice.
+// date is no longer ambiguous), and the document type a booked one.
 func (c Corrections) Apply(x Extraction) Extraction {
 	if c.Empty() {
 		return x
 	}
 	out := x
-	out.DocumentType = DocInvoice
+	if !IsBooked(out.DocumentType) {
+		out.DocumentType = DocInvoice
+	}
 	fields := c.Fields()
 	xs := extractionScalars(&out)
 	for f, p := range c.scalars() {
 		if *p != nil {
-			*xs[f] = strings.TrimSpace(**p)
+			*xs[f] = asPrinted(**p)
 		}
 	}
 	if c.LineItems != nil {
 		out.LineItems = slices.Clone(*c.LineItems)
+	}
+	if c.Charges != nil {
+		out.Charges = slices.Clone(*c.Charges)
+	}
+	if c.TaxBreakdown != nil {
+		out.TaxBreakdown = slices.Clone(*c.TaxBreakdown)
+	}
+	if c.TaxIncluded != nil {
+		out.TaxIncluded = *c.TaxIncluded
+	}
+	if c.AccountingTax != nil {
+		out.AccountingTax = nil
+		if *c.AccountingTax != (AccountingTax{}) {
+			t := *c.AccountingTax
+			out.AccountingTax = &t
+		}
 	}
 	out.Problems = nil
 	for _, p := range x.Problems {
@@ -99,6 +151,18 @@ func (c Corrections) Apply(x Extraction) Extraction {
 	return out
 }
 
+// asPrinted is a corrected value as the validator sees it: trimmed, and
+// every other white space (a no-break space pasted from a PDF) a plain
+// space, so a number "exactly as printed" is not refused for its spaces.
+func asPrinted(s string) string {
+	return strings.TrimSpace(strings.Map(func(r rune) rune {
+		if r != ' ' && unicode.IsSpace(r) {
+			return ' '
+		}
+		return r
+	}, s))
+}
+
 // problemField is the field a problem code concerns, or "".
 func problemField(code string) string {
 	if code == ReasonAmbiguousDate {
@@ -109,7 +173,8 @@ func problemField(code string) string {
 }
 
 // FieldChange is one corrected field: the value read (empty when none was)
-// and the value given. Line items are written as JSON.
+// and the value given (empty when the correction removed it). Lists and
+// objects are written as JSON.
 type FieldChange struct {
 	Field string `json:"field"`
 	Old   string `json:"old,omitempty"`
@@ -118,134 +183,189 @@ type FieldChange struct {
 
 // Changes lists what c changes in x, one entry per corrected field.
 func (c Corrections) Changes(x Extraction) []FieldChange {
+	y := c.Apply(x)
 	var out []FieldChange
-	xs := extractionScalars(&x)
-	sc := c.scalars()
 	for _, f := range c.Fields() {
-		if f == "lineItems" {
-			out = append(out, FieldChange{Field: f, Old: linesJSON(x.LineItems), New: linesJSON(*c.LineItems)})
-			continue
-		}
-		out = append(out, FieldChange{Field: f, Old: *xs[f], New: strings.TrimSpace(**sc[f])})
+		out = append(out, FieldChange{Field: f, Old: fieldText(x, f), New: fieldText(y, f)})
 	}
 	return out
 }
 
-func linesJSON(l []ExtractedLine) string {
-	if len(l) == 0 {
-		return ""
+// fieldText is field f of x as the audit writes it: a string as it is,
+// anything else as JSON, "" when absent.
+func fieldText(x Extraction, f string) string {
+	if p, ok := extractionScalars(&x)[f]; ok {
+		return *p
 	}
-	b, _ := json.Marshal(l)
-	return string(b)
+	var v any
+	switch f {
+	case "lineItems":
+		v = x.LineItems
+	case "charges":
+		v = x.Charges
+	case "taxBreakdown":
+		v = x.TaxBreakdown
+	case "accountingTax":
+		if x.AccountingTax == nil {
+			return ""
+		}
+		v = x.AccountingTax
+	case "taxIncluded":
+		if !x.TaxIncluded {
+			return "false"
+		}
+		return "true"
+	}
+	b, _ := json.Marshal(v)
+	if s := string(b); s != "null" && s != "[]" {
+		return s
+	}
+	return ""
 }
 
-// ValidateCorrected applies c over base (nil: nothing was read) and judges
-// the result with ValidateExtraction: the same validator as every
-// extraction's.
-func ValidateCorrected(base *Extraction, c Corrections) (*Invoice, error) {
+// droppable are the parts of what was read that a person's values may
+// overrule by contradicting them: details of the amounts, never an amount
+// the arithmetic commits on its own (a subtotal, a tax, a total), which a
+// person must correct to change.
+var droppable = []string{"lineItems", "charges", "taxBreakdown", "paidAmount", "rounding", "amountDue"}
+
+// Verdict is JudgeCorrections' answer: the judged invoice and the
+// corrections that made it, which are c plus a removal of each part read
+// by the machine that contradicted a value a person gave (Dropped).
+type Verdict struct {
+	Invoice   *Invoice
+	Effective Corrections
+	Dropped   []string
+}
+
+// JudgeCorrections is the one verdict on an operator's corrections: c put
+// over base (what was read; nil when nothing was), judged by
+// ValidateExtraction and admitted by p. The API calls it before it
+// creates a version; the worker calls it on the same stored base and the
+// effective corrections to commit that version, so a correction accepted
+// once succeeds.
+//
+// The person's values win over the machine's: when a failing check
+// concerns a value the person gave and also details the machine read that
+// the person did not correct (line items, charges, the tax breakdown, a
+// paid amount or rounding), those details are removed, as the person's
+// values contradict them, and the judgement runs again; the removal is
+// part of the effective corrections (audited like any change). A failing
+// check that concerns no value the person gave is the verdict: what
+// nobody looked at is never dropped to make a sum pass.
+func JudgeCorrections(base *Extraction, c Corrections, p Policy) (Verdict, error) {
 	x := Extraction{}
 	if base != nil {
 		x = *base
 	}
-	return ValidateExtraction(c.Apply(x))
+	v := Verdict{Effective: c}
+	for range len(droppable) + 1 {
+		y := v.Effective.Apply(x)
+		inv, err := ValidateExtraction(y)
+		if err == nil {
+			err = p.Admit(inv, &y)
+		}
+		if err == nil {
+			v.Invoice = inv
+			return v, nil
+		}
+		r, ok := err.(*Rejection)
+		if !ok || !v.Effective.drop(r.Fields, y, &v.Dropped) {
+			return v, err
+		}
+	}
+	return v, Reject(ReasonTotalMismatch) // unreachable: each pass drops at least one part
+}
+
+// drop removes the uncorrected droppable parts among fields when fields
+// also name a corrected value, and reports whether it removed any. y is the
+// extraction judged. A part whose removal would leave an amount derived
+// rather than checked stays: lines where no subtotal is stated (the
+// subtotal would become whatever the total leaves, and a typo in the
+// total would pass), a tax breakdown where no tax is stated.
+func (c *Corrections) drop(fields []string, y Extraction, dropped *[]string) bool {
+	given := c.Fields()
+	if !slices.ContainsFunc(fields, func(f string) bool { return slices.Contains(given, f) }) {
+		return false
+	}
+	removed := false
+	for _, f := range fields {
+		if !slices.Contains(droppable, f) || slices.Contains(given, f) ||
+			f == "lineItems" && y.Subtotal == "" || f == "taxBreakdown" && y.Tax == "" {
+			continue
+		}
+		c.remove(f)
+		*dropped = append(*dropped, f)
+		removed = true
+	}
+	if removed && (slices.Contains(*dropped, "paidAmount") || slices.Contains(*dropped, "rounding")) && c.AmountDue == nil {
+		c.remove("amountDue") // a due amount stated beside a dropped payment goes with it
+		*dropped = append(*dropped, "amountDue")
+	}
+	return removed
+}
+
+// remove makes c remove field f.
+func (c *Corrections) remove(f string) {
+	empty := ""
+	switch f {
+	case "lineItems":
+		c.LineItems = &[]ExtractedLine{}
+	case "charges":
+		c.Charges = &[]Charge{}
+	case "taxBreakdown":
+		c.TaxBreakdown = &[]TaxSubtotal{}
+	default:
+		*c.scalars()[f] = &empty
+	}
 }
 
 // ExtractionOf returns the extraction a validated invoice came from, as
 // far as the invoice tells: the base a review decision's corrections are
-// put over.
+// put over. ValidateExtraction(ExtractionOf(inv)) commits inv again.
 func ExtractionOf(inv Invoice) Extraction {
 	x := Extraction{
 		DocumentType: inv.DocumentType, InvoiceNumber: inv.InvoiceNumber, Vendor: inv.Vendor,
 		IssueDate: inv.IssueDate, DueDate: inv.DueDate, Currency: inv.Currency, Subtotal: inv.Subtotal,
 		Charges: inv.Charges, Tax: inv.Tax, TaxIncluded: inv.TaxIncluded, Total: inv.Total,
-		Source: inv.Source, Evidence: inv.Evidence,
+		PaidAmount: inv.PaidAmount, Rounding: inv.Rounding, TaxBreakdown: inv.TaxBreakdown,
+		AmountDue: inv.AmountDue, AccountingTax: inv.AccountingTax, PrecedingInvoice: inv.PrecedingInvoice, Seller: inv.Seller,
+		Source: inv.Source, Evidence: inv.Evidence, Flags: inv.Flags,
 	}
-	for _, l := range inv.LineItems {
-		x.LineItems = append(x.LineItems, ExtractedLine(l))
-	}
+	x.LineItems = baseLines(inv)
 	return x
 }
 
-// WithCorrections returns an Extractor that puts c over every extraction x
-// makes, so the corrected fields win over whatever the extractor, rules or
-// model, reads; x itself when c is empty. Over a Chain it corrects both
-// extractors, so the rules' extraction with the corrections is judged
-// first and the model is called only when that does not validate.
-//
-// A corrected classification is an invoice (an operator overruling
-// not_an_invoice); an extract stage that rejects the document gives its
-// partial extraction (or none) to be corrected instead of the rejection.
-func WithCorrections(x Extractor, c Corrections) Extractor {
-	if c.Empty() {
-		return x
+// baseLines are inv's lines as a base the validator judges again: a line
+// whose unit price does not multiply out to its amount (an e-invoice line
+// with its own allowance) keeps its quantity and amount only, and lines
+// that do not add up to the subtotal (a rule an e-invoice was committed
+// despite, named in its flags) are left out: the committed result keeps
+// them as they were.
+func baseLines(inv Invoice) []ExtractedLine {
+	minor, ok := currencyMinor[inv.Currency]
+	if !ok || len(inv.LineItems) == 0 {
+		return nil
 	}
-	if ch, ok := x.(*Chain); ok {
-		return &Chain{first: WithCorrections(ch.first, c), model: WithCorrections(ch.model, c)}
-	}
-	return &corrected{inner: x, c: c}
-}
-
-// corrected is an Extractor with corrections (see WithCorrections).
-type corrected struct {
-	inner Extractor
-	c     Corrections
-}
-
-func (k *corrected) Checkpointed(stage string) bool { return k.inner.Checkpointed(stage) }
-
-func (k *corrected) Classify(ctx context.Context, content string) ([]byte, error) {
-	out, err := k.inner.Classify(ctx, content)
-	var r *Rejection
-	if errors.As(err, &r) && r.Reason == ReasonNotAnInvoice {
-		return json.Marshal(Classification{DocumentType: DocInvoice, Signals: []string{"correction"}})
-	}
-	if err != nil {
-		return nil, err
-	}
-	var cls Classification
-	if err := json.Unmarshal(out, &cls); err != nil {
-		return nil, fmt.Errorf("%w: corrections: the classification is not JSON", ErrPermanent)
-	}
-	if cls.DocumentType == DocInvoice || cls.DocumentType == DocDeferred {
-		return out, nil
-	}
-	return json.Marshal(Classification{DocumentType: DocInvoice, Signals: append(cls.Signals, "correction")})
-}
-
-func (k *corrected) Extract(ctx context.Context, content string, classification []byte) ([]byte, error) {
-	out, err := k.inner.Extract(ctx, content, classification)
-	var base Extraction
-	var r *Rejection
-	switch {
-	case errors.As(err, &r):
-		if r.Extraction != nil {
-			base = *r.Extraction
+	credit := creditType(inv.DocumentType)
+	out := make([]ExtractedLine, 0, len(inv.LineItems))
+	var sum int64
+	for _, l := range inv.LineItems {
+		el := ExtractedLine(l)
+		if _, _, err := validateLine(el, minor, credit); err != nil {
+			el.UnitPrice = ""
 		}
-	case err != nil:
-		return nil, err
-	default:
-		if base, err = DecodeExtraction(out); err != nil {
-			return nil, fmt.Errorf("%w: corrections: the extraction is not JSON", ErrPermanent)
+		_, n, err := validateLine(el, minor, credit)
+		if err != nil {
+			return nil
 		}
+		sum += n
+		out = append(out, el)
 	}
-	return json.Marshal(k.c.Apply(base))
-}
-
-// Validate judges the corrected extraction with ValidateExtraction and
-// writes the whole invoice (the due date and the evidence included).
-func (k *corrected) Validate(ctx context.Context, extraction []byte) ([]byte, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
+	if sub, err := parseMoney(inv.Subtotal, minor, "subtotal", true); err != nil || sub != sum {
+		return nil
 	}
-	x, err := DecodeExtraction(extraction)
-	if err != nil {
-		return nil, fmt.Errorf("%w: corrections: the extraction is not JSON", ErrPermanent)
-	}
-	inv, err := ValidateExtraction(k.c.Apply(x))
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(inv)
+	return out
 }
 
 // placeholders stand in for a field that failed a check, so the checks

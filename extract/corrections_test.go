@@ -4,8 +4,6 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
-
-	"github.com/relayops/relayops/internal/llmtest"
 )
 
 func ptr[T any](v T) *T { return &v }
@@ -60,31 +58,38 @@ func TestCorrections_Apply_OverridesFieldsDropsTheirProblemsAndMarksEvidence(t *
 	}, c.Changes(x))
 }
 
-func TestValidateCorrected_JudgesTheCorrectedExtractionWithTheSameValidator(t *testing.T) {
+func judge(t *testing.T, base *Extraction, c Corrections) (*Invoice, error) {
+	t.Helper()
+	v, err := JudgeCorrections(base, c, Policy{})
+	return v.Invoice, err
+}
+
+func TestJudgeCorrections_JudgesTheCorrectedExtractionWithTheSameValidator(t *testing.T) {
 	t.Parallel()
 	x := validExtraction()
 	x.InvoiceNumber, x.Total = "", "9.99"
 
-	_, err := ValidateCorrected(&x, Corrections{InvoiceNumber: ptr("INV-2")})
+	_, err := judge(t, &x, Corrections{InvoiceNumber: ptr("INV-2")})
 	var rej *Rejection
 	require.ErrorAs(t, err, &rej)
 	require.Equal(t, ReasonTotalMismatch, rej.Reason, "a correction that does not add up is refused")
 
-	inv, err := ValidateCorrected(&x, Corrections{InvoiceNumber: ptr("INV-2"), Total: ptr("1382.40"), DueDate: ptr("2026-04-01")})
+	inv, err := judge(t, &x, Corrections{InvoiceNumber: ptr("INV-2"), Total: ptr("1382.40"), DueDate: ptr("2026-04-01")})
 	require.NoError(t, err)
 	require.Equal(t, "INV-2", inv.InvoiceNumber)
 	require.Equal(t, "2026-04-01", inv.DueDate)
 	require.Equal(t, EvidenceCorrection, inv.Evidence["total"].Source)
+	require.Equal(t, StatusCorrected, inv.Status["total"])
 }
 
-func TestValidateCorrected_OverrulesNotAnInvoiceWithTheFields(t *testing.T) {
+func TestJudgeCorrections_OverrulesNotAnInvoiceWithTheFields(t *testing.T) {
 	t.Parallel()
-	_, err := ValidateCorrected(&Extraction{DocumentType: DocReceipt}, Corrections{Total: ptr("10.00")})
+	_, err := judge(t, &Extraction{DocumentType: DocReceipt}, Corrections{Total: ptr("10.00")})
 	var rej *Rejection
 	require.ErrorAs(t, err, &rej)
 	require.Equal(t, "missing_field:invoiceNumber", rej.Reason, "an invoice now, missing its fields")
 
-	inv, err := ValidateCorrected(nil, Corrections{
+	inv, err := judge(t, nil, Corrections{
 		InvoiceNumber: ptr("R-1"), Vendor: ptr("Corner Shop"), IssueDate: ptr("2026-03-03"),
 		Currency: ptr("GBP"), Total: ptr("10.00"),
 	})
@@ -93,42 +98,117 @@ func TestValidateCorrected_OverrulesNotAnInvoiceWithTheFields(t *testing.T) {
 	require.Equal(t, "10.00", inv.Subtotal)
 }
 
-// With rules,llm an operator's correction wins over the model, and the
-// model is not called when the rules' extraction with the corrections
-// validates.
-func TestWithCorrections_Chain_CorrectionWinsOverTheModel(t *testing.T) {
+// A clerk types the true values of an invoice whose misread discount stays
+// in what the rules kept: the clerk's values win, the discount they
+// contradict is removed (and audited), and the judge names the removal.
+func TestJudgeCorrections_PersonsValuesWin_MisreadChargeIsRemoved(t *testing.T) {
 	t.Parallel()
-	t.Run("rules and corrections validate: no model call", func(t *testing.T) {
-		t.Parallel()
-		b := setupModel(t, func(llmtest.Request) llmtest.Reply { return llmtest.Completion(answer(t, nil), 1, 1) }, nil)
-		x := rulesExtraction()
-		x.InvoiceNumber = ""
-		first := &stubFirst{validateErr: Reject("missing_field:invoiceNumber"), extraction: x}
-		c := WithCorrections(NewChain(first, b.model), Corrections{InvoiceNumber: ptr("4471-A"), DueDate: ptr("2026-04-02")}).(*Chain)
+	x := validExtraction()
+	x.Charges = []Charge{{Kind: ChargeDiscount, Amount: "12.00"}}
+	x.Total, x.Subtotal, x.Tax = "1370.40", "", "182.40"
+	x.LineItems = nil
+	c := Corrections{Subtotal: ptr("1200.00"), Tax: ptr("182.40"), Total: ptr("1382.40")}
 
-		inv, err := runChain(t, c)
+	v, err := JudgeCorrections(&x, c, Policy{})
 
-		require.NoError(t, err)
-		require.Equal(t, "4471-A", inv.InvoiceNumber)
-		require.Equal(t, "2026-04-02", inv.DueDate)
-		require.Zero(t, b.srv.Calls())
-	})
-	t.Run("the model extracts: the correction still wins", func(t *testing.T) {
-		t.Parallel()
-		b := setupModel(t, func(llmtest.Request) llmtest.Reply {
-			return llmtest.Completion(answer(t, func(a map[string]any) { a["invoiceNumber"] = "MODEL-1" }), 1, 1)
-		}, nil)
-		first := &stubFirst{validateErr: Reject(ReasonAmbiguousDate), extraction: Extraction{DocumentType: DocInvoice, Problems: []string{ReasonAmbiguousDate}}}
-		c := WithCorrections(NewChain(first, b.model), Corrections{InvoiceNumber: ptr("OP-7")}).(*Chain)
+	require.NoError(t, err)
+	require.Equal(t, []string{"charges"}, v.Dropped)
+	require.Empty(t, v.Invoice.Charges)
+	require.Equal(t, []FieldChange{
+		{Field: "subtotal", Old: "", New: "1200.00"},
+		{Field: "charges", Old: `[{"kind":"discount","amount":"12.00"}]`, New: ""},
+		{Field: "tax", Old: "182.40", New: "182.40"},
+		{Field: "total", Old: "1370.40", New: "1382.40"},
+	}, v.Effective.Changes(x), "the removal is a change the audit records")
+	again, err := JudgeCorrections(&x, v.Effective, Policy{})
+	require.NoError(t, err)
+	require.Equal(t, v.Invoice, again.Invoice, "the effective corrections judge alone to the same invoice")
+}
 
-		inv, err := runChain(t, c)
+// What nobody looked at is never dropped to make a sum pass: a correction
+// of the number alone leaves the failing total a person's to fix.
+func TestJudgeCorrections_UncorrectedSumsAreNeverDropped(t *testing.T) {
+	t.Parallel()
+	x := validExtraction()
+	x.LineItems, x.Subtotal = nil, "1200.00"
+	x.Charges = []Charge{{Kind: ChargeShipping, Amount: "5.00"}}
+	_, err := judge(t, &x, Corrections{InvoiceNumber: ptr("INV-3")})
+	var rej *Rejection
+	require.ErrorAs(t, err, &rej)
+	require.Equal(t, ReasonTotalMismatch, rej.Reason)
+	require.Contains(t, rej.Fields, "charges")
+}
 
-		require.NoError(t, err)
-		require.Equal(t, 1, b.srv.Calls())
-		require.Equal(t, "llm", inv.Source.Extractor)
-		require.Equal(t, "OP-7", inv.InvoiceNumber, "the operator's correction wins over the model")
-		require.Equal(t, EvidenceCorrection, inv.Evidence["invoiceNumber"].Source)
-	})
+func TestJudgeCorrections_EveryJudgedValueCanBeCorrected(t *testing.T) {
+	t.Parallel()
+	c := Corrections{
+		InvoiceNumber: ptr("#RE_2024 17"), Vendor: ptr("Müller & Söhne GmbH"), IssueDate: ptr("2024-05-02"),
+		Currency: ptr("GBP"), Subtotal: ptr("100.00"),
+		Charges:      &[]Charge{{Kind: ChargeShipping, Amount: "10.00", Reason: "Fracht"}, {Kind: ChargeDiscount, Amount: "5.00", Reason: "Rabatt 5 %"}},
+		Tax:          ptr("21.00"),
+		TaxBreakdown: &[]TaxSubtotal{{Rate: "20", TaxableAmount: "105.00", TaxAmount: "21.00", Category: "S"}},
+		Total:        ptr("126.00"), PaidAmount: ptr("26.00"), Rounding: ptr("0.01"), AmountDue: ptr("100.01"),
+		AccountingTax: &AccountingTax{Currency: "EUR", Amount: "24.57"},
+	}
+	inv, err := judge(t, nil, c)
+	require.NoError(t, err)
+	require.Equal(t, "#RE_2024 17", inv.InvoiceNumber, "the number exactly as printed")
+	require.Equal(t, []Charge{{Kind: ChargeShipping, Amount: "10.00", Reason: "Fracht"}, {Kind: ChargeDiscount, Amount: "-5.00", Reason: "Rabatt 5 %"}}, inv.Charges)
+	require.Equal(t, "126.00", inv.Total, "BT-111 in EUR is never added")
+	require.Equal(t, "100.01", inv.AmountDue)
+	require.Equal(t, &AccountingTax{Currency: "EUR", Amount: "24.57"}, inv.AccountingTax)
+	require.Empty(t, inv.Flags)
+
+	bad := c
+	bad.AmountDue = ptr("100.00")
+	_, err = judge(t, nil, bad)
+	requireReason(t, err, ReasonAmountDueMismatch)
+	bad = c
+	bad.TaxBreakdown = &[]TaxSubtotal{{Rate: "20", TaxableAmount: "105.00", TaxAmount: "20.00"}}
+	_, err = judge(t, nil, bad)
+	requireReason(t, err, ReasonTaxMismatch)
+	bad = c
+	bad.TaxIncluded = ptr(true)
+	_, err = judge(t, nil, bad)
+	requireReason(t, err, ReasonTotalMismatch)
+}
+
+func TestJudgeCorrections_NegativeAmountsOfACorrectiveInvoice_BookedAsACredit(t *testing.T) {
+	t.Parallel()
+	fields := Corrections{
+		InvoiceNumber: ptr("RK-2023-0042"), Vendor: ptr("Stadtwerke Beispiel"), IssueDate: ptr("2023-02-01"),
+		Currency: ptr("EUR"), Subtotal: ptr("-7.39"), Tax: ptr("-1.40"), Total: ptr("-8.79"), PrecedingInvoice: ptr("R-2023-0007"),
+	}
+	inv, err := judge(t, nil, fields)
+	require.NoError(t, err)
+	require.Equal(t, DocCreditNote, inv.DocumentType, "an invoice that takes money back is a credit note")
+	require.Equal(t, DirectionCredit, inv.Direction)
+	require.Equal(t, "-8.79", inv.Total, "amounts as printed")
+	require.Equal(t, "-8.79", inv.SignedTotal)
+	require.Equal(t, "R-2023-0007", inv.PrecedingInvoice)
+
+	fields.DocumentType = ptr(DocCorrectiveInvoice)
+	inv, err = judge(t, nil, fields)
+	require.NoError(t, err)
+	require.Equal(t, DocCorrectiveInvoice, inv.DocumentType)
+	require.Equal(t, DirectionCredit, inv.Direction)
+
+	credit := fields
+	credit.DocumentType, credit.Subtotal, credit.Tax, credit.Total = ptr(DocCreditNote), ptr("7.39"), ptr("1.40"), ptr("8.79")
+	inv, err = judge(t, nil, credit)
+	require.NoError(t, err)
+	require.Equal(t, "8.79", inv.Total)
+	require.Equal(t, "-8.79", inv.SignedTotal, "a credit note printed positive takes 8.79 back")
+
+	_, err = JudgeCorrections(nil, credit, Policy{Accept: []string{DocInvoice}})
+	requireReason(t, err, ReasonNotAccepted)
+}
+
+func requireReason(t *testing.T, err error, reason string) {
+	t.Helper()
+	var rej *Rejection
+	require.ErrorAs(t, err, &rej)
+	require.Equal(t, reason, rej.Reason)
 }
 
 func TestFailedChecks_ListsEveryFieldAnOperatorMustFix_FirstTheValidatorsVerdict(t *testing.T) {
@@ -152,4 +232,18 @@ func TestFailedChecks_ListsEveryFieldAnOperatorMustFix_FirstTheValidatorsVerdict
 	var rej *Rejection
 	require.ErrorAs(t, err, &rej)
 	require.Len(t, rej.Kept().Failed, 5, "what a rejection keeps names every failing field")
+}
+
+// A total corrected over lines that were read and no subtotal stated is
+// checked against the lines: dropping them would let a typo pass as a
+// subtotal computed from it.
+func TestJudgeCorrections_LinesWithoutASubtotalAreNeverDroppedForATotal(t *testing.T) {
+	t.Parallel()
+	x := validExtraction()
+	x.Subtotal, x.Tax, x.Total = "", "", "1200.00" // lines sum to 1152.00
+	_, err := judge(t, &x, Corrections{Total: ptr("1252.00")})
+	requireReason(t, err, ReasonTotalMismatch)
+	inv, err := judge(t, &x, Corrections{Total: ptr("1152.00")})
+	require.NoError(t, err)
+	require.Len(t, inv.LineItems, 2)
 }

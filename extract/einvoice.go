@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/relayops/relayops/einvoice"
 )
@@ -20,13 +19,21 @@ const ExtractorEInvoice = "einvoice"
 // commercial, 384 corrected, 389 self-billed, 877 construction, …).
 var creditNoteTypes = []string{"81", "83", "261", "262", "296", "308", "381", "396", "420", "458", "532"}
 
-// EInvoiceDocumentType classifies an e-invoice as the text classifier
-// would: DocCreditNote for a UBL CreditNote or a credit note type code
-// (381, …), DocInvoice otherwise. It reads the document's own statement,
-// never its amounts.
+// correctiveTypes are the codes of an invoice that corrects an earlier
+// one (384 corrected invoice).
+var correctiveTypes = []string{"384"}
+
+// EInvoiceDocumentType classifies an e-invoice by its own statement, never
+// its amounts: DocCreditNote for a UBL CreditNote or a credit note type
+// code (381, …), DocCorrectiveInvoice for 384, DocInvoice otherwise. (An
+// invoice whose total is negative is then booked as a credit note, as
+// ValidateExtraction books any.)
 func EInvoiceDocumentType(inv *einvoice.Invoice) string {
-	if inv.Syntax == einvoice.UBLCreditNote || slices.Contains(creditNoteTypes, inv.TypeCode) {
+	switch {
+	case inv.Syntax == einvoice.UBLCreditNote || slices.Contains(creditNoteTypes, inv.TypeCode):
 		return DocCreditNote
+	case slices.Contains(correctiveTypes, inv.TypeCode):
+		return DocCorrectiveInvoice
 	}
 	return DocInvoice
 }
@@ -35,26 +42,32 @@ func EInvoiceDocumentType(inv *einvoice.Invoice) string {
 // returns the JSON of an Invoice, or a *Rejection. It decides in this
 // order, and rejects with the first failure:
 //
-//  1. a credit note is not_an_invoice, like a text credit note
-//     (EInvoiceDocumentType tells the classification, credit_note);
-//  2. the first violation of einvoice's Check is invalid_einvoice:<rule>;
-//  3. the scalars (invalid_field:<field>): an invoice number of at most
-//     100 printable characters (an e-invoice's number is taken as stated,
-//     spaces included: "210111 mit LV", not held to the text extractor's
-//     pattern), a vendor as for any extraction, a calendar date, a
+//  1. the first violation of einvoice's Check is invalid_einvoice:<rule>;
+//  2. the scalars (invalid_field:<field>): an invoice number as for any
+//     extraction (IsInvoiceNumber: as printed, spaces included, "210111
+//     mit LV"), a vendor as for any extraction, a calendar date, a
 //     currency relayops trades in;
-//  4. every amount must be exact in the currency's minor unit: a value
+//  3. every amount must be exact in the currency's minor unit: a value
 //     with more decimals than the currency has (nonzero ones, "100.50"
 //     JPY) is invalid_field:<field>, never rounded. Trailing zeros are not
 //     information and go ("12.500" EUR is "12.50"). Negative amounts stay
-//     negative: EN 16931 allows an invoice with negative totals;
-//  5. subtotal + charges + tax must be the total exactly (total_mismatch;
+//     negative, as the document states them;
+//  4. subtotal + charges + tax must be the total exactly (total_mismatch;
 //     only a MINIMUM profile, whose own rules do not check it, can fail).
+//
+// A credit note (a UBL CreditNote, type 381, …) and a corrective invoice
+// (384) are booked like invoices, with their type and direction (see
+// Invoice). A rejection keeps the terms as the XML states them
+// (Rejection.Extraction), so a person can correct what is wrong.
 //
 // The result carries the business terms and XML path of every field
 // (Evidence, Source "einvoice") and Source{Extractor: "einvoice"}.
 func FromEInvoice(inv *einvoice.Invoice) ([]byte, error) {
 	out, err := fromEInvoice(inv)
+	if r, ok := err.(*Rejection); ok {
+		x := einvoiceExtraction(inv)
+		r.Extraction = &x
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -62,9 +75,6 @@ func FromEInvoice(inv *einvoice.Invoice) ([]byte, error) {
 }
 
 func fromEInvoice(inv *einvoice.Invoice) (*Invoice, error) {
-	if EInvoiceDocumentType(inv) != DocInvoice {
-		return nil, Reject(ReasonNotAnInvoice)
-	}
 	if vs := inv.Check(); len(vs) > 0 {
 		return nil, Reject(ReasonInvalidEInvoice + ":" + vs[0].Rule)
 	}
@@ -74,11 +84,12 @@ func fromEInvoice(inv *einvoice.Invoice) (*Invoice, error) {
 	}
 	m := einvoiceMoney{minor: currencyMinor[inv.Currency]}
 	out := &Invoice{
-		DocumentType: DocInvoice, InvoiceNumber: inv.Number, Vendor: vendor,
+		DocumentType: EInvoiceDocumentType(inv), InvoiceNumber: inv.Number, Vendor: vendor,
 		IssueDate: inv.IssueDate, Currency: inv.Currency,
 		Total:           m.amount(inv.TaxInclusive, "total"),
 		Tax:             m.amount(orZero(inv.TaxTotal), "tax"),
 		PaidAmount:      m.optional(inv.Prepaid, "paidAmount"),
+		Rounding:        m.optional(inv.Rounding, "rounding"),
 		AmountDue:       m.optional(inv.DueAmount, "amountDue"),
 		DueDate:         inv.DueDate,
 		OrderReference:  inv.OrderReference,
@@ -86,31 +97,79 @@ func fromEInvoice(inv *einvoice.Invoice) (*Invoice, error) {
 		Buyer:           collapseSpace(inv.BuyerName),
 		IBAN:            strings.Join(strings.Fields(inv.IBAN), ""),
 		InvoiceTypeCode: inv.TypeCode,
+		Seller:          einvoiceSeller(inv),
 		Source:          Source{Extractor: ExtractorEInvoice},
 	}
 	out.Charges = m.charges(inv)
 	out.Subtotal = m.subtotal(inv)
 	out.LineItems = m.lines(inv)
+	out.TaxBreakdown = m.breakdown(inv)
+	out.AccountingTax = m.accountingTax(inv)
 	if m.err != nil {
 		return nil, m.err
 	}
 	if err := m.balances(out); err != nil {
 		return nil, err
 	}
+	total, _ := parseMoney(out.Total, m.minor, "total", true)
+	out.DocumentType, out.Direction = bookedType(out.DocumentType, total)
+	out.SignedTotal = formatMinor(signedTotal(total, out.Direction), m.minor)
 	out.Evidence = einvoiceEvidence(inv, out)
+	out.Status = FieldStatus(out)
 	return out, nil
 }
 
-// maxEInvoiceNumberRunes bounds an e-invoice's number (BT-1).
-const maxEInvoiceNumberRunes = 100
+// einvoiceSeller are the seller's identifiers the XML states.
+func einvoiceSeller(inv *einvoice.Invoice) []PartyID {
+	var out []PartyID
+	if v := strings.Join(strings.Fields(inv.SellerVATID), ""); v != "" {
+		out = append(out, PartyID{Scheme: IDVAT, ID: v})
+	}
+	if v := strings.Join(strings.Fields(inv.IBAN), ""); v != "" {
+		out = append(out, PartyID{Scheme: IDIBAN, ID: v})
+	}
+	return out
+}
+
+// einvoiceExtraction is what a rejected e-invoice keeps: its terms as the
+// XML states them, for the person who corrects it.
+func einvoiceExtraction(inv *einvoice.Invoice) Extraction {
+	x := Extraction{
+		DocumentType: EInvoiceDocumentType(inv), InvoiceNumber: strings.TrimSpace(inv.Number),
+		Vendor: collapseSpace(inv.SellerName), IssueDate: inv.IssueDate, Currency: inv.Currency,
+		Subtotal: inv.LineTotal, Tax: inv.TaxTotal, Total: inv.TaxInclusive, DueDate: inv.DueDate,
+		PaidAmount: inv.Prepaid, Rounding: inv.Rounding, AmountDue: inv.DueAmount,
+		Seller: einvoiceSeller(inv), Source: Source{Extractor: ExtractorEInvoice},
+	}
+	for _, a := range inv.Allowances {
+		x.Charges = append(x.Charges, Charge{Kind: ChargeDiscount, Amount: a.Amount, Reason: collapseSpace(a.Reason)})
+	}
+	for _, c := range inv.Charges {
+		x.Charges = append(x.Charges, Charge{Kind: chargeKind(c), Amount: c.Amount, Reason: collapseSpace(c.Reason)})
+	}
+	for _, v := range inv.VAT {
+		x.TaxBreakdown = append(x.TaxBreakdown, TaxSubtotal{Rate: v.Rate, TaxableAmount: v.TaxableAmount, TaxAmount: v.TaxAmount, Category: v.Category})
+	}
+	for _, l := range inv.Lines {
+		if l.Counted() && len(x.LineItems) < maxLineItems {
+			x.LineItems = append(x.LineItems, ExtractedLine{Description: collapseSpace(l.Name), Quantity: l.Quantity, Amount: l.NetAmount})
+		}
+	}
+	x.Evidence = map[string]Evidence{}
+	for _, f := range einvoiceFields {
+		if p := inv.Paths[f.terms[0]]; p != "" {
+			x.Evidence[f.field] = Evidence{Source: EvidenceEInvoice, BusinessTerms: f.terms, Path: p}
+		}
+	}
+	return x
+}
 
 func checkEInvoiceScalars(number, vendor, date, currency string) error {
 	invalid := func(field string) error { return Reject(FieldReason(ReasonInvalidField, field)) }
-	if utf8.RuneCountInString(number) > maxEInvoiceNumberRunes || !printable(number) ||
-		strings.TrimSpace(number) != number {
+	if !IsInvoiceNumber(number) {
 		return invalid("invoiceNumber")
 	}
-	if utf8.RuneCountInString(vendor) > maxVendorRunes || !printable(vendor) {
+	if !printedText(vendor, maxVendorRunes) {
 		return invalid("vendor")
 	}
 	if d, err := time.Parse(time.DateOnly, date); err != nil || d.Format(time.DateOnly) != date {
@@ -167,16 +226,72 @@ func (m *einvoiceMoney) optional(s, field string) string {
 func (m *einvoiceMoney) charges(inv *einvoice.Invoice) []Charge {
 	var out []Charge
 	for _, a := range inv.Allowances {
-		out = append(out, Charge{Kind: ChargeDiscount, Amount: formatMinor(-m.units(a.Amount, "charges"), m.minor)})
+		out = append(out, Charge{Kind: ChargeDiscount, Amount: formatMinor(-m.units(a.Amount, "charges"), m.minor), Reason: chargeReason(a)})
 	}
 	for _, c := range inv.Charges {
-		kind := ChargeFee
-		if strings.EqualFold(c.ReasonCode, "FC") {
-			kind = ChargeShipping
-		}
-		out = append(out, Charge{Kind: kind, Amount: m.amount(c.Amount, "charges")})
+		out = append(out, Charge{Kind: chargeKind(c), Amount: m.amount(c.Amount, "charges"), Reason: chargeReason(c)})
 	}
 	return out
+}
+
+// chargeKind is a document charge's kind: freight (UNTDID 7161 "FC") is
+// shipping, any other a fee.
+func chargeKind(c einvoice.AllowanceCharge) string {
+	if strings.EqualFold(c.ReasonCode, "FC") {
+		return ChargeShipping
+	}
+	return ChargeFee
+}
+
+// chargeReason is a charge's reason as the XML states it, when it is
+// printable text of a reasonable length (else it is left out: the amount
+// is what counts).
+func chargeReason(c einvoice.AllowanceCharge) string {
+	r := collapseSpace(c.Reason)
+	if !printedText(r, maxChargeReasonRunes) {
+		return ""
+	}
+	return r
+}
+
+// breakdown is the VAT breakdown (BG-23) in the currency's precision.
+func (m *einvoiceMoney) breakdown(inv *einvoice.Invoice) []TaxSubtotal {
+	var out []TaxSubtotal
+	for _, v := range inv.VAT {
+		if len(out) == maxTaxRates {
+			return out
+		}
+		rate := v.Rate
+		if d, err := parseDecimal(orZero(rate)); err == nil {
+			rate = d.normalized().String()
+		}
+		out = append(out, TaxSubtotal{
+			Rate: rate, TaxableAmount: m.optional(v.TaxableAmount, "taxBreakdown"),
+			TaxAmount: m.amount(orZero(v.TaxAmount), "taxBreakdown"), Category: v.Category,
+		})
+	}
+	return out
+}
+
+// accountingTax is BT-111 with its currency BT-6, when the invoice states
+// its tax in a second currency.
+func (m *einvoiceMoney) accountingTax(inv *einvoice.Invoice) *AccountingTax {
+	if inv.TaxTotalTaxCurrency == "" || inv.TaxCurrency == "" || inv.TaxCurrency == inv.Currency {
+		return nil
+	}
+	minor, ok := currencyMinor[inv.TaxCurrency]
+	if !ok {
+		return nil
+	}
+	d, err := parseDecimal(inv.TaxTotalTaxCurrency)
+	if err != nil {
+		return nil
+	}
+	n, err := d.toMinor(minor)
+	if err != nil {
+		return nil
+	}
+	return &AccountingTax{Currency: inv.TaxCurrency, Amount: formatMinor(n, minor)}
 }
 
 // subtotal is BT-106, the sum of the lines; a profile without it

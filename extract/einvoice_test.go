@@ -143,7 +143,7 @@ func TestFromEInvoice_Vendor_IsTheLegalName(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "The Global Chain Sweden AB", out.Vendor)
 	require.Equal(t, "12500.00", out.Total)
-	require.Equal(t, []Charge{{Kind: ChargeDiscount, Amount: "0.00"}, {Kind: ChargeFee, Amount: "0.00"}}, out.Charges)
+	require.Equal(t, []Charge{{Kind: ChargeDiscount, Amount: "0.00", Reason: "Discount"}, {Kind: ChargeFee, Amount: "0.00", Reason: "Warehousing"}}, out.Charges)
 }
 
 // A ZUGFeRD 1.0 invoice maps like the others; its prices are finer than the
@@ -179,19 +179,45 @@ func TestFromEInvoice_MinimumProfile(t *testing.T) {
 
 // A credit note, UBL CreditNote or a type code of one, is rejected
 // not_an_invoice, and classified credit_note.
-func TestFromEInvoice_CreditNote_IsNotAnInvoice(t *testing.T) {
+// A credit note is booked, not rejected: its type, its direction and its
+// amounts as the XML states them; a corrective invoice (384) by the sign of
+// its total.
+func TestFromEInvoice_CreditNote_IsBookedAsACredit(t *testing.T) {
 	t.Parallel()
 	cn := parseEInvoice(t, "en16931/ubl/ubl-tc434-creditnote1.xml")
 	require.Equal(t, DocCreditNote, EInvoiceDocumentType(cn))
-	_, err := mapEInvoice(t, cn)
-	require.Equal(t, ReasonNotAnInvoice, rejection(t, err))
+	out, err := mapEInvoice(t, cn)
+	require.NoError(t, err)
+	require.Equal(t, DocCreditNote, out.DocumentType)
+	require.Equal(t, DirectionCredit, out.Direction)
+	require.False(t, strings.HasPrefix(out.Total, "-"), "a UBL credit note states positive amounts")
+	require.Equal(t, "-"+out.Total, out.SignedTotal)
 
 	inv := parseEInvoice(t, "horstoeko/xml_en16931_1.xml")
 	require.Equal(t, DocInvoice, EInvoiceDocumentType(inv))
 	inv.TypeCode = "381"
 	require.Equal(t, DocCreditNote, EInvoiceDocumentType(inv))
-	_, err = mapEInvoice(t, inv)
-	require.Equal(t, ReasonNotAnInvoice, rejection(t, err))
+	inv.TypeCode = "384"
+	require.Equal(t, DocCorrectiveInvoice, EInvoiceDocumentType(inv))
+	out, err = mapEInvoice(t, inv)
+	require.NoError(t, err)
+	require.Equal(t, DocCorrectiveInvoice, out.DocumentType)
+	require.Equal(t, DirectionDebit, out.Direction, "a corrective invoice that charges")
+}
+
+// A rejected e-invoice keeps its terms as stated, for the person who
+// corrects it.
+func TestFromEInvoice_Rejection_KeepsTheTermsAsStated(t *testing.T) {
+	t.Parallel()
+	inv := parseEInvoice(t, "horstoeko/xml_en16931_1.xml")
+	inv.TaxInclusive = "529.88"
+	_, err := FromEInvoice(inv)
+	var r *Rejection
+	require.ErrorAs(t, err, &r)
+	require.NotNil(t, r.Extraction)
+	require.Equal(t, "529.88", r.Extraction.Total)
+	require.Equal(t, inv.Number, r.Extraction.InvoiceNumber)
+	require.Equal(t, EvidenceEInvoice, r.Extraction.Evidence["total"].Source)
 }
 
 // A broken rule is rejected with the first violation's rule.

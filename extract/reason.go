@@ -34,6 +34,16 @@ const (
 	// ReasonModelOutputInvalid: the model's answer did not match the schema
 	// after the bounded number of tries.
 	ReasonModelOutputInvalid = "model_output_invalid"
+	// ReasonTaxMismatch: the tax breakdown does not add up: its rates' tax
+	// is not the stated tax, or their taxable amounts are not the net
+	// total.
+	ReasonTaxMismatch = "tax_mismatch"
+	// ReasonAmountDueMismatch: the amount due is not the total less what
+	// was paid plus the rounding.
+	ReasonAmountDueMismatch = "amount_due_mismatch"
+	// ReasonNotAccepted: a credit note or corrective invoice where the
+	// deployment books only other types (RELAYOPS_ACCEPT_DOCUMENTS).
+	ReasonNotAccepted = "document_not_accepted"
 
 	// Reasons of the read stage, which turns a file into a document before
 	// any field is read.
@@ -76,10 +86,8 @@ var EInvoiceRules = []string{
 }
 
 // Fields are the invoice fields a reason code may name.
-// paidAmount and amountDue are named only by an e-invoice whose amount is
-// more precise than its currency (see FromEInvoice).
 var Fields = []string{"invoiceNumber", "vendor", "issueDate", "dueDate", "currency", "lineItems", "subtotal", "charges", "tax", "total",
-	"paidAmount", "amountDue"}
+	"paidAmount", "amountDue", "documentType", "rounding", "taxBreakdown", "accountingTax", "precedingInvoice"}
 
 // fieldReasons are the reasons that take a field.
 var fieldReasons = []string{ReasonMissingField, ReasonInvalidField, ReasonUnparseableAmount}
@@ -87,7 +95,7 @@ var fieldReasons = []string{ReasonMissingField, ReasonInvalidField, ReasonUnpars
 // bareReasons are the reasons that stand alone.
 var bareReasons = []string{
 	ReasonNotAnInvoice, ReasonAmbiguousDate, ReasonLineMismatch, ReasonSubtotalMismatch,
-	ReasonTotalMismatch, ReasonModelOutputInvalid,
+	ReasonTotalMismatch, ReasonModelOutputInvalid, ReasonTaxMismatch, ReasonAmountDueMismatch, ReasonNotAccepted,
 	ReasonUnreadableDocument, ReasonEncryptedDocument, ReasonNoTextLayer, ReasonTooManyPages,
 	ReasonOCRUncertain,
 }
@@ -165,7 +173,7 @@ func (r *Rejection) Kept() *Kept {
 		return nil
 	}
 	k := &Kept{Fields: r.Extraction}
-	if r.Extraction != nil && r.Extraction.DocumentType == DocInvoice {
+	if r.Extraction != nil && IsBooked(r.Extraction.DocumentType) {
 		k.Failed = FailedChecks(*r.Extraction)
 	}
 	if len(k.Failed) == 0 || k.Failed[0].Check != r.Reason {

@@ -41,9 +41,12 @@ type Claim struct {
 	Input        string
 	InputExpired bool
 	// Corrections are the operator's field overrides of a version made by
-	// a reprocess with corrections (JSON), nil for any other: the worker
-	// puts them over the extraction.
+	// a reprocess with corrections (JSON), nil for any other; Base is what
+	// they were judged over (JSON; nil when the version was made before
+	// bases were kept, "null" when nothing was read): the worker judges the
+	// same corrections over the same base.
 	Corrections []byte
+	Base        []byte
 	// Checkpoints holds the stage outputs of earlier attempts (empty on a
 	// first attempt), by stage name.
 	Checkpoints map[string][]byte
@@ -63,11 +66,13 @@ type ReprocessRequest struct {
 	Reason   string
 	Content  *string // nil: reuse the dead job's input
 	// Corrections, when not empty, are the operator's field overrides
-	// (JSON, as the caller validated them): stored sealed on the new job,
-	// which the worker puts over its extraction. The new version's payload
-	// hash covers the input and them (CorrectedPayloadHash), so the same
+	// (JSON, as the caller judged them): stored sealed on the new job with
+	// Base, what the caller judged them over (JSON), so the worker judges
+	// the same inputs. The new version's payload hash covers the input and
+	// the corrections, not the base (CorrectedPayloadHash), so the same
 	// corrections again repeat and others conflict.
 	Corrections []byte
+	Base        []byte
 	// Changes is what the audit entry records of each corrected field
 	// (JSON: its name, the value read, the value given), sealed.
 	Changes []byte

@@ -348,10 +348,8 @@ func (a *attempt) extractDocument(ctx context.Context, doc *document.Document, c
 	if out, err = doc.MarkOCR(out); err != nil {
 		return nil, badResult(err)
 	}
-	if out, err = document.WithFlags(out, doc.Flags); err != nil {
-		return nil, badResult(err)
-	}
-	return out, a.admit(out)
+	out, err = document.WithFlags(out, doc.Flags)
+	return out, badResult(err)
 }
 
 // keepFlags adds the read's flags to what a rejection keeps, so a version

@@ -55,11 +55,7 @@ func (a *attempt) scanned(ctx context.Context, ckpts map[string][]byte) ([]byte,
 	if err != nil {
 		return nil, err
 	}
-	out, err := a.stage(ctx, extract.StageValidate, ckpts, func() ([]byte, error) { return a.h.extractor.Validate(ctx, ext) })
-	if err != nil {
-		return nil, err
-	}
-	return out, a.admit(out)
+	return a.stage(ctx, extract.StageValidate, ckpts, func() ([]byte, error) { return a.h.extractor.Validate(ctx, ext) })
 }
 
 // VisibleTotal reads the total a document's visible text states, for the

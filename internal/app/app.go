@@ -47,6 +47,11 @@ func DataKeys(c *config.Config) *keyring.Ring {
 	return r
 }
 
+// Policy is what the deployment books (RELAYOPS_ACCEPT_DOCUMENTS).
+func Policy(c *config.Config) extract.Policy {
+	return extract.Policy{Accept: c.AcceptDocuments}
+}
+
 // Limits are the job limits the deployment stamps on every job.
 func Limits(c *config.Config) jobs.Limits {
 	return jobs.Limits{MaxAttempts: c.MaxAttempts, MaxRecoveries: c.MaxRecoveries, Deadline: c.DefaultDeadline}
@@ -62,9 +67,11 @@ func API(c *config.Config, store *jobs.Store, rdb redis.UniversalClient, dash ht
 	return api.Config{
 		MaxFileBytes: c.Documents.MaxFileBytes, MaxPages: c.Documents.MaxPages, Pages: pages,
 		Store: store, Tenants: c.TenantTokens, Operators: c.OperatorTokens,
-		Limits:        Limits(c),
-		ReprocessRate: api.Rate{Count: c.ReprocessRate.Count, Per: c.ReprocessRate.Per},
-		Dashboard:     dash, Logger: log,
+		Limits:         Limits(c),
+		ReprocessRate:  api.Rate{Count: c.ReprocessRate.Count, Per: c.ReprocessRate.Per},
+		CorrectionRate: api.Rate{Count: c.CorrectionRate.Count, Per: c.CorrectionRate.Per},
+		Policy:         Policy(c),
+		Dashboard:      dash, Logger: log,
 		Inspector: asynq.NewInspectorFromRedisClient(rdb), MetricsTenantLabels: c.MetricsTenantLabels,
 		MetricsToken: c.MetricsToken, Queues: c.Queues,
 		Webhooks:        WebhookRegistry(c, store),
@@ -153,6 +160,7 @@ func Worker(c *config.Config, store *jobs.Store, asynqRedis redis.UniversalClien
 	if err != nil {
 		return worker.Config{}, err
 	}
+	x = extract.WithPolicy(x, Policy(c))
 	var vision worker.Vision
 	if c.LLM.Vision && model != nil {
 		vision = model
@@ -163,7 +171,7 @@ func Worker(c *config.Config, store *jobs.Store, asynqRedis redis.UniversalClien
 	}
 	return worker.Config{
 		Store: store, Redis: asynqRedis, Extractor: x, Faults: faults, Logger: log, Metrics: metrics,
-		Reader: reader, VisibleTotal: visibleTotal(rules.Rules{}), Vision: vision,
+		Reader: reader, VisibleTotal: visibleTotal(rules.Rules{}), Vision: vision, Policy: Policy(c),
 		Concurrency: c.Concurrency, Servers: c.AsynqServers, Queues: c.Queues, AttemptTimeout: c.AttemptTimeout,
 		RetryBase: c.RetryBase, RetryMax: c.RetryMax, TaskCheckInterval: c.TaskCheckInterval,
 		Limits:      Limits(c),

@@ -7,6 +7,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 
+	"github.com/relayops/relayops/extract"
 	"github.com/relayops/relayops/internal/config"
 	"github.com/relayops/relayops/jobs"
 	"github.com/relayops/relayops/webhook"
@@ -59,4 +60,15 @@ func TestWebhooks_EnvironmentMapsOntoTheWorkerAndTheRegistry(t *testing.T) {
 	require.Equal(t, 5*time.Second, w.RetryBase)
 	require.Equal(t, webhook.TargetPolicy{AllowInsecure: true}, w.Registry.Policy())
 	require.Nil(t, Webhooks(c, nil))
+}
+
+// The configuration names the booked types itself (it imports no pipeline
+// package); they must be the pipeline's.
+func TestPolicy_ConfigNamesThePipelinesBookedTypes(t *testing.T) {
+	t.Parallel()
+	require.Equal(t, extract.BookedTypes, config.BookedTypes)
+	p := Policy(load(t, map[string]string{"RELAYOPS_ACCEPT_DOCUMENTS": "invoice"}))
+	require.True(t, p.Accepts(extract.DocInvoice))
+	require.False(t, p.Accepts(extract.DocCreditNote))
+	require.True(t, Policy(load(t, nil)).Accepts(extract.DocCorrectiveInvoice))
 }

@@ -20,6 +20,7 @@ import (
 	"net/url"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -51,6 +52,8 @@ type Config struct {
 	RetryMax          time.Duration // RELAYOPS_RETRY_MAX, default 5m (>= RetryBase)
 	TaskCheckInterval time.Duration // RELAYOPS_TASK_CHECK_INTERVAL, default auto (0: 2.5ms per queue served, at least 5ms; worker.DefaultTaskCheckInterval)
 	ReprocessRate     Rate          // RELAYOPS_REPROCESS_RATE, default 10/1m (per tenant)
+	CorrectionRate    Rate          // RELAYOPS_CORRECTION_RATE, default 120/1m (per tenant): reprocesses with corrections
+	AcceptDocuments   []string      // RELAYOPS_ACCEPT_DOCUMENTS, default invoice,creditNote,correctiveInvoice (BookedTypes)
 	DataKeys          []keyring.Key // RELAYOPS_DATA_KEYS (id:base64,…; the first seals) or RELAYOPS_DATA_KEY (one key, ID "default"), default none
 	Faults            string        // RELAYOPS_FAULTS, default none; parsed by the worker
 	LogLevel          slog.Level    // RELAYOPS_LOG_LEVEL, default info
@@ -214,7 +217,9 @@ var vars = []Var{
 	{"RELAYOPS_RETRY_BASE", "1s", "first retry backoff (> 0)"},
 	{"RELAYOPS_RETRY_MAX", "5m", "largest retry backoff (>= RELAYOPS_RETRY_BASE)"},
 	{"RELAYOPS_TASK_CHECK_INTERVAL", "auto", "how often an idle worker polls for tasks (> 0); auto: 2.5ms per queue it serves, at least 5ms (5ms on one Redis, about 42ms on a cluster's 16 queues)"},
-	{"RELAYOPS_REPROCESS_RATE", "10/1m", "reprocess rate limit per tenant as count/duration"},
+	{"RELAYOPS_REPROCESS_RATE", "10/1m", "rate limit per tenant of reprocesses without corrections (bulk retries) as count/duration"},
+	{"RELAYOPS_CORRECTION_RATE", "120/1m", "rate limit per tenant of reprocesses with corrections (a person's work) as count/duration"},
+	{"RELAYOPS_ACCEPT_DOCUMENTS", "invoice,creditNote,correctiveInvoice", "document types booked, comma-separated (invoice, creditNote, correctiveInvoice); another type is rejected document_not_accepted; api and worker must match"},
 	{"RELAYOPS_DATA_KEY", "", "standard base64 of a 32-byte key; enables AES-256-GCM for stored document data and webhook secrets (a one-key ring, key ID \"default\"; not with RELAYOPS_DATA_KEYS)"},
 	{"RELAYOPS_DATA_KEYS", "", "data key ring as id:base64,id:base64 (32-byte keys): the first encrypts, every one decrypts; for key rotation (not with RELAYOPS_DATA_KEY)"},
 	{"RELAYOPS_FAULTS", "", "fault injection points for tests and chaos (point=action,...)"},
@@ -330,6 +335,8 @@ func (l *loader) load() *Config {
 		RetryMax:          l.duration("RELAYOPS_RETRY_MAX", atLeast(1), "a positive duration"),
 		TaskCheckInterval: l.autoDuration("RELAYOPS_TASK_CHECK_INTERVAL", atLeast(1), "auto or a positive duration"),
 		ReprocessRate:     l.rate("RELAYOPS_REPROCESS_RATE"),
+		CorrectionRate:    l.rate("RELAYOPS_CORRECTION_RATE"),
+		AcceptDocuments:   l.documentTypes("RELAYOPS_ACCEPT_DOCUMENTS"),
 		DataKeys:          l.dataKeys("RELAYOPS_DATA_KEYS", "RELAYOPS_DATA_KEY"),
 		Faults:            l.raw("RELAYOPS_FAULTS"),
 		LogLevel:          l.logLevel("RELAYOPS_LOG_LEVEL"),
@@ -612,6 +619,31 @@ func (l *loader) rate(name string) Rate {
 		return Rate{}
 	}
 	return Rate{Count: n, Per: d}
+}
+
+// BookedTypes are the document types RELAYOPS_ACCEPT_DOCUMENTS may name:
+// extract.BookedTypes (a test holds the two equal; this package reads the
+// environment and imports no pipeline package).
+var BookedTypes = []string{"invoice", "creditNote", "correctiveInvoice"}
+
+// documentTypes reads a comma-separated list of BookedTypes.
+func (l *loader) documentTypes(name string) []string {
+	var out []string
+	for _, t := range strings.Split(l.raw(name), ",") {
+		t = strings.TrimSpace(t)
+		switch {
+		case t == "":
+		case !slices.Contains(BookedTypes, t):
+			l.fail(name, "must name document types among %s, comma-separated, got %q", strings.Join(BookedTypes, ", "), t)
+			return nil
+		case !slices.Contains(out, t):
+			out = append(out, t)
+		}
+	}
+	if len(out) == 0 {
+		l.fail(name, "must name at least one document type among %s", strings.Join(BookedTypes, ", "))
+	}
+	return out
 }
 
 var nameRE = regexp.MustCompile(`^[a-z][a-z0-9-]{1,32}$`)

@@ -43,6 +43,8 @@ func TestFromEnv_NothingSet_UsesDefaults(t *testing.T) {
 		RetryBase:         time.Second,
 		RetryMax:          5 * time.Minute,
 		ReprocessRate:     Rate{Count: 10, Per: time.Minute},
+		CorrectionRate:    Rate{Count: 120, Per: time.Minute},
+		AcceptDocuments:   []string{"invoice", "creditNote", "correctiveInvoice"},
 		LogLevel:          slog.LevelInfo,
 		Retention: Retention{
 			Input: 7 * day, Result: 30 * day, Outbox: 24 * time.Hour, Audit: 400 * day, Ledger: 400 * day,
@@ -464,4 +466,25 @@ func TestFromEnv_AsynqServers_AtMostTheConcurrency(t *testing.T) {
 	require.Zero(t, c.AsynqServers)
 	_, err = FromEnv(env(map[string]string{"RELAYOPS_CONCURRENCY": "3", "RELAYOPS_ASYNQ_SERVERS": "4"}))
 	require.ErrorContains(t, err, `RELAYOPS_ASYNQ_SERVERS: must be at most RELAYOPS_CONCURRENCY (3): each server needs a slot, got "4"`)
+}
+
+func TestFromEnv_AcceptDocuments_NamesTheBookedTypesOnly(t *testing.T) {
+	t.Parallel()
+	c, err := FromEnv(func(k string) string {
+		if k == "RELAYOPS_ACCEPT_DOCUMENTS" {
+			return " invoice , invoice"
+		}
+		return ""
+	})
+	require.NoError(t, err)
+	require.Equal(t, []string{"invoice"}, c.AcceptDocuments)
+	for _, bad := range []string{"invoice,credit_note", ",", "receipt"} {
+		_, err := FromEnv(func(k string) string {
+			if k == "RELAYOPS_ACCEPT_DOCUMENTS" {
+				return bad
+			}
+			return ""
+		})
+		require.ErrorContains(t, err, "RELAYOPS_ACCEPT_DOCUMENTS", bad)
+	}
 }
