@@ -50,6 +50,9 @@ func checkOne(truthPath, pdf string) error {
 	text := string(out)
 	flat := strings.Join(strings.Fields(text), " ")
 	l := languages[t.Language]
+	if t.Country == "US" {
+		l.dateLayout = "01/02/2006" // as suppliers.go gives the US suppliers
+	}
 	var errs []error
 	need := func(what, v string) {
 		if !strings.Contains(flat, v) {

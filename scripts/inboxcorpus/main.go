@@ -131,6 +131,9 @@ func generate(s supplier) ([]*doc, error) {
 	if !ok {
 		return nil, fmt.Errorf("no labels for language %q", s.Lang)
 	}
+	if s.DateLayout != "" {
+		l.dateLayout = s.DateLayout
+	}
 	seed := uint64(0)
 	for _, r := range s.Key {
 		seed = seed*31 + uint64(r)

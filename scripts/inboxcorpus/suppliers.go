@@ -43,6 +43,9 @@ type supplier struct {
 	// "reprint" (the previous document printed again through another PDF
 	// writer) and "rerender" (the previous document rendered again).
 	Plan []string
+	// DateLayout, when set, replaces the language's date form (a US
+	// supplier writes month/day/year).
+	DateLayout string
 	// TaxFloor: the template truncates the tax to the cent instead of
 	// rounding it (invoice-maker).
 	TaxFloor bool
@@ -197,7 +200,7 @@ var suppliers = []supplier{
 			{"Rozdzielnica natynkowa 24 moduły", 15900, ""}, {"Oprawa LED 36 W", 8900, ""}, {"Puszka instalacyjna fi 60", 120, ""}},
 		Number: fmtNum("FV %d/%04d"), First: 812, Start: day(2024, 2, 2), Every: 27,
 		Plan: []string{"invoice", "invoice", "invoice", "corrective", "invoice"}},
-	{Key: "harborview-analytics-us", Tool: "microinvoice", Lang: "en", Country: "US", Currency: "USD", VATBP: 0, DueDays: 30,
+	{Key: "harborview-analytics-us", Tool: "microinvoice", Lang: "en", Country: "US", DateLayout: "01/02/2006", Currency: "USD", VATBP: 0, DueDays: 30,
 		Seller: party{Name: "Harborview Analytics Inc.", Street: "410 Pier Avenue, Suite 300", Zip: "WA 98121", City: "Seattle", Country: "USA",
 			VATID: "EIN 91-4438120", Email: "ar@harborview-analytics.example", Phone: "+1 206 555 0142"},
 		Buyers: []party{
@@ -243,7 +246,7 @@ var suppliers = []supplier{
 			{"Raccoglitori ad anelli (10 pz)", 1280, "conf."}, {"Consegna al piano", 1800, "sped."}},
 		Number: fmtNum("%d/%04d"), First: 388, Start: day(2024, 1, 18), Every: 37,
 		Plan: []string{"invoice", "invoice", "invoice", "invoice"}},
-	{Key: "bluepeak-logistics-us", Tool: "jspdf-invoice-template", Lang: "en", Country: "US", Currency: "USD", Symbol: "$", VATBP: 0, DueDays: 30,
+	{Key: "bluepeak-logistics-us", Tool: "jspdf-invoice-template", Lang: "en", Country: "US", DateLayout: "01/02/2006", Currency: "USD", Symbol: "$", VATBP: 0, DueDays: 30,
 		Seller: party{Name: "BluePeak Logistics LLC", Street: "2250 Commerce Blvd", Zip: "CO 80216", City: "Denver", Country: "USA",
 			Email: "billing@bluepeak-logistics.example", Phone: "(303) 555-0187"},
 		Buyers: []party{
