@@ -67,27 +67,26 @@ type doc struct {
 	Labels   labels `json:"labels"`
 	Title    string `json:"title"`
 
-	Number           string `json:"number"`
-	IssueDate        string `json:"issueDate"`
-	IssueDateText    string `json:"issueDateText"`
-	DeliveryDate     string `json:"deliveryDate"`
-	DueDate          string `json:"dueDate,omitempty"`
-	DueDateText      string `json:"dueDateText,omitempty"`
-	PaymentTerms     string `json:"paymentTerms,omitempty"`
-	Preceding        string `json:"preceding,omitempty"`
-	PrecedingDate    string `json:"precedingDate,omitempty"`
-	Reference        string `json:"reference,omitempty"`
-	Seller           party  `json:"seller"`
-	Buyer            party  `json:"buyer"`
-	Lines            []line `json:"lines"`
-	VATRate          string `json:"vatRate"` // "19", "5.5"
-	SubtotalCents    int64  `json:"subtotalCents"`
-	TaxCents         int64  `json:"taxCents"`
-	TotalCents       int64  `json:"totalCents"`
-	SubtotalText     string `json:"subtotalText"`
-	TaxText          string `json:"taxText"`
-	TotalText        string `json:"totalText"`
-	precedingInvoice *doc
+	Number        string `json:"number"`
+	IssueDate     string `json:"issueDate"`
+	IssueDateText string `json:"issueDateText"`
+	DeliveryDate  string `json:"deliveryDate"`
+	DueDate       string `json:"dueDate,omitempty"`
+	DueDateText   string `json:"dueDateText,omitempty"`
+	PaymentTerms  string `json:"paymentTerms,omitempty"`
+	Preceding     string `json:"preceding,omitempty"`
+	PrecedingDate string `json:"precedingDate,omitempty"`
+	Reference     string `json:"reference,omitempty"`
+	Seller        party  `json:"seller"`
+	Buyer         party  `json:"buyer"`
+	Lines         []line `json:"lines"`
+	VATRate       string `json:"vatRate"` // "19", "5.5"
+	SubtotalCents int64  `json:"subtotalCents"`
+	TaxCents      int64  `json:"taxCents"`
+	TotalCents    int64  `json:"totalCents"`
+	SubtotalText  string `json:"subtotalText"`
+	TaxText       string `json:"taxText"`
+	TotalText     string `json:"totalText"`
 }
 
 func main() {
