@@ -16,6 +16,7 @@ type labels struct {
 	Description, Quantity, UnitPrice, Amount, Item  string
 	Subtotal, VAT, Total, Bank, VATID, PaymentTerms string
 	Thanks, Open, Discount                          string
+	No                                              string // the abbreviation before a number: "Nr.", "No."
 	creditFor                                       string // "… for invoice %s of %s"
 	correction                                      string // the line of a corrective invoice
 	dateLayout                                      string // Go layout, "" for the long form with month names
@@ -23,43 +24,43 @@ type labels struct {
 }
 
 var languages = map[string]labels{
-	"en": {Discount: "Discount", correction: "Price reduction agreed on delivery", Invoice: "Invoice", CreditNote: "Credit Note", Corrective: "Corrective Invoice",
+	"en": {No: "No.", Discount: "Discount", correction: "Price reduction agreed on delivery", Invoice: "Invoice", CreditNote: "Credit Note", Corrective: "Corrective Invoice",
 		Number: "Invoice No.", Date: "Invoice Date", DueDate: "Due Date", Customer: "Bill To", Seller: "From", Status: "Status",
 		Description: "Description", Quantity: "Qty", UnitPrice: "Unit Price", Amount: "Amount", Item: "Item",
 		Subtotal: "Subtotal", VAT: "VAT", Total: "Total", Bank: "Bank details", VATID: "VAT No.", PaymentTerms: "Payment due within %d days",
 		Thanks: "Thank you for your business.", Open: "Unpaid", creditFor: "Credit note for invoice %s dated %s",
 		dateLayout: "02/01/2006"},
-	"de": {Discount: "Rabatt", correction: "Preisminderung wegen Reklamation", Invoice: "Rechnung", CreditNote: "Gutschrift", Corrective: "Rechnungskorrektur",
+	"de": {No: "Nr.", Discount: "Rabatt", correction: "Preisminderung wegen Reklamation", Invoice: "Rechnung", CreditNote: "Gutschrift", Corrective: "Rechnungskorrektur",
 		Number: "Rechnungsnummer", Date: "Rechnungsdatum", DueDate: "Fällig am", Customer: "Rechnungsempfänger", Seller: "Absender", Status: "Status",
 		Description: "Beschreibung", Quantity: "Menge", UnitPrice: "Einzelpreis", Amount: "Betrag", Item: "Leistung",
 		Subtotal: "Nettobetrag", VAT: "MwSt.", Total: "Gesamtbetrag", Bank: "Bankverbindung", VATID: "USt-IdNr.", PaymentTerms: "Zahlbar innerhalb von %d Tagen ohne Abzug",
 		Thanks: "Vielen Dank für Ihren Auftrag.", Open: "Offen", creditFor: "Bezug: Rechnung Nr. %s vom %s",
 		dateLayout: "02.01.2006", decimalComma: true},
-	"fr": {Discount: "Remise", correction: "Remise commerciale accordée", Invoice: "Facture", CreditNote: "Avoir", Corrective: "Facture rectificative",
+	"fr": {No: "n°", Discount: "Remise", correction: "Remise commerciale accordée", Invoice: "Facture", CreditNote: "Avoir", Corrective: "Facture rectificative",
 		Number: "N° de facture", Date: "Date de facture", DueDate: "Échéance", Customer: "Client", Seller: "Émetteur", Status: "Statut",
 		Description: "Désignation", Quantity: "Qté", UnitPrice: "Prix unitaire HT", Amount: "Montant HT", Item: "Article",
 		Subtotal: "Total HT", VAT: "TVA", Total: "Total TTC", Bank: "Coordonnées bancaires", VATID: "N° TVA intracom.", PaymentTerms: "Paiement à %d jours",
 		Thanks: "Merci de votre confiance.", Open: "À payer", creditFor: "Avoir sur la facture n° %s du %s",
 		dateLayout: "02/01/2006", decimalComma: true},
-	"nl": {Discount: "Korting", correction: "Korting wegens klacht", Invoice: "Factuur", CreditNote: "Creditnota", Corrective: "Correctiefactuur",
+	"nl": {No: "nr.", Discount: "Korting", correction: "Korting wegens klacht", Invoice: "Factuur", CreditNote: "Creditnota", Corrective: "Correctiefactuur",
 		Number: "Factuurnummer", Date: "Factuurdatum", DueDate: "Vervaldatum", Customer: "Factuuradres", Seller: "Afzender", Status: "Status",
 		Description: "Omschrijving", Quantity: "Aantal", UnitPrice: "Prijs per stuk", Amount: "Bedrag", Item: "Artikel",
 		Subtotal: "Subtotaal", VAT: "BTW", Total: "Totaal", Bank: "Bankgegevens", VATID: "BTW-nummer", PaymentTerms: "Betaling binnen %d dagen",
 		Thanks: "Bedankt voor uw opdracht.", Open: "Open", creditFor: "Creditering van factuur %s van %s",
 		dateLayout: "02-01-2006", decimalComma: true},
-	"es": {Discount: "Descuento", correction: "Descuento por incidencia en la entrega", Invoice: "Factura", CreditNote: "Nota de crédito", Corrective: "Factura rectificativa",
+	"es": {No: "nº", Discount: "Descuento", correction: "Descuento por incidencia en la entrega", Invoice: "Factura", CreditNote: "Nota de crédito", Corrective: "Factura rectificativa",
 		Number: "Nº de factura", Date: "Fecha", DueDate: "Vencimiento", Customer: "Cliente", Seller: "Emisor", Status: "Estado",
 		Description: "Descripción", Quantity: "Cantidad", UnitPrice: "Precio unitario", Amount: "Importe", Item: "Concepto",
 		Subtotal: "Base imponible", VAT: "IVA", Total: "Total factura", Bank: "Datos bancarios", VATID: "NIF", PaymentTerms: "Pago a %d días",
 		Thanks: "Gracias por su confianza.", Open: "Pendiente", creditFor: "Rectifica la factura nº %s de %s",
 		dateLayout: "02/01/2006", decimalComma: true},
-	"it": {Discount: "Sconto", correction: "Sconto concordato per reso", Invoice: "Fattura", CreditNote: "Nota di credito", Corrective: "Nota di variazione",
+	"it": {No: "n.", Discount: "Sconto", correction: "Sconto concordato per reso", Invoice: "Fattura", CreditNote: "Nota di credito", Corrective: "Nota di variazione",
 		Number: "Numero fattura", Date: "Data", DueDate: "Scadenza", Customer: "Cliente", Seller: "Cedente", Status: "Stato",
 		Description: "Descrizione", Quantity: "Quantità", UnitPrice: "Prezzo unitario", Amount: "Importo", Item: "Articolo",
 		Subtotal: "Imponibile", VAT: "IVA", Total: "Totale documento", Bank: "Coordinate bancarie", VATID: "Partita IVA", PaymentTerms: "Pagamento a %d giorni data fattura",
 		Thanks: "Grazie per la fiducia.", Open: "Da pagare", creditFor: "Nota di credito relativa alla fattura n. %s del %s",
 		dateLayout: "02/01/2006", decimalComma: true},
-	"pl": {Discount: "Rabat", correction: "Rabat potransakcyjny – obniżenie ceny", Invoice: "Faktura VAT", CreditNote: "Faktura korygująca", Corrective: "Faktura korygująca",
+	"pl": {No: "nr", Discount: "Rabat", correction: "Rabat potransakcyjny – obniżenie ceny", Invoice: "Faktura VAT", CreditNote: "Faktura korygująca", Corrective: "Faktura korygująca",
 		Number: "Numer faktury", Date: "Data wystawienia", DueDate: "Termin płatności", Customer: "Nabywca", Seller: "Sprzedawca", Status: "Status",
 		Description: "Nazwa towaru lub usługi", Quantity: "Ilość", UnitPrice: "Cena netto", Amount: "Wartość netto", Item: "Towar",
 		Subtotal: "Razem netto", VAT: "VAT", Total: "Razem brutto", Bank: "Numer rachunku", VATID: "NIP", PaymentTerms: "Termin płatności %d dni",

@@ -37,7 +37,7 @@ function props(d) {
       email: b.VATID ? `${l.VATID} ${b.VATID}` : "",
     },
     invoice: {
-      label: `${d.title} ${l.Number}: `,
+      label: `${d.title} ${l.No} `,
       num: d.number,
       invDate: d.dueDateText ? `${l.DueDate}: ${d.dueDateText}` : "",
       invGenDate: `${l.Date}: ${d.issueDateText}`,
