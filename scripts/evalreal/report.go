@@ -119,6 +119,7 @@ func report(w io.Writer, outs []outcome, verbose bool) []falseSuccess {
 	table(w, "source", bySource, &all)
 	table(w, "language", byLanguage, &all)
 	table(w, "document type", byType, &all)
+	suppliers(w, outs)
 	fields := fieldTable(w, outs)
 	fmt.Fprintf(w, "\ninvoices correct %d/%d (%s), FALSE SUCCESSES %d (%s), expected rejections rejected %d/%d, non-invoices rejected %d/%d, %.2f ms per document (rules only)\n",
 		all.correct, all.invoices, pct(all.correct, all.invoices), all.falseSuccesses, fields, all.expectedRejected, all.expected,
@@ -139,6 +140,60 @@ func report(w io.Writer, outs []outcome, verbose bool) []falseSuccess {
 		}
 	}
 	return fs
+}
+
+// suppliers prints, for each supplier with two documents or more (the
+// truth's supplier key), how its documents fared in file order: the rules
+// alone, without anything learned from the first. It is the baseline of
+// the inbox replay's "touchless among a supplier's later documents".
+func suppliers(w io.Writer, outs []outcome) {
+	by := map[string][]outcome{}
+	for _, o := range outs {
+		if k := o.doc.truth.Supplier; k != "" {
+			by[k] = append(by[k], o)
+		}
+	}
+	keys := make([]string, 0, len(by))
+	for k, os := range by {
+		if len(os) >= 2 {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	fmt.Fprintf(w, "\nby supplier (2 or more documents, in file order; the rules alone)\n")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "supplier	docs	correct	FALSE SUCC.	later docs correct	per document (+ correct, - rejected, ! false success, x non-invoice rejected)")
+	var later, laterCorrect int
+	for _, k := range keys {
+		os := by[k]
+		sort.SliceStable(os, func(i, j int) bool { return os[i].doc.file < os[j].doc.file })
+		var correct, fs, lc int
+		marks := make([]byte, len(os))
+		for i, o := range os {
+			switch {
+			case o.falseSuccess():
+				fs++
+				marks[i] = '!'
+			case o.correct() || (o.expectsRejection() && !o.succeeded()):
+				correct++
+				marks[i] = '+'
+			case !o.isInvoice():
+				marks[i] = 'x'
+			default:
+				marks[i] = '-'
+			}
+			if i > 0 && o.isInvoice() {
+				later++
+				if marks[i] == '+' {
+					lc++
+				}
+			}
+		}
+		laterCorrect += lc
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d/%d\t%s\n", k, len(os), correct, fs, lc, len(os)-1, marks)
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "later documents of a supplier correct (the rules alone): %d/%d (%s)\n", laterCorrect, later, pct(laterCorrect, later))
 }
 
 // typeRow is a document's row in the table by document type.
