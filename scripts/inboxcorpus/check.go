@@ -26,7 +26,11 @@ func checkRendered(root string) error {
 	var errs []error
 	for _, tf := range truths {
 		pdf := strings.TrimSuffix(tf, ".json") + ".pdf"
-		if err := checkOne(tf, pdf); err != nil {
+		check := checkOne
+		if _, err := os.Stat(pdf); err != nil {
+			pdf, check = strings.TrimSuffix(tf, ".json")+".xml", checkXML
+		}
+		if err := check(tf, pdf); err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", filepath.Base(pdf), err))
 		}
 	}
@@ -35,12 +39,8 @@ func checkRendered(root string) error {
 }
 
 func checkOne(truthPath, pdf string) error {
-	b, err := os.ReadFile(truthPath)
+	t, err := readTruth(truthPath)
 	if err != nil {
-		return err
-	}
-	var t truthFile
-	if err := json.Unmarshal(b, &t); err != nil {
 		return err
 	}
 	out, err := exec.Command("pdftotext", "-layout", "-enc", "UTF-8", pdf, "-").Output()
@@ -86,6 +86,50 @@ func checkOne(truthPath, pdf string) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// checkXML compares a CII XML copy (a duplicate of a PDF) with its truth:
+// the number, the issue date and the header's subtotal, tax and total it
+// states, and the first copy's truth must be the same.
+func checkXML(truthPath, xmlPath string) error {
+	t, err := readTruth(truthPath)
+	if err != nil {
+		return err
+	}
+	b, err := os.ReadFile(xmlPath)
+	if err != nil {
+		return err
+	}
+	x := string(b)
+	var errs []error
+	for what, el := range map[string]string{
+		"number":   "<ram:ID>" + t.InvoiceNumber + "</ram:ID>",
+		"date":     strings.ReplaceAll(t.IssueDate, "-", "") + "</udt:DateTimeString>",
+		"subtotal": "<ram:LineTotalAmount>" + t.Subtotal + "</ram:LineTotalAmount>",
+		"tax":      ">" + t.Tax + "</ram:TaxTotalAmount>",
+		"total":    "<ram:GrandTotalAmount>" + t.Total + "</ram:GrandTotalAmount>",
+	} {
+		if !strings.Contains(x, el) {
+			errs = append(errs, fmt.Errorf("the XML does not state the %s (%s)", what, el))
+		}
+	}
+	first, err := readTruth(filepath.Join(filepath.Dir(truthPath), strings.TrimSuffix(t.DuplicateOf, ".pdf")+".json"))
+	if err != nil {
+		return err
+	}
+	if first.InvoiceNumber != t.InvoiceNumber || first.Total != t.Total {
+		errs = append(errs, fmt.Errorf("not the same invoice as %s", t.DuplicateOf))
+	}
+	return errors.Join(errs...)
+}
+
+func readTruth(path string) (truthFile, error) {
+	var t truthFile
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return t, err
+	}
+	return t, json.Unmarshal(b, &t)
 }
 
 // dateText is the date as the page may print it: the language's form, or

@@ -56,7 +56,9 @@ type doc struct {
 	// the preceding invoice negated (invoice-maker).
 	Cancellation bool `json:"cancellation,omitempty"`
 	// CopyOf and CopyMode: a deliberate duplicate of CopyOf, "reprint"
-	// (the first copy passed through another PDF writer) or "rerender".
+	// (the first copy passed through another PDF writer), "rerender",
+	// "facturx" (the first copy made a Factur-X hybrid) or "cii" (that
+	// hybrid's XML alone, File ending in .xml).
 	CopyOf   string `json:"copyOf,omitempty"`
 	CopyMode string `json:"copyMode,omitempty"`
 
@@ -144,12 +146,17 @@ func generate(s supplier) ([]*doc, error) {
 	date := s.Start
 	for i, kind := range s.Plan {
 		file := fmt.Sprintf("%s-%02d.pdf", s.Key, i+1)
-		if kind == "reprint" || kind == "rerender" {
-			if len(docs) == 0 {
+		switch kind {
+		case "reprint", "rerender", "facturx", "cii":
+			orig := lastOriginal(docs)
+			if orig == nil {
 				return nil, fmt.Errorf("plan: %s without a document before it", kind)
 			}
-			c := *docs[len(docs)-1]
-			c.File, c.CopyOf, c.CopyMode = file, docs[len(docs)-1].File, kind
+			c := *orig
+			c.File, c.CopyOf, c.CopyMode = file, orig.File, kind
+			if kind == "cii" {
+				c.File = strings.TrimSuffix(file, ".pdf") + ".xml"
+			}
 			docs = append(docs, &c)
 			continue
 		}
@@ -204,6 +211,16 @@ func generate(s supplier) ([]*doc, error) {
 		date = date.AddDate(0, 0, s.Every+rng.IntN(7)-3)
 	}
 	return docs, nil
+}
+
+// lastOriginal is the last document that is no copy of another.
+func lastOriginal(docs []*doc) *doc {
+	for i := len(docs) - 1; i >= 0; i-- {
+		if docs[i].CopyOf == "" {
+			return docs[i]
+		}
+	}
+	return nil
 }
 
 func rate(bp int64) string {
@@ -308,7 +325,7 @@ func write(root, tool string, docs []*doc) error {
 		if err != nil {
 			return err
 		}
-		name := strings.TrimSuffix(d.File, ".pdf") + ".json"
+		name := strings.TrimSuffix(strings.TrimSuffix(d.File, ".pdf"), ".xml") + ".json"
 		if err := os.WriteFile(filepath.Join(dir, name), append(b, '\n'), 0o644); err != nil {
 			return err
 		}
@@ -336,7 +353,12 @@ func truthOf(d *doc, tool string) truthFile {
 		t.Note += fmt.Sprintf("; names invoice %s", d.Preceding)
 	}
 	if d.CopyOf != "" {
-		t.Note += fmt.Sprintf("; the same invoice as %s (%s)", d.CopyOf, map[string]string{"reprint": "printed again through another PDF writer", "rerender": "rendered again"}[d.CopyMode])
+		t.Note += fmt.Sprintf("; the same invoice as %s (%s)", d.CopyOf, map[string]string{
+			"reprint":  "printed again through another PDF writer",
+			"rerender": "rendered again",
+			"facturx":  "made a Factur-X EN 16931 hybrid by @e-invoice-eu/core: the same page with its CII XML attached",
+			"cii":      "its CII XML alone, as @e-invoice-eu/core writes it for the Factur-X hybrid",
+		}[d.CopyMode])
 	}
 	return t
 }

@@ -40,8 +40,9 @@ type supplier struct {
 	// Plan is the kinds of the documents in order: "invoice",
 	// "creditNote" (positive amounts, names an earlier invoice),
 	// "corrective" (a negative correction of an earlier invoice),
-	// "reprint" (the previous document printed again through another PDF
-	// writer) and "rerender" (the previous document rendered again).
+	// "reprint" (the last original document printed again through another
+	// PDF writer), "rerender" (rendered again), "facturx" (made a Factur-X
+	// hybrid) and "cii" (that hybrid's XML alone).
 	Plan []string
 	// DateLayout, when set, replaces the language's date form (a US
 	// supplier writes month/day/year).
@@ -82,7 +83,7 @@ var suppliers = []supplier{
 		Catalog: []product{{"Suspension laiton 3 bras", 48900, "u"}, {"Applique murale opaline", 15600, "u"}, {"Pose et raccordement", 6200, "h"},
 			{"Abat-jour lin sur mesure", 8950, "u"}, {"Restauration lustre cristal", 32000, "forfait"}, {"Ampoule LED filament E27", 1290, "u"}},
 		Number: fmtNum("F%d-%03d"), First: 87, Start: day(2024, 2, 5), Every: 41,
-		Plan: []string{"invoice", "invoice", "invoice", "creditNote", "invoice"}},
+		Plan: []string{"invoice", "invoice", "invoice", "creditNote", "invoice", "facturx", "cii"}},
 	{Key: "tipografia-bellini-it", Tool: "go-invoice-generator", Lang: "it", Country: "IT", Currency: "EUR", Symbol: "€ ", VATBP: 2200, DueDays: 30,
 		Seller: party{Name: "Tipografia Bellini S.r.l.", Street: "Via dei Tipografi 21", Zip: "40125", City: "Bologna", Country: "Italia",
 			VATID: "IT02841570379", IBAN: iban("IT", "X0306902480100000012345"), BIC: "BCITITMM", Email: "amministrazione@tipografiabellini.example", Phone: "+39 051 640 1122"},

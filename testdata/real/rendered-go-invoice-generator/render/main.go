@@ -5,7 +5,8 @@
 //
 //	go run . -out ..
 //
-// A "reprint" copy is made afterwards with pdftocairo (see ../README.md).
+// A "reprint" copy is made afterwards with pdftocairo, a Factur-X copy and
+// its XML with facturx.cjs (see ../README.md).
 package main
 
 import (
@@ -60,8 +61,8 @@ func main() {
 		fail(err)
 	}
 	for _, d := range docs {
-		if d.CopyMode == "reprint" {
-			continue // made from the first copy with pdftocairo
+		if d.CopyMode != "" && d.CopyMode != "rerender" {
+			continue // made from the first copy: pdftocairo, facturx.cjs
 		}
 		created := time.Date(2024, 1, 1, 9, 0, 0, 0, time.UTC)
 		if d.CopyMode == "rerender" {
