@@ -156,3 +156,25 @@ func TestOutcome_AWrongNumberOrTotalIsAFalseSuccess(t *testing.T) {
 	notInvoice := outcome{doc: document{truth: truth{DocumentType: extract.DocPurchaseOrder}}, invoice: &extract.Invoice{}}
 	require.True(t, notInvoice.falseSuccess(), "a non-invoice that succeeds")
 }
+
+func TestSuppliers_LaterDocumentsCountedInFileOrder(t *testing.T) {
+	t.Parallel()
+	doc := func(file, supplier string) document {
+		return document{file: file, truth: truth{DocumentType: docInvoice, Supplier: supplier, InvoiceNumber: file, Total: "1.00",
+			Fields: []string{"invoiceNumber", "total"}}}
+	}
+	right := func(d document) outcome {
+		return outcome{doc: d, invoice: &extract.Invoice{InvoiceNumber: d.truth.InvoiceNumber, Total: "1.00"}}
+	}
+	rejected := func(d document) outcome { return outcome{doc: d, reason: extract.ReasonTotalMismatch} }
+	outs := []outcome{
+		right(doc("a-02", "a")), rejected(doc("a-01", "a")), right(doc("a-03", "a")), // the first is rejected, the later two right
+		right(doc("b-01", "b")), // one document: no later ones
+		right(doc("c-01", "")),  // no supplier key
+	}
+	var w strings.Builder
+	suppliers(&w, outs)
+	require.Contains(t, w.String(), "later documents of a supplier correct (the rules alone): 2/2 (100%)")
+	require.Contains(t, w.String(), "-++", "file order: a-01 rejected, a-02 and a-03 right")
+	require.NotContains(t, w.String(), "\nb ")
+}
