@@ -19,7 +19,7 @@ func TestIBAN_ChecksumIsValid(t *testing.T) {
 		var digits strings.Builder
 		for _, r := range v[4:] + v[:4] {
 			if r >= 'A' && r <= 'Z' {
-				digits.WriteString(big.NewInt(int64(r-'A'+10)).String())
+				digits.WriteString(big.NewInt(int64(r - 'A' + 10)).String())
 			} else {
 				digits.WriteRune(r)
 			}
