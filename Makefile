@@ -65,8 +65,9 @@ eval:
 	$(GO) run ./scripts/eval $(EVAL_FLAGS)
 
 ## eval-real: the rules on real PDFs (testdata/real, the hybrid PDFs of
-## testdata/einvoice) per source and language, then the generated corpus;
-## fails on any false success (needs pdftotext and pdfdetach: poppler-utils)
+## testdata/einvoice) per source, language and document type, and every
+## committed field against the truth, then the generated corpus; fails on
+## any false success (needs pdftotext and pdfdetach: poppler-utils)
 eval-real:
 	$(GO) run ./scripts/evalreal $(EVAL_REAL_FLAGS)
 	$(GO) run ./scripts/eval $(EVAL_FLAGS)
