@@ -341,6 +341,7 @@ func (s *Server) kept(ctx context.Context, job *jobs.Job) (*extract.Kept, error)
 	if err := json.Unmarshal(raw, &k); err != nil {
 		return nil, fmt.Errorf("api: rejection %s: stored detail is not JSON", job.Key)
 	}
+	k = k.WithStatus()
 	return &k, nil
 }
 

@@ -155,6 +155,17 @@ func (r *Rejection) RejectReason() string { return r.Reason }
 type Kept struct {
 	Fields *Extraction   `json:"fields,omitempty"`
 	Failed []FailedCheck `json:"failed,omitempty"`
+	// Status says what vouches for each field read (KeptStatus).
+	Status map[string]string `json:"fieldStatus,omitempty"`
+}
+
+// WithStatus returns k with the status of each field read, computed when
+// k was stored without one.
+func (k Kept) WithStatus() Kept {
+	if k.Status == nil && k.Fields != nil {
+		k.Status = KeptStatus(*k.Fields, k.Failed)
+	}
+	return k
 }
 
 // FailedCheck is one field a failing check concerns; Check is the
@@ -182,7 +193,8 @@ func (r *Rejection) Kept() *Kept {
 			k.Failed = append(k.Failed, FailedCheck{Field: f, Check: r.Reason})
 		}
 	}
-	return k
+	w := k.WithStatus()
+	return &w
 }
 
 // Classification sentinels for failures that are not a verdict on the
