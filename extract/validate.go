@@ -454,4 +454,3 @@ func Validate(ctx context.Context, extraction []byte) ([]byte, error) {
 	}
 	return marshalInvoice(*inv)
 }
-
