@@ -12,21 +12,28 @@
 -- ARGV[9] the audit's per-field changes (sealed), "" for none
 -- ARGV[10] the corrected fields' names, comma-separated (names only), "" for none:
 --         the review.decided row carries them for the webhook
+-- ARGV[11] an approval of a strong possible duplicate: the job key of the first
+--         document it is not a duplicate of, which must be the marked one
 -- Returns: {status, review_status, event_id, review_operator, review_note,
 -- review_created_at, review_decided_at}: status is "decided" (this
 -- call decided), "same" (already decided this way) or "other" (decided
 -- otherwise), followed by the review's fields as they now are; or
--- {"not_found"}.
+-- {"not_found"}; or {"duplicate", first job key}: an approval of a strong
+-- possible duplicate that does not name its first job.
 local now = tonumber(ARGV[2])
 local st = redis.call('HGET', KEYS[1], F.review_status)
 local function answer(status)
   return {status, unpack(redis.call('HMGET', KEYS[1], F.review_status, F.event_id, F.review_operator,
-    F.review_note, F.review_created_at, F.review_decided_at))}
+    F.review_note, F.review_created_at, F.review_decided_at, F.duplicate, F.credits))}
 end
 if not st then return {'not_found'} end
 if st == ARGV[3] then return answer('same') end
 if st ~= 'pending' then return answer('other') end
-local corrections, changes, names = ARGV[8] or '', ARGV[9] or '', ARGV[10] or ''
+local corrections, changes, names, notdup = ARGV[8] or '', ARGV[9] or '', ARGV[10] or '', ARGV[11] or ''
+if ARGV[3] == 'approved' then
+  local strength, first = string.match(redis.call('HGET', KEYS[1], F.duplicate) or '', '^(%a+)|([^|]*)|')
+  if strength == 'strong' and notdup ~= first then return {'duplicate', first} end
+end
 redis.call('HSET', KEYS[1], F.review_status, ARGV[3], F.review_operator, ARGV[4], F.review_note, ARGV[5], F.review_decided_at, now)
 if corrections ~= '' then redis.call('HSET', KEYS[1], F.review_corrections, corrections) end
 local entry = { AU.action, 'review_decided', AU.tenant, ARGV[6], AU.key, ARGV[1], AU.operator, ARGV[4], AU.decision, ARGV[3], AU.at, now }
@@ -35,6 +42,9 @@ if ARGV[5] ~= '' then
 end
 if changes ~= '' then
   entry[#entry + 1], entry[#entry + 2] = AU.changes, changes
+end
+if notdup ~= '' and ARGV[3] == 'approved' then
+  entry[#entry + 1], entry[#entry + 2] = AU.not_duplicate_of, notdup
 end
 redis.call('XADD', KEYS[2], 'MINID', '~', tostring(now - tonumber(ARGV[7])), '*', unpack(entry))
 if names ~= '' then
