@@ -128,8 +128,8 @@ func checkFilename(o *object, field, name string) {
 // stored content.
 func (s *Server) checkFile(ctx context.Context, f *submittedFile) (string, error) {
 	if int64(len(f.data)) > s.cfg.MaxFileBytes {
-		return "", limitTooLarge(s.cfg.MaxFileBytes, fmt.Sprintf("the file is %d bytes; files are limited to %d bytes (RELAYOPS_MAX_FILE_BYTES)",
-			len(f.data), s.cfg.MaxFileBytes))
+		return "", limitTooLarge(s.cfg.MaxFileBytes, fmt.Sprintf("the file is %s; files are limited to %s (RELAYOPS_MAX_FILE_BYTES)",
+			byteSize(int64(len(f.data))), byteSize(s.cfg.MaxFileBytes)))
 	}
 	mt, err := fileMediaType(f)
 	if err != nil {
@@ -281,7 +281,7 @@ func (s *Server) readMultipart(c echo.Context) (*object, *submittedFile, error) 
 				return nil, nil, s.multipartError(err)
 			}
 			if int64(len(data)) > s.cfg.MaxFileBytes {
-				return nil, nil, limitTooLarge(s.cfg.MaxFileBytes, fmt.Sprintf("files are limited to %d bytes (RELAYOPS_MAX_FILE_BYTES)", s.cfg.MaxFileBytes))
+				return nil, nil, limitTooLarge(s.cfg.MaxFileBytes, "files are limited to "+byteSize(s.cfg.MaxFileBytes)+" (RELAYOPS_MAX_FILE_BYTES)")
 			}
 			file = &submittedFile{field: "file", typeField: "file", mediaType: p.Header.Get("Content-Type"), filename: p.FileName(), data: data}
 			checkFilename(o, "file.filename", file.filename)
@@ -333,7 +333,7 @@ func (o *object) formValue(name string, p *multipart.Part) error {
 func (s *Server) multipartError(err error) error {
 	var maxErr *http.MaxBytesError
 	if errors.As(err, &maxErr) {
-		return limitTooLarge(s.cfg.MaxFileBytes, fmt.Sprintf("files are limited to %d bytes (RELAYOPS_MAX_FILE_BYTES)", s.cfg.MaxFileBytes))
+		return limitTooLarge(s.cfg.MaxFileBytes, "files are limited to "+byteSize(s.cfg.MaxFileBytes)+" (RELAYOPS_MAX_FILE_BYTES)")
 	}
 	return invalid(jobs.FieldError{Field: "body", Problem: "is not a readable multipart/form-data body"})
 }
