@@ -325,6 +325,41 @@ func TestRun_MetricsAddressInUse_NamesTheVariable(t *testing.T) {
 	require.ErrorContains(t, err, "address already in use")
 }
 
+// The finding: with 8080 and 9090 both taken, make run named one, then,
+// once that was fixed, the other. It names both at once, each with its
+// variable and another port to try, before starting anything.
+func TestRun_BothAddressesInUse_NamesBothAtOnce(t *testing.T) {
+	var busy []string
+	for range 2 {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = ln.Close() })
+		busy = append(busy, ln.Addr().String())
+	}
+	for _, kv := range os.Environ() {
+		if name, _, _ := strings.Cut(kv, "="); strings.HasPrefix(name, "RELAYOPS_") {
+			t.Setenv(name, "")
+		}
+	}
+	t.Setenv("RELAYOPS_HTTP_ADDR", busy[0])
+	t.Setenv("RELAYOPS_METRICS_ADDR", busy[1])
+	err := run(context.Background(), options{redisAddr: "127.0.0.1:0"})
+	require.ErrorContains(t, err, "listen on RELAYOPS_HTTP_ADDR "+busy[0])
+	require.ErrorContains(t, err, "listen on RELAYOPS_METRICS_ADDR "+busy[1])
+	require.ErrorContains(t, err, "RELAYOPS_HTTP_ADDR="+nextPort(busy[0])+" RELAYOPS_METRICS_ADDR="+nextPort(busy[1])+" make run")
+
+	t.Setenv("RELAYOPS_METRICS_ADDR", busy[0])
+	require.ErrorContains(t, run(context.Background(), options{redisAddr: "127.0.0.1:0"}),
+		"RELAYOPS_HTTP_ADDR and RELAYOPS_METRICS_ADDR are both "+busy[0])
+}
+
+func TestNextPort_IsThePortAfter(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{":8080": ":8081", "127.0.0.1:9090": "127.0.0.1:9091", "[::1]:80": "[::1]:81", "nonsense": "nonsense"} {
+		require.Equal(t, want, nextPort(in), in)
+	}
+}
+
 // A misspelled setting stops make run before anything starts, naming the
 // variable and the setting it was probably meant to be.
 func TestRun_MisspelledSetting_StopsNamingTheClosestSetting(t *testing.T) {
