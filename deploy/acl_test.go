@@ -84,6 +84,8 @@ func aclEnv(t *testing.T, user, redisURL, dashboardURL string, extra map[string]
 		"RELAYOPS_TENANT_SUBMIT_RATE":       "1000/1s",
 		"RELAYOPS_TENANT_MAX_BACKLOG":       "1000",
 		"RELAYOPS_TENANT_MAX_BACKLOG_BYTES": "64MiB",
+		// The stored cap's recount walks the job indexes and inputs.
+		"RELAYOPS_TENANT_MAX_STORED_BYTES": "64MiB",
 	}
 	for k, v := range extra {
 		m[k] = v
