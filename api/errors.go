@@ -191,7 +191,7 @@ func tooLarge(limit int64) *Error {
 
 // byteSize writes n once, exactly and readably: in the largest binary unit
 // that divides it (1 MiB), else in bytes with the thousands grouped
-// (14,046,552 bytes). The exact figure is also the error's limit member.
+// (14,046,552 bytes).
 func byteSize(n int64) string {
 	for _, u := range []struct {
 		size int64

@@ -108,7 +108,11 @@ func (l *Limiter) Recount(ctx context.Context, tenant string) (RecountStep, erro
 			st.Next = time.UnixMilli(done).Add(l.cfg.RecountEvery)
 			return st, nil
 		}
-		state = map[string]string{rcWatermark: state[rcWatermark], rcPassStart: strconv.FormatInt(now.UnixMilli(), 10), rcPhase: phaseOpen}
+		w, hasW := state[rcWatermark]
+		state = map[string]string{rcPassStart: strconv.FormatInt(now.UnixMilli(), 10), rcPhase: phaseOpen}
+		if hasW {
+			state[rcWatermark] = w
+		}
 	}
 	st, err = l.walk(ctx, tenant, state)
 	if err != nil {
