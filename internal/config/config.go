@@ -51,7 +51,7 @@ type Config struct {
 	RetryMax          time.Duration // RELAYOPS_RETRY_MAX, default 5m (>= RetryBase)
 	TaskCheckInterval time.Duration // RELAYOPS_TASK_CHECK_INTERVAL, default auto (0: 2.5ms per queue served, at least 5ms; worker.DefaultTaskCheckInterval)
 	ReconcileInterval time.Duration // RELAYOPS_RECONCILE_INTERVAL, default 1m (>= 100ms): the reconciler's passes
-	ReconcileAfter    time.Duration // RELAYOPS_RECONCILE_AFTER, default auto (0: the worker's, max(10m, attempt timeout + 1m, largest retry backoff + 1m)); >= 1s: age of an open job the reconciler checks
+	ReconcileAfter    time.Duration // RELAYOPS_RECONCILE_AFTER, default auto (0: the worker's, max(10m, attempt timeout + grace + 1m, RetryMax + 1m)); >= 1s: age of an open job the reconciler checks
 	ReprocessRate     Rate          // RELAYOPS_REPROCESS_RATE, default 10/1m (per tenant)
 	DataKeys          []keyring.Key // RELAYOPS_DATA_KEYS (id:base64,…; the first seals) or RELAYOPS_DATA_KEY (one key, ID "default"), default none
 	Faults            string        // RELAYOPS_FAULTS, default none; parsed by the worker
@@ -216,7 +216,7 @@ var vars = []Var{
 	{"RELAYOPS_RETRY_BASE", "1s", "first retry backoff (> 0)"},
 	{"RELAYOPS_RETRY_MAX", "5m", "largest retry backoff (>= RELAYOPS_RETRY_BASE)"},
 	{"RELAYOPS_RECONCILE_INTERVAL", "1m", "how often each worker's reconciler looks for open jobs whose Asynq task is gone (>= 100ms)"},
-	{"RELAYOPS_RECONCILE_AFTER", "auto", "age from which the reconciler checks an open job: auto (10m, or the attempt timeout or largest retry backoff plus 1m when longer) or >= 1s"},
+	{"RELAYOPS_RECONCILE_AFTER", "auto", "age from which the reconciler checks an open job: auto (10m, or when longer the attempt timeout + 10s + 1m or RELAYOPS_RETRY_MAX + 1m) or >= 1s"},
 	{"RELAYOPS_TASK_CHECK_INTERVAL", "auto", "how often an idle worker polls for tasks (> 0); auto: 2.5ms per queue it serves, at least 5ms (5ms on one Redis, about 42ms on a cluster's 16 queues)"},
 	{"RELAYOPS_REPROCESS_RATE", "10/1m", "reprocess rate limit per tenant as count/duration"},
 	{"RELAYOPS_DATA_KEY", "", "standard base64 of a 32-byte key; enables AES-256-GCM for stored document data and webhook secrets (a one-key ring, key ID \"default\"; not with RELAYOPS_DATA_KEYS)"},
