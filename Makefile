@@ -38,8 +38,8 @@ run:
 	$(GO) build -o bin/dev ./cmd/dev
 	exec ./bin/dev
 
-## test: the quick suite for a developer (about 3 minutes on a 2-core
-## machine): every package's tests with -short, uncached, so the process
+## test: the quick suite for a developer (a few minutes: about 5 minutes of
+## CPU on 2 cores): every package's tests with -short, uncached, so the process
 ## tests (the real binaries: end to end, the worker's processes, make run)
 ## and the slow ones are left to test-all; prints go test's usual lines, then
 ## the skipped tests and why
@@ -47,8 +47,8 @@ test:
 	$(GO) run ./scripts/testsummary $(GO) test -json -count=1 -short -timeout $(TEST_TIMEOUT) ./...
 
 ## test-all: the whole suite, uncached, with the process tests and the slow
-## ones (-tags slow), what CI runs (.ci/run); about 15 minutes on a 2-core
-## machine; then every skipped test and why
+## ones (-tags slow), what CI runs (.ci/run): 8 to 15 minutes on 2 cores,
+## mostly waiting on processes; then every skipped test and why
 test-all:
 	$(GO) run ./scripts/testsummary $(GO) test -json -count=1 -timeout $(TEST_TIMEOUT) -tags '$(TEST_TAGS)' ./...
 
