@@ -128,7 +128,10 @@ type AuditEntry struct {
 	Decision       string // review_decided: ReviewApproved or ReviewRejected
 	OldPayloadHash string
 	NewPayloadHash string
-	At             time.Time
+	// At is when the entry was written: its caller's clock, or a little
+	// later when its shard held a later entry already; the audit list is
+	// newest first by it, across shards.
+	At time.Time
 	// Note is a review decision's note.
 	Note string
 	// Changes are the corrected fields of a reprocess or a decision with

@@ -21,6 +21,21 @@
 -- {"not_found"}; or {"duplicate", first job key}: an approval of a strong
 -- possible duplicate that does not name its first job.
 local now = tonumber(ARGV[2])
+
+-- audit_xadd is lib.lua's (this script has no prelude): the entry's stream
+-- ID carries its time, so the audit list is newest first by it.
+local function audit_xadd(key, now, retention, fields)
+  local minid = tostring(now - retention)
+  local id = redis.pcall('XADD', key, 'MINID', '~', minid, tostring(now) .. '-*', unpack(fields))
+  if type(id) ~= 'table' or not id.err then return end
+  local top = redis.call('XREVRANGE', key, '+', '-', 'COUNT', 1)[1]
+  if top then
+    id = redis.pcall('XADD', key, 'MINID', '~', minid, string.match(top[1], '^%d+') .. '-*', unpack(fields))
+    if type(id) ~= 'table' or not id.err then return end
+  end
+  redis.call('XADD', key, 'MINID', '~', minid, '*', unpack(fields))
+end
+
 local st = redis.call('HGET', KEYS[1], F.review_status)
 local function answer(status)
   return {status, unpack(redis.call('HMGET', KEYS[1], F.review_status, F.event_id, F.review_operator,
@@ -46,7 +61,7 @@ end
 if notdup ~= '' and ARGV[3] == 'approved' then
   entry[#entry + 1], entry[#entry + 2] = AU.not_duplicate_of, notdup
 end
-redis.call('XADD', KEYS[2], 'MINID', '~', tostring(now - tonumber(ARGV[7])), '*', unpack(entry))
+audit_xadd(KEYS[2], now, tonumber(ARGV[7]), entry)
 if names ~= '' then
   redis.call('XADD', KEYS[3], '*', EV.type, 'review.decided', EV.key, ARGV[1], EV.decision, ARGV[3], EV.corrected_fields, names, EV.at, now)
 else
