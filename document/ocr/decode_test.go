@@ -1,0 +1,185 @@
+package ocr
+
+import (
+	"bytes"
+	"image"
+	"image/color"
+	"image/png"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"golang.org/x/image/tiff"
+
+	"github.com/relayops/relayops/internal/readbomb"
+)
+
+// referenceGray is what a page should decode to: the standard decoder's
+// image converted pixel by pixel (16-bit, premultiplied: what is not drawn
+// is white).
+func referenceGray(img image.Image) *image.Gray {
+	b := img.Bounds()
+	g := image.NewGray(image.Rect(0, 0, b.Dx(), b.Dy()))
+	for y := range b.Dy() {
+		for x := range b.Dx() {
+			r, gr, bl, a := img.At(b.Min.X+x, b.Min.Y+y).RGBA()
+			v := color.GrayModel.Convert(color.RGBA64{R: uint16(r), G: uint16(gr), B: uint16(bl), A: 0xFFFF}).(color.Gray).Y
+			g.Pix[y*g.Stride+x] = uint8(min(uint32(v)+(0xFFFF-a)>>8, 255))
+		}
+	}
+	return g
+}
+
+// requireClose checks two gray images of one size differ by at most tol
+// anywhere (8-bit rounding of 16-bit samples, premultiplied alpha).
+func requireClose(t *testing.T, want, got *image.Gray, tol int, msg string) {
+	t.Helper()
+	require.Equal(t, want.Rect.Size(), got.Rect.Size(), msg)
+	for y := range want.Rect.Dy() {
+		for x := range want.Rect.Dx() {
+			w, g := int(want.GrayAt(x, y).Y), int(got.GrayAt(x, y).Y)
+			if w-g > tol || g-w > tol {
+				t.Fatalf("%s: pixel (%d,%d) is %d, want %d", msg, x, y, g, w)
+			}
+		}
+	}
+}
+
+// randomImages are small images of every kind image/png writes: gray of
+// each depth it chooses, 16-bit gray, RGB(A) 8 and 16 bits, with and
+// without transparency, and palettes.
+func randomImages(rng *rand.Rand) map[string]image.Image {
+	r := image.Rect(0, 0, 37, 23) // odd sizes: rows that are not whole bytes
+	gray, gray16 := image.NewGray(r), image.NewGray16(r)
+	nrgba, nrgba64, rgba64 := image.NewNRGBA(r), image.NewNRGBA64(r), image.NewRGBA64(r)
+	opaque := image.NewNRGBA(r)
+	pal := image.NewPaletted(r, color.Palette{color.White, color.Black, color.RGBA{200, 10, 10, 255}, color.NRGBA{0, 0, 255, 128}})
+	bw := image.NewPaletted(r, color.Palette{color.Black, color.White})
+	for y := range r.Dy() {
+		for x := range r.Dx() {
+			c := color.NRGBA64{uint16(rng.Uint32()), uint16(rng.Uint32()), uint16(rng.Uint32()), uint16(rng.Uint32())}
+			gray.SetGray(x, y, color.Gray{uint8(rng.Uint32())})
+			gray16.SetGray16(x, y, color.Gray16{uint16(rng.Uint32())})
+			nrgba.Set(x, y, c)
+			nrgba64.Set(x, y, c)
+			rgba64.Set(x, y, color.RGBA64{c.R >> 1, c.G >> 1, c.B >> 1, 0xFFFF})
+			opaque.Set(x, y, color.NRGBA{uint8(c.R), uint8(c.G), uint8(c.B), 0xFF})
+			pal.SetColorIndex(x, y, uint8(rng.IntN(4)))
+			bw.SetColorIndex(x, y, uint8(rng.IntN(2)))
+		}
+	}
+	return map[string]image.Image{"gray": gray, "gray16": gray16, "nrgba": nrgba, "nrgba64": nrgba64,
+		"rgb48": rgba64, "rgb": opaque, "palette": pal, "1-bit palette": bw}
+}
+
+func TestOpen_PNGOfEveryColourTypeAndDepth_DecodesAsImagePNGDoes(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(1, 2))
+	for name, img := range randomImages(rng) {
+		for _, level := range []png.CompressionLevel{png.NoCompression, png.BestCompression} {
+			var b bytes.Buffer
+			require.NoError(t, (&png.Encoder{CompressionLevel: level}).Encode(&b, img))
+			ref, err := png.Decode(bytes.NewReader(b.Bytes()))
+			require.NoError(t, err)
+			got := decodePages(t, b.Bytes(), MediaPNG)
+			requireClose(t, referenceGray(ref), got[0], 1, name)
+		}
+	}
+}
+
+func TestOpen_TIFFLayouts_DecodeAsXImageTIFFDoes(t *testing.T) {
+	t.Parallel()
+	paths, err := filepath.Glob(filepath.Join("testdata", "xtiff", "*.tiff"))
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, len(paths), 14)
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		require.NoError(t, err)
+		ref, err := tiff.Decode(bytes.NewReader(data))
+		require.NoError(t, err, p)
+		got := decodePages(t, data, MediaTIFF)
+		requireClose(t, referenceGray(ref), got[0], 1, p)
+	}
+}
+
+func TestGray_LargePage_IsScaledDownWhileDecoded(t *testing.T) {
+	t.Parallel()
+	// A 1200 × 900 page, left half black, right half white, as a PNG.
+	page := image.NewGray(image.Rect(0, 0, 1200, 900))
+	for y := range 900 {
+		for x := 600; x < 1200; x++ {
+			page.Pix[y*1200+x] = 0xFF
+		}
+	}
+	im, err := Open(encodePNG(t, page), MediaPNG, 1)
+	require.NoError(t, err)
+	g, err := im.Gray(0, 100_000)
+	require.NoError(t, err)
+	require.LessOrEqual(t, g.Rect.Dx()*g.Rect.Dy(), 100_000)
+	require.InDelta(t, 4.0/3, float64(g.Rect.Dx())/float64(g.Rect.Dy()), 0.01, "the page keeps its proportions")
+	require.Equal(t, uint8(0), g.GrayAt(10, 10).Y)
+	require.Equal(t, uint8(0xFF), g.GrayAt(g.Rect.Dx()-10, 10).Y)
+	require.Less(t, im.Cost(0, 100_000), int64(1<<20), "the scaled page, not the whole one, is held")
+}
+
+// heapGrowth runs f and returns how much the Go heap's peak grew over it,
+// sampled every millisecond.
+func heapGrowth(f func()) uint64 {
+	var ms runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&ms)
+	base, peak := ms.HeapAlloc, ms.HeapAlloc
+	done := make(chan struct{})
+	go func() { f(); close(done) }()
+	for {
+		runtime.ReadMemStats(&ms)
+		peak = max(peak, ms.HeapAlloc)
+		select {
+		case <-done:
+			runtime.ReadMemStats(&ms)
+			return max(peak, ms.HeapAlloc) - base
+		case <-time.After(time.Millisecond):
+		}
+	}
+}
+
+// The crafted files of issue 31 are refused from their headers, or decoded
+// row by row into the page OCR reads, never as their declared 40-megapixel
+// frames.
+func TestOpen_CraftedFiles_RefusedOrDecodedWithoutTheirFrame(t *testing.T) {
+	for _, c := range []struct {
+		name, media string
+		data        []byte
+	}{
+		{"144-byte progressive JPEG cut short", MediaJPEG, readbomb.ProgressiveJPEG()},
+		{"2 KB 16-bit RGBA PNG cut short", MediaPNG, readbomb.TruncatedPNG()},
+	} {
+		var err error
+		grew := heapGrowth(func() { _, err = Open(c.data, c.media, 50) })
+		require.ErrorIs(t, err, ErrUnreadableImage, c.name)
+		require.Less(t, grew, uint64(1<<20), "%s: refused before anything was allocated", c.name)
+	}
+
+	data := readbomb.DeflateTIFF()
+	im, err := Open(data, MediaTIFF, 50)
+	require.NoError(t, err)
+	require.Less(t, im.Cost(0, PagePixels), int64(PagePixels+1<<20), "the cost of the page OCR reads, not of its 320 MB of samples")
+	var g *image.Gray
+	start := time.Now()
+	grew := heapGrowth(func() { g, err = im.Gray(0, PagePixels) })
+	require.NoError(t, err)
+	t.Logf("6324 × 6324 16-bit RGBA deflate TIFF: decoded to %v in %v, heap grew %d MB (its full frame: 320 MB)",
+		g.Rect.Size(), time.Since(start).Round(time.Millisecond), grew>>20)
+	require.LessOrEqual(t, g.Rect.Dx()*g.Rect.Dy(), PagePixels)
+	require.Equal(t, uint8(0xFF), g.GrayAt(100, 100).Y, "a white page")
+	require.Less(t, grew, uint64(im.Cost(0, PagePixels))+8<<20, "the decode holds what its cost says")
+
+	_, err = Open(readbomb.SharedStripTIFF(50), MediaTIFF, 10)
+	var pc *PageCountError
+	require.ErrorAs(t, err, &pc)
+	require.Equal(t, 50, pc.Pages)
+}
