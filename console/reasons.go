@@ -22,6 +22,8 @@ var bareReasons = map[string]string{
 	"encrypted_document":   "the PDF is password-protected",
 	"no_text_layer":        "the document has no text to read (a scan) and no OCR is configured",
 	"too_many_pages":       "the document has more pages than this deployment reads",
+	"too_large_to_read":    "reading the file would take more memory than this deployment allows (a small file that declares a huge image)",
+	"read_timeout":         "reading the scan by OCR did not finish within the job's attempts",
 	"ocr_uncertain":        "OCR was unsure of the words the invoice number or an amount was read from; confirm them in the form",
 }
 
