@@ -1,9 +1,7 @@
 package document_test
 
 import (
-	"bytes"
 	"context"
-	"encoding/binary"
 	"errors"
 	"image"
 	"sync"
@@ -173,7 +171,7 @@ func pagesTIFF(t *testing.T, n int) []byte {
 	for i := range pages {
 		pages[i] = image.NewGray(image.Rect(0, 0, 32, 16))
 	}
-	return grayTIFF(pages)
+	return readbomb.GrayTIFF(pages)
 }
 
 func TestRead_ResumedScan_ReadsOnlyThePagesNotDone(t *testing.T) {
@@ -225,42 +223,4 @@ func TestRead_HybridPDFWhoseXMLWasLeftOut_IsFlaggedUnreadable(t *testing.T) {
 	require.Nil(t, doc.EInvoice)
 	require.True(t, doc.HasText(), "read from its visible text")
 	require.Equal(t, []string{extract.FlagEInvoiceUnreadable}, doc.Flags)
-}
-
-// grayTIFF writes an uncompressed 8-bit gray TIFF, one directory per page,
-// chained in order.
-func grayTIFF(pages []*image.Gray) []byte {
-	le := binary.LittleEndian
-	var b bytes.Buffer
-	b.WriteString("II*\x00")
-	_ = binary.Write(&b, le, uint32(0)) // first directory, patched below
-	prevNext := 4
-	for _, p := range pages {
-		w, h := p.Rect.Dx(), p.Rect.Dy()
-		pixels := b.Len()
-		b.Write(p.Pix)
-		if b.Len()%2 == 1 {
-			b.WriteByte(0)
-		}
-		le.PutUint32(b.Bytes()[prevNext:], uint32(b.Len()))
-		entries := [][3]uint32{ // tag, type (3 short, 4 long), value
-			{256, 4, uint32(w)}, {257, 4, uint32(h)}, {258, 3, 8}, {259, 3, 1},
-			{262, 3, 1}, {273, 4, uint32(pixels)}, {278, 4, uint32(h)}, {279, 4, uint32(w * h)},
-		}
-		_ = binary.Write(&b, le, uint16(len(entries)))
-		for _, e := range entries {
-			_ = binary.Write(&b, le, uint16(e[0]))
-			_ = binary.Write(&b, le, uint16(e[1]))
-			_ = binary.Write(&b, le, uint32(1))
-			if e[1] == 3 {
-				_ = binary.Write(&b, le, uint16(e[2]))
-				_ = binary.Write(&b, le, uint16(0))
-			} else {
-				_ = binary.Write(&b, le, e[2])
-			}
-		}
-		prevNext = b.Len()
-		_ = binary.Write(&b, le, uint32(0))
-	}
-	return b.Bytes()
 }
