@@ -102,6 +102,8 @@ func imageRejection(err error) error {
 		return &LimitError{Reason: extract.ReasonTooManyPages, Need: int64(pc.Pages), Limit: int64(pc.Max)}
 	case errors.Is(err, ocr.ErrTooManyPages):
 		return extract.Reject(extract.ReasonTooManyPages)
+	case errors.Is(err, ocr.ErrImageTooLarge):
+		return extract.Reject(extract.ReasonTooLargeToRead) // more pixels than a page may have
 	}
 	return extract.Reject(extract.ReasonUnreadableDocument)
 }
