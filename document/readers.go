@@ -167,7 +167,7 @@ func (r *Readers) imagePages(ctx context.Context, mediaType string, data []byte,
 	}
 	out := make([][]byte, 0, im.Pages())
 	for i := range im.Pages() {
-		release, err := r.budget.Reserve(ctx, 2*im.Cost(i, maxPixels))
+		release, err := r.budget.Reserve(ctx, im.Cost(i, maxPixels)+int64(maxPixels)) // and its PNG
 		if err != nil {
 			return nil, err
 		}
