@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"image"
 	"image/color"
+	"image/jpeg"
 	"image/png"
 	"math/rand/v2"
 	"os"
@@ -182,4 +183,39 @@ func TestOpen_CraftedFiles_RefusedOrDecodedWithoutTheirFrame(t *testing.T) {
 	var pc *PageCountError
 	require.ErrorAs(t, err, &pc)
 	require.Equal(t, 50, pc.Pages)
+}
+
+// FuzzOpen: whatever the bytes, Open and Gray answer (an image, or one of
+// the package's errors) without panicking, and a decode never produces a
+// page over the pixels it was asked for.
+func FuzzOpen(f *testing.F) {
+	for _, media := range []string{MediaPNG, MediaJPEG, MediaTIFF} {
+		f.Add([]byte(nil), media)
+	}
+	f.Add(encodePNG(f, grayPage(12, 9, 3)), MediaPNG)
+	f.Add(multiPageTIFF([]*image.Gray{grayPage(8, 8, 1), grayPage(8, 8, 2)}), MediaTIFF)
+	var jb bytes.Buffer
+	_ = jpeg.Encode(&jb, grayPage(16, 16, 4), nil)
+	f.Add(jb.Bytes(), MediaJPEG)
+	paths, _ := filepath.Glob(filepath.Join("testdata", "xtiff", "bw-*.tiff"))
+	for _, p := range paths {
+		if data, err := os.ReadFile(p); err == nil {
+			f.Add(data, MediaTIFF)
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte, media string) {
+		im, err := Open(data, media, 8)
+		if err != nil {
+			return
+		}
+		for i := range im.Pages() {
+			if im.Cost(i, 10_000) > 64<<20 {
+				continue // a page the budget would hold back; not decoded here
+			}
+			g, err := im.Gray(i, 10_000)
+			if err == nil {
+				require.LessOrEqual(t, g.Rect.Dx()*g.Rect.Dy(), 10_000)
+			}
+		}
+	})
 }

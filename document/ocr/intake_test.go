@@ -26,7 +26,7 @@ func grayPage(w, h, bar int) *image.Gray {
 	return img
 }
 
-func encodePNG(t *testing.T, img image.Image) []byte {
+func encodePNG(t testing.TB, img image.Image) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	require.NoError(t, png.Encode(&buf, img))
