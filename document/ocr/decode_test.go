@@ -2,6 +2,10 @@ package ocr
 
 import (
 	"bytes"
+	"compress/zlib"
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
 	"image"
 	"image/color"
 	"image/jpeg"
@@ -218,4 +222,77 @@ func FuzzOpen(f *testing.F) {
 			}
 		}
 	})
+}
+
+// interlacedPNG writes img as an Adam7-interlaced 16-bit RGBA PNG (each pass
+// row unfiltered but the first of each pass, which uses Sub), which
+// image/png does not write.
+func interlacedPNG(img *image.NRGBA64) []byte {
+	w, h := img.Rect.Dx(), img.Rect.Dy()
+	var raw bytes.Buffer
+	for _, pass := range adam7 {
+		x0, y0, dx, dy := pass[0], pass[1], pass[2], pass[3]
+		pw, ph := (w-x0+dx-1)/dx, (h-y0+dy-1)/dy
+		if pw <= 0 || ph <= 0 {
+			continue
+		}
+		for j := range ph {
+			row := make([]byte, 0, pw*8)
+			for i := range pw {
+				c := img.NRGBA64At(x0+i*dx, y0+j*dy)
+				row = binary.BigEndian.AppendUint16(row, c.R)
+				row = binary.BigEndian.AppendUint16(row, c.G)
+				row = binary.BigEndian.AppendUint16(row, c.B)
+				row = binary.BigEndian.AppendUint16(row, c.A)
+			}
+			filter := byte(0)
+			if j == 0 {
+				filter = 1 // Sub: each byte less the one 8 bytes before it
+				for k := len(row) - 1; k >= 8; k-- {
+					row[k] -= row[k-8]
+				}
+			}
+			raw.WriteByte(filter)
+			raw.Write(row)
+		}
+	}
+	var z bytes.Buffer
+	zw := zlib.NewWriter(&z)
+	_, _ = zw.Write(raw.Bytes())
+	_ = zw.Close()
+	var b bytes.Buffer
+	b.WriteString("\x89PNG\r\n\x1a\n")
+	ihdr := make([]byte, 13)
+	binary.BigEndian.PutUint32(ihdr[0:], uint32(w))
+	binary.BigEndian.PutUint32(ihdr[4:], uint32(h))
+	ihdr[8], ihdr[9], ihdr[12] = 16, 6, 1
+	for _, c := range []struct {
+		typ  string
+		data []byte
+	}{{"IHDR", ihdr}, {"IDAT", z.Bytes()}, {"IEND", nil}} {
+		_ = binary.Write(&b, binary.BigEndian, uint32(len(c.data)))
+		b.WriteString(c.typ)
+		b.Write(c.data)
+		_ = binary.Write(&b, binary.BigEndian, crc32.ChecksumIEEE(append([]byte(c.typ), c.data...)))
+	}
+	return b.Bytes()
+}
+
+func TestOpen_InterlacedPNG_DecodesAsImagePNGDoesIntoAGrayFrame(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, size := range []image.Point{{37, 23}, {1, 1}, {3, 9}, {9, 3}} {
+		img := image.NewNRGBA64(image.Rectangle{Max: size})
+		for i := 0; i+1 < len(img.Pix); i += 2 {
+			img.Pix[i], img.Pix[i+1] = uint8(rng.Uint32()), uint8(rng.Uint32())
+		}
+		data := interlacedPNG(img)
+		ref, err := png.Decode(bytes.NewReader(data))
+		require.NoError(t, err, "image/png reads the test's interlaced file")
+		got := decodePages(t, data, MediaPNG)
+		requireClose(t, referenceGray(ref), got[0], 1, fmt.Sprint(size))
+		im, err := Open(data, MediaPNG, 1)
+		require.NoError(t, err)
+		require.Less(t, im.Cost(0, 0), int64(size.X*size.Y*3+1<<20), "a gray frame, not 8 bytes a pixel")
+	}
 }

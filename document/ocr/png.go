@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"hash/crc32"
 	"image"
-	"image/png"
 	"io"
 )
 
@@ -16,8 +15,10 @@ import (
 // A non-interlaced PNG is decoded row by row into the scaler: two rows of
 // raw samples and the output are all it holds, whatever its bit depth or
 // colour type, so a 16-bit RGBA page of 40 million pixels costs what its
-// gray output at 300 dpi costs. An interlaced one (Adam7 reorders rows) is
-// decoded whole by image/png, and its cost says so.
+// gray output at 300 dpi costs. An interlaced one (Adam7 sends the pixels
+// in seven passes over the page) is decoded pass by pass into a gray frame
+// of the page's size, one byte a pixel, then scaled: its cost is that
+// frame, never its 16-bit samples.
 type pngPage struct {
 	data      []byte
 	w, h      int
@@ -171,33 +172,12 @@ const zlibBytes = 48 << 10
 func (p *pngPage) cost(maxPixels int) int64 {
 	out := scalerBytes(p.w, p.h, maxPixels)
 	if p.interlace {
-		return out + int64(p.w)*int64(p.h)*int64(stdlibPNGPixelBytes(p.colorType, p.depth)) + 2*p.rowBytes() + zlibBytes
+		return out + int64(p.w)*int64(p.h) + 2*p.rowBytes() + zlibBytes
 	}
 	return out + 2*p.rowBytes() + int64(p.w) + zlibBytes
 }
 
-// stdlibPNGPixelBytes is the bytes per pixel of the image image/png
-// returns for a colour type and depth.
-func stdlibPNGPixelBytes(colorType, depth int) int {
-	switch {
-	case colorType == pngPaletted:
-		return 1
-	case colorType == pngGray:
-		return max(depth/8, 1)
-	case depth == 16:
-		return 8
-	}
-	return 4
-}
-
 func (p *pngPage) decode(maxPixels int) (*image.Gray, error) {
-	if p.interlace {
-		img, err := png.Decode(bytes.NewReader(p.data))
-		if err != nil {
-			return nil, ErrUnreadableImage
-		}
-		return grayOf(img, maxPixels), nil
-	}
 	readers := make([]io.Reader, len(p.idat))
 	for i, d := range p.idat {
 		readers[i] = bytes.NewReader(d)
@@ -207,21 +187,69 @@ func (p *pngPage) decode(maxPixels int) (*image.Gray, error) {
 		return nil, ErrUnreadableImage
 	}
 	defer zr.Close()
+	if p.interlace {
+		return p.decodeInterlaced(zr, maxPixels)
+	}
 	s := newScaler(p.w, p.h, maxPixels)
-	n := int(p.rowBytes())
+	out := make([]uint8, p.w)
+	rows := p.rowReader(zr, p.w)
+	for range p.h {
+		raw, ok := rows()
+		if !ok {
+			return nil, ErrUnreadableImage
+		}
+		p.grayRow(raw, out)
+		s.push(out)
+	}
+	return s.image(), nil
+}
+
+// rowReader returns the function that reads and unfilters the next row of
+// w pixels from r (the rows of one image, or of one Adam7 pass).
+func (p *pngPage) rowReader(r io.Reader, w int) func() ([]byte, bool) {
+	n := (w*p.channels()*p.depth + 7) / 8
 	bpp := max(p.channels()*p.depth/8, 1) // the filters' byte distance
 	cur, prev := make([]byte, 1+n), make([]byte, 1+n)
-	out := make([]uint8, p.w)
-	for range p.h {
-		if _, err := io.ReadFull(zr, cur); err != nil {
-			return nil, ErrUnreadableImage
-		}
-		if !unfilter(cur[0], cur[1:], prev[1:], bpp) {
-			return nil, ErrUnreadableImage
-		}
-		p.grayRow(cur[1:], out)
-		s.push(out)
+	return func() ([]byte, bool) {
 		cur, prev = prev, cur
+		if _, err := io.ReadFull(r, cur); err != nil {
+			return nil, false
+		}
+		return cur[1:], unfilter(cur[0], cur[1:], prev[1:], bpp)
+	}
+}
+
+// adam7 are the interlace passes: the first column and row each covers,
+// and the steps between them.
+var adam7 = [7][4]int{{0, 0, 8, 8}, {4, 0, 8, 8}, {0, 4, 4, 8}, {2, 0, 4, 4}, {0, 2, 2, 4}, {1, 0, 2, 2}, {0, 1, 1, 2}}
+
+// decodeInterlaced reads the seven passes into a gray frame of the page,
+// then scales it.
+func (p *pngPage) decodeInterlaced(r io.Reader, maxPixels int) (*image.Gray, error) {
+	frame := make([]uint8, p.w*p.h)
+	out := make([]uint8, p.w)
+	for _, pass := range adam7 {
+		x0, y0, dx, dy := pass[0], pass[1], pass[2], pass[3]
+		pw, ph := (p.w-x0+dx-1)/dx, (p.h-y0+dy-1)/dy
+		if pw <= 0 || ph <= 0 {
+			continue // an empty pass has no rows, not even filter bytes
+		}
+		rows := p.rowReader(r, pw)
+		for j := range ph {
+			raw, ok := rows()
+			if !ok {
+				return nil, ErrUnreadableImage
+			}
+			p.grayRow(raw, out[:pw])
+			y := y0 + j*dy
+			for i, v := range out[:pw] {
+				frame[y*p.w+x0+i*dx] = v
+			}
+		}
+	}
+	s := newScaler(p.w, p.h, maxPixels)
+	for y := range p.h {
+		s.push(frame[y*p.w : (y+1)*p.w])
 	}
 	return s.image(), nil
 }
