@@ -92,16 +92,23 @@ func TestRead_CraftedFiles_EndWithAReasonCode(t *testing.T) {
 func TestRead_DocumentCostingMoreThanTheWholeBudget_IsTooLargeToRead(t *testing.T) {
 	t.Parallel()
 	o := &fakeOCR{text: "INVOICE"}
-	r := document.New(document.Config{OCR: o, MemoryBytes: 256 << 20})
-	// The crafted JPEG made whole: its frame and coefficients (600 MB) are
-	// what the decoder would allocate.
+	r := document.New(document.Config{OCR: o, MemoryBytes: 128 << 20})
+	// The crafted JPEG made whole: a progressive 6320 × 6320 page keeps its
+	// luma's coefficients (4 bytes a pixel, 160 MB) until its last scan.
 	whole := append(readbomb.ProgressiveJPEG(), 0xFF, 0xD9)
 	_, err := r.Read(context.Background(), "image/jpeg", whole, nil)
 	require.Equal(t, extract.ReasonTooLargeToRead, reasonOf(t, err))
 	le := limitOf(t, err)
-	require.Greater(t, le.Need, int64(500<<20))
-	require.Equal(t, int64(256<<20), le.Limit)
+	require.Greater(t, le.Need, int64(150<<20))
+	require.Less(t, le.Need, int64(200<<20), "the luma's coefficients, not image/jpeg's 600 MB")
+	require.Equal(t, int64(128<<20), le.Limit)
 	require.Zero(t, o.pages.Load(), "refused before any page was decoded")
+
+	// A page of more than 40 million pixels is refused from its header.
+	big := readbomb.ProgressiveJPEG()
+	big[2+69+5], big[2+69+7] = 0x30, 0x30 // SOF2 height and width: 12336 × 12336
+	_, err = r.Read(context.Background(), "image/jpeg", append(big, 0xFF, 0xD9), nil)
+	require.Equal(t, extract.ReasonTooLargeToRead, reasonOf(t, err))
 }
 
 // Twenty reads at once share one budget: what they hold together never

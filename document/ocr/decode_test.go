@@ -208,6 +208,12 @@ func FuzzOpen(f *testing.F) {
 			f.Add(data, MediaTIFF)
 		}
 	}
+	paths, _ = filepath.Glob(filepath.Join("testdata", "xjpeg", "*.q50.4*.jpeg"))
+	for _, p := range paths {
+		if data, err := os.ReadFile(p); err == nil {
+			f.Add(data, MediaJPEG)
+		}
+	}
 	f.Fuzz(func(t *testing.T, data []byte, media string) {
 		im, err := Open(data, media, 8)
 		if err != nil {
@@ -296,4 +302,31 @@ func TestOpen_InterlacedPNG_DecodesAsImagePNGDoesIntoAGrayFrame(t *testing.T) {
 		require.NoError(t, err)
 		require.Less(t, im.Cost(0, 0), int64(size.X*size.Y*3+1<<20), "a gray frame, not 8 bytes a pixel")
 	}
+}
+
+// A colour photo of a page is decoded one MCU row at a time, its luma
+// only: the decode holds the scaled page, not the photo's planes.
+func TestGray_ColourJPEG_IsDecodedWithoutItsFrame(t *testing.T) {
+	t.Parallel()
+	photo := image.NewRGBA(image.Rect(0, 0, 4000, 3000))
+	for i := range photo.Pix {
+		photo.Pix[i] = 0xFF
+	}
+	for y := 1000; y < 1040; y++ {
+		for x := range 4000 {
+			photo.Pix[4*(y*4000+x)] = 0 // a red line: dark in luma
+		}
+	}
+	var b bytes.Buffer
+	require.NoError(t, jpeg.Encode(&b, photo, &jpeg.Options{Quality: 80}))
+	im, err := Open(b.Bytes(), MediaJPEG, 1)
+	require.NoError(t, err)
+	const px = 1_000_000
+	require.Less(t, im.Cost(0, px), int64(px+2<<20), "one MCU row of luma and the scaled page")
+	var g *image.Gray
+	grew := heapGrowth(func() { g, err = im.Gray(0, px) })
+	require.NoError(t, err)
+	require.Less(t, grew, uint64(8<<20), "image/jpeg would hold 18 MB of planes")
+	require.Equal(t, uint8(0xFF), g.GrayAt(10, 10).Y)
+	require.Less(t, g.GrayAt(10, g.Rect.Dy()/3).Y, uint8(0xE0), "the line is there")
 }

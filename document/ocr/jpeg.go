@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"image"
 	"image/jpeg"
+
+	"github.com/relayops/relayops/document/ocr/internal/jpegluma"
 )
 
 // jpegPage is a JPEG checked from its markers: one frame (baseline,
@@ -13,22 +15,28 @@ import (
 // A file cut short anywhere (the 144-byte progressive header that claims a
 // 40-megapixel frame) is refused here, without the frame being allocated.
 //
-// The standard library's decoder, which decodes the frame whole (it has no
-// DCT scaling), is then run on a complete file, and its cost is what that
-// decoder allocates for the frame: its planes, and for a progressive JPEG
-// the coefficients of every block, kept until the last scan.
+// A gray or YCbCr JPEG (nearly every scan and photo) is decoded by
+// internal/jpegluma: its luma only, one MCU row at a time, into the scaler
+// (plus, for a progressive one, its luma's coefficients, 4 bytes a pixel,
+// kept until the last scan). Others (CMYK, RGB) go to the standard
+// library's decoder, whole, and their cost is what it allocates: the
+// planes, the converted image, a progressive JPEG's coefficients.
 type jpegPage struct {
 	data        []byte
 	w, h        int
 	progressive bool
 	comps       []jpegComp
-	adobeRGB    bool // an Adobe APP14 marker says the 3 components are RGB
+	jfif        bool // an APP0 JFIF marker: the components are YCbCr
+	adobe       int  // an Adobe APP14 marker's colour transform, -1 without one
 }
 
-type jpegComp struct{ h, v int } // sampling factors
+type jpegComp struct {
+	id   byte
+	h, v int // sampling factors
+}
 
 func openJPEG(data []byte) (*jpegPage, error) {
-	p := &jpegPage{data: data}
+	p := &jpegPage{data: data, adobe: -1}
 	i, seenSOF, seenSOS := 2, false, false
 	for {
 		// Fill bytes (0xFF) may precede a marker.
@@ -70,7 +78,9 @@ func openJPEG(data []byte) (*jpegPage, error) {
 		case m >= 0xC3 && m <= 0xCF && m != 0xC4 && m != 0xC8 && m != 0xCC:
 			return nil, ErrUnreadableImage // lossless, hierarchical or arithmetic coding: not supported
 		case m == 0xEE && len(seg) >= 12 && bytes.HasPrefix(seg, []byte("Adobe")):
-			p.adobeRGB = seg[11] == 0
+			p.adobe = int(seg[11])
+		case m == 0xE0 && bytes.HasPrefix(seg, []byte("JFIF\x00")):
+			p.jfif = true
 		case m == 0xDA: // SOS: the entropy-coded data runs to the next marker
 			if !seenSOF {
 				return nil, ErrUnreadableImage
@@ -115,46 +125,68 @@ func (p *jpegPage) frame(seg []byte, progressive bool) error {
 		if h < 1 || h > 4 || v < 1 || v > 4 {
 			return ErrUnreadableImage
 		}
-		p.comps = append(p.comps, jpegComp{h, v})
+		if n == 1 {
+			h, v = 1, 1 // one component is not interleaved: its blocks are its MCUs
+		}
+		p.comps = append(p.comps, jpegComp{seg[6+3*c], h, v})
 	}
 	return checkSize(p.w, p.h)
 }
 
 func (p *jpegPage) size() (int, int) { return p.w, p.h }
 
-// cost is what image/jpeg allocates for the frame, and the gray output.
+// luma reports whether internal/jpegluma decodes the page: a gray JPEG, or
+// a YCbCr one (as image/jpeg tells YCbCr from RGB) whose luma has the
+// highest sampling.
+func (p *jpegPage) luma() bool {
+	switch len(p.comps) {
+	case 1:
+		return true
+	case 3:
+		rgb := !p.jfif && (p.adobe == 0 || (p.comps[0].id == 'R' && p.comps[1].id == 'G' && p.comps[2].id == 'B'))
+		y := p.comps[0]
+		return !rgb && y.h >= p.comps[1].h && y.h >= p.comps[2].h && y.v >= p.comps[1].v && y.v >= p.comps[2].v
+	}
+	return false
+}
+
+// cost is what the decoder allocates, and the gray output.
 func (p *jpegPage) cost(maxPixels int) int64 {
+	y := p.comps[0]
+	mxx := int64((p.w + 8*y.h - 1) / (8 * y.h)) // MCUs across, as the decoders count them
+	myy := int64((p.h + 8*y.v - 1) / (8 * y.v))
+	out := scalerBytes(p.w, p.h, maxPixels) + 64<<10
+	if p.luma() {
+		band := mxx * int64(64*y.h*y.v) // one MCU row of luma
+		if p.progressive {
+			band += mxx * myy * int64(y.h*y.v) * 64 * 4 // the luma blocks' int32 coefficients
+		}
+		return out + band
+	}
 	hmax, vmax := 1, 1
 	for _, c := range p.comps {
 		hmax, vmax = max(hmax, c.h), max(vmax, c.v)
 	}
-	if len(p.comps) == 1 {
-		hmax, vmax = 1, 1 // one component: blocks, not MCUs
-	}
-	mxx := int64((p.w + 8*hmax - 1) / (8 * hmax))
-	myy := int64((p.h + 8*vmax - 1) / (8 * vmax))
 	padded := mxx * myy * int64(64*hmax*vmax) // the frame's pixels, padded to whole MCUs
 	var planes, coeffs int64
 	for _, c := range p.comps {
 		blocks := mxx * myy * int64(c.h*c.v)
-		if len(p.comps) == 1 {
-			blocks = mxx * myy
-		}
 		planes += blocks * 64
 		if p.progressive {
 			coeffs += blocks * 64 * 4 // a block's 64 int32 coefficients
 		}
 	}
-	switch {
-	case len(p.comps) == 4:
-		planes += padded * 4 // converted to CMYK at the end
-	case len(p.comps) == 3 && p.adobeRGB:
-		planes += padded * 4 // converted to RGBA at the end
-	}
-	return planes + coeffs + scalerBytes(p.w, p.h, maxPixels) + 64<<10
+	return out + planes + coeffs + padded*4 // converted to CMYK or RGBA at the end
 }
 
 func (p *jpegPage) decode(maxPixels int) (*image.Gray, error) {
+	if p.luma() {
+		s := newScaler(p.w, p.h, maxPixels)
+		if err := jpegluma.DecodeLuma(bytes.NewReader(p.data), s.push); err != nil {
+			return nil, ErrUnreadableImage
+		}
+		return s.image(), nil
+	}
 	img, err := jpeg.Decode(bytes.NewReader(p.data))
 	if err != nil {
 		return nil, ErrUnreadableImage
