@@ -22,6 +22,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/relayops/relayops/admission"
+	"github.com/relayops/relayops/document"
 	"github.com/relayops/relayops/extract"
 	"github.com/relayops/relayops/extract/rules"
 	"github.com/relayops/relayops/internal/clock"
@@ -324,6 +325,9 @@ func (w *Worker) build() error {
 	})
 	if err != nil {
 		return err
+	}
+	if r, ok := cfg.Reader.(interface{ Budget() *document.Budget }); ok {
+		cfg.Metrics.watchReadBudget(r.Budget())
 	}
 	w.client = asynq.NewClientFromRedisClient(cfg.Redis)
 	publisher, err := NewPublisher(PublisherConfig{
