@@ -54,6 +54,12 @@ type (
 		Operator  string `json:"operator"`
 		Note      string `json:"note"`
 		DecidedAt string `json:"decidedAt"`
+		Duplicate *struct {
+			Of       string   `json:"of"`
+			Strength string   `json:"strength"`
+			Matched  []string `json:"matched"`
+		} `json:"duplicate"`
+		Credits string `json:"credits"`
 
 		answer string
 	}
