@@ -221,8 +221,9 @@ type Event struct {
 	// (names only).
 	CorrectedFields []string
 	// Fingerprint is an extraction.committed row's duplicate fingerprint
-	// ("" when its result is no booked document).
-	Fingerprint string
+	// and DocumentType its result's type ("" when its result is no booked
+	// document).
+	Fingerprint, DocumentType string
 	// Match is what the review consumer found of the fingerprint before
 	// it applied the review (nil: nothing to record).
 	Match *Match

@@ -164,6 +164,9 @@ type CommitOpts struct {
 	// salted hashes only), carried by the extraction.committed row to the
 	// review consumer, which claims it before it creates the review.
 	Fingerprint string
+	// DocumentType is the result's document type (invoice, creditNote,
+	// correctiveInvoice), carried by the row to the webhook.
+	DocumentType string
 }
 
 // CommitWith is Commit with options (o nil: none).
@@ -184,11 +187,11 @@ func (s *Store) CommitWith(ctx context.Context, k Key, fence int64, payloadHash 
 	if err != nil {
 		return nil, fmt.Errorf("jobs: commit %s: %w", k, err)
 	}
-	fp := ""
+	var fp, doctype string
 	if o != nil {
-		fp = o.Fingerprint
+		fp, doctype = o.Fingerprint, o.DocumentType
 	}
-	args := s.familyArgs(k, fence, payloadHash, blob, ev, raw, trim, fp)
+	args := s.familyArgs(k, fence, payloadHash, blob, ev, raw, trim, fp, doctype)
 	r, err := s.callAcked(ctx, commitScript, s.familyKeys(k), args...)
 	if err != nil {
 		return nil, fmt.Errorf("jobs: commit %s: %w", k, err)

@@ -117,8 +117,10 @@ const (
 	evErrorReason = "er"
 	evDecision    = "d"
 	evCorrected   = "cf"
-	// extraction.committed of a booked document: its duplicate fingerprint.
+	// extraction.committed of a booked document: its duplicate fingerprint
+	// and its document type.
 	evFingerprint = "fp"
+	evDocType     = "dt"
 )
 
 var outboxFields = []field{
@@ -132,6 +134,7 @@ var outboxFields = []field{
 	{evDecision, "decision", "", "review.decided: approved or rejected"},
 	{evCorrected, "corrected_fields", "", "review.decided: the names of the fields the decision corrected, comma-separated (names only, never values)"},
 	{evFingerprint, "fingerprint", "", "extraction.committed of an invoice or credit note: its duplicate fingerprint (salted hashes only, package supplier)"},
+	{evDocType, "document_type", "", "extraction.committed of a booked document: invoice, creditNote or correctiveInvoice (for the webhook)"},
 }
 
 // The audit stream's entry fields (one stream per shard). One meaning per

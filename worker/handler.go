@@ -434,7 +434,7 @@ func (a *attempt) input() (string, error) {
 // not the context, decides whether the write may land.
 func (a *attempt) commit(ctx context.Context, result []byte) error {
 	res, err := a.h.store.CommitWith(context.WithoutCancel(ctx), a.key, a.claim.Fence, a.claim.PayloadHash, result,
-		&jobs.CommitOpts{Fingerprint: fingerprint(a.key.Tenant, result)})
+		commitOpts(a.key.Tenant, result))
 	switch {
 	case errors.Is(err, jobs.ErrStaleFence):
 		return a.stale()

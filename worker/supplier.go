@@ -7,6 +7,7 @@ import (
 
 	"github.com/relayops/relayops/document"
 	"github.com/relayops/relayops/extract"
+	"github.com/relayops/relayops/jobs"
 	"github.com/relayops/relayops/supplier"
 )
 
@@ -66,16 +67,16 @@ func identify(doc *document.Document, vendor string, ev extract.Evidence) []extr
 	return supplier.Identify(pages, v)
 }
 
-// fingerprint is the duplicate fingerprint of a result that is a booked
-// document, encoded for its outbox row; "" for any other.
-func fingerprint(tenant string, result []byte) string {
+// commitOpts are what a commit of result carries beside it: for a booked
+// document its duplicate fingerprint and its type; nothing for any other.
+func commitOpts(tenant string, result []byte) *jobs.CommitOpts {
 	var inv extract.Invoice
 	if err := json.Unmarshal(result, &inv); err != nil || !extract.IsBooked(inv.DocumentType) || inv.InvoiceNumber == "" {
-		return ""
+		return nil
 	}
-	fp := supplier.FingerprintOf(tenant, &inv)
-	if len(fp.Keys) == 0 {
-		return ""
+	o := &jobs.CommitOpts{DocumentType: inv.DocumentType}
+	if fp := supplier.FingerprintOf(tenant, &inv); len(fp.Keys) > 0 {
+		o.Fingerprint = fp.Encode()
 	}
-	return fp.Encode()
+	return o
 }

@@ -48,6 +48,7 @@
 --   EV.decision                  'd'    review.decided: approved or rejected
 --   EV.corrected_fields          'cf'   review.decided: the names of the fields the decision corrected, comma-separated (names only, never values)
 --   EV.fingerprint               'fp'   extraction.committed of an invoice or credit note: its duplicate fingerprint (salted hashes only, package supplier)
+--   EV.document_type             'dt'   extraction.committed of a booked document: invoice, creditNote or correctiveInvoice (for the webhook)
 --
 -- AU: the audit stream's entry fields
 --   AU.action                    'a'    submitted, reprocessed or review_decided
