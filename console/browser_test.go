@@ -187,7 +187,7 @@ func TestBrowser_Console_ReviewApproveReprocessAndAudit(t *testing.T) {
 		return err == nil && state == "succeeded"
 	}, "the new version succeeds (the page reloads itself while it runs)")
 	require.Contains(t, text("h1"), "acme:inv-mismatch:v2")
-	require.Equal(t, "407.50", text("#f-total"))
+	require.Equal(t, "407.50 GBP", text("#f-total"), "the job page shows the fields as the review page does")
 
 	// Both actions are on the audit page, linking their jobs.
 	do(chromedp.Navigate(l.url + "/console/audit?operator=alice"))

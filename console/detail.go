@@ -7,33 +7,10 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/relayops/relayops/extract"
 	"github.com/relayops/relayops/extract/rules"
 	"github.com/relayops/relayops/jobs"
 )
-
-// invoice is the part of a committed extraction result the review shows.
-type invoice struct {
-	DocumentType  string `json:"documentType"`
-	InvoiceNumber string `json:"invoiceNumber"`
-	Vendor        string `json:"vendor"`
-	IssueDate     string `json:"issueDate"`
-	DueDate       string `json:"dueDate"`
-	Currency      string `json:"currency"`
-	LineItems     []struct {
-		Description string `json:"description"`
-		Quantity    string `json:"quantity"`
-		UnitPrice   string `json:"unitPrice"`
-		Amount      string `json:"amount"`
-	} `json:"lineItems"`
-	Subtotal string `json:"subtotal"`
-	Charges  []struct {
-		Kind   string `json:"kind"`
-		Amount string `json:"amount"`
-	} `json:"charges"`
-	Tax         string `json:"tax"`
-	TaxIncluded bool   `json:"taxIncluded"`
-	Total       string `json:"total"`
-}
 
 // material is what a job page and a review page show beside the record:
 // the document while its input is retained, the extracted fields while the
@@ -43,9 +20,10 @@ type material struct {
 	Original      *original // the input as it arrived (nil once expired)
 	File          *fileInfo // a file input (PDF, e-invoice): not shown as text
 	InputExpired  bool
-	Invoice       *invoice
-	ResultExpired bool // succeeded, but the result is gone
-	ResultBad     bool // a result the console cannot read as an invoice
+	Invoice       *extract.Invoice
+	Result        *resultView // Invoice as the page shows it
+	ResultExpired bool        // succeeded, but the result is gone
+	ResultBad     bool        // a result the console cannot read as an invoice
 }
 
 // load reads the input and, for a succeeded job, the result of j.
@@ -76,11 +54,11 @@ func (c *Console) load(r *http.Request, j *jobs.Job) (material, error) {
 	case err != nil:
 		return m, err
 	default:
-		var inv invoice
-		if json.Unmarshal(res, &inv) != nil {
+		var inv extract.Invoice
+		if json.Unmarshal(res, &inv) != nil || !extract.IsBooked(inv.DocumentType) {
 			m.ResultBad = true
 		} else {
-			m.Invoice = &inv
+			m.Invoice, m.Result = &inv, newResultView(&inv)
 		}
 	}
 	return m, nil
@@ -100,8 +78,10 @@ type reviewBody struct {
 	// Correct is the approval's optional correction of fields, pre-filled
 	// with the result; Corrected the fields a decided approval corrected.
 	Correct   *correctionForm
-	Corrected []correctionField
+	Corrected []changedField
 	sent      *sentForm
+	// Legend explains the marks beside the values.
+	Legend []string
 }
 
 // review shows one review: the extracted fields beside the document, and
@@ -130,7 +110,7 @@ func (c *Console) showReview(w http.ResponseWriter, r *http.Request, status int,
 		c.storeFailed(w, r, err)
 		return
 	}
-	body := reviewBody{Review: rv, Job: job, material: m}
+	body := reviewBody{Review: rv, Job: job, material: m, Legend: statuses}
 	if b, ok := pg.Body.(reviewBody); ok {
 		body.Note, body.sent = b.Note, b.sent
 	}
@@ -188,9 +168,15 @@ type jobBody struct {
 	ErrorCode       string
 	ErrorReason     string
 	// Advice says what the classifier looked for and did not find, for a
-	// not_an_invoice rejection.
-	Advice  string
-	Refresh bool // the job is still running: the page reloads itself
+	// not_an_invoice rejection; Help what usually went wrong, for the
+	// rejections a correction finishes.
+	Advice, Help string
+	// Read says what a rejection kept: the document type read and its
+	// flags in words.
+	ReadType  string
+	ReadFlags []flagView
+	Legend    []string
+	Refresh   bool // the job is still running: the page reloads itself
 	// Correct is the correction form of a document rejected for its
 	// content, pre-filled with what was read; nil for any other job.
 	Correct *correctionForm
@@ -230,6 +216,10 @@ func (c *Console) showJob(w http.ResponseWriter, r *http.Request, status int, k 
 	body := jobBody{Job: job, material: m, Content: m.Document, ErrorCode: job.ErrorCode, ErrorReason: job.ErrorReason,
 		Reprocessable: job.State == jobs.StateDeadLettered && job.ReprocessedAs == "",
 		Refresh:       !job.State.Terminal()}
+	body.Help = reasonHelp[job.ErrorReason]
+	if m.Result != nil {
+		body.Legend = statuses
+	}
 	if job.ErrorReason == "not_an_invoice" {
 		body.Advice = notInvoiceLooksFor
 		if m.Document != "" {
@@ -250,6 +240,10 @@ func (c *Console) showJob(w http.ResponseWriter, r *http.Request, status int, k 
 			sent = form.sent
 		}
 		body.Correct = newCorrectionForm(readOf(kept), job.ErrorReason, sent, pg.Fields)
+		body.Legend = statuses
+		if kept != nil && kept.Fields != nil {
+			body.ReadType, body.ReadFlags = typeWord(kept.Fields.DocumentType), flagsOf(kept.Fields.Flags)
+		}
 	}
 	pg.Title, pg.Nav, pg.Body, pg.Refresh = "Job "+k.String(), "dlq", body, body.Refresh && status == http.StatusOK
 	if status == http.StatusOK && job.State == jobs.StateSucceeded {
