@@ -86,3 +86,11 @@ func TestCorrectionForm_Refused_ShowsRowsAsSentAndNamesTheirRows(t *testing.T) {
 	require.Equal(t, []string{"charge 2, amount: is wrong"}, charges.Errors)
 	require.True(t, slices.ContainsFunc(charges.List.Rows, func(r listRow) bool { return r.New }))
 }
+
+func TestAuditChanges_ListsReadAsRows(t *testing.T) {
+	t.Parallel()
+	got := auditChanges([]byte(`[{"field":"charges","old":"[{\"kind\":\"discount\",\"amount\":\"-12.00\",\"reason\":\"Skonto\"}]","new":""},
+		{"field":"total","old":"708.00","new":"720.00"},{"field":"accountingTax","new":"{\"currency\":\"EUR\",\"amount\":\"140.10\"}"}]`))
+	require.Equal(t, []extract.FieldChange{{Field: "charges", Old: "discount -12.00 Skonto"},
+		{Field: "total", Old: "708.00", New: "720.00"}, {Field: "accountingTax", New: "140.10 EUR"}}, got)
+}

@@ -116,12 +116,32 @@ func (c *Console) nextReview(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, c.cfg.RootPath+"/reviews", http.StatusSeeOther)
 }
 
-// auditChanges decodes an audit entry's corrected fields; nil when none
+// auditChanges decodes an audit entry's corrected fields, each value as
+// a person reads it (a list's rows rather than its JSON); nil when none
 // (or unreadable).
 func auditChanges(b []byte) []extract.FieldChange {
 	var out []extract.FieldChange
 	if len(b) == 0 || json.Unmarshal(b, &out) != nil {
 		return nil
 	}
+	for i, c := range out {
+		out[i].Old, out[i].New = changeText(c.Field, c.Old), changeText(c.Field, c.New)
+	}
 	return out
+}
+
+// changeText is an audited value as a person reads it: a list or an
+// object (written as JSON) as valueText writes it, anything else as it is.
+func changeText(field, value string) string {
+	if !strings.HasPrefix(value, "[") && !strings.HasPrefix(value, "{") {
+		return value
+	}
+	var x extract.Extraction
+	if json.Unmarshal([]byte(`{"`+field+`":`+value+`}`), &x) != nil {
+		return value
+	}
+	if s := valueText(x, field); s != "" {
+		return s
+	}
+	return value
 }
