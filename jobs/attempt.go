@@ -144,6 +144,19 @@ func (s *Store) trimSucceeded(k Key) bool {
 // the ledger entry, and marks the job succeeded, atomically. payloadHash is
 // the hash of the input the attempt worked on; it must be the job's.
 func (s *Store) Commit(ctx context.Context, k Key, fence int64, payloadHash string, result []byte) (*CommitResult, error) {
+	return s.CommitWith(ctx, k, fence, payloadHash, result, nil)
+}
+
+// CommitOpts are what a commit carries beside its result.
+type CommitOpts struct {
+	// Fingerprint is the result's duplicate fingerprint (package supplier:
+	// salted hashes only), carried by the extraction.committed row to the
+	// review consumer, which claims it before it creates the review.
+	Fingerprint string
+}
+
+// CommitWith is Commit with options (o nil: none).
+func (s *Store) CommitWith(ctx context.Context, k Key, fence int64, payloadHash string, result []byte, o *CommitOpts) (*CommitResult, error) {
 	if err := checkKey(k); err != nil {
 		return nil, err
 	}
@@ -160,7 +173,11 @@ func (s *Store) Commit(ctx context.Context, k Key, fence int64, payloadHash stri
 	if err != nil {
 		return nil, fmt.Errorf("jobs: commit %s: %w", k, err)
 	}
-	args := s.familyArgs(k, fence, payloadHash, blob, ev, raw, trim)
+	fp := ""
+	if o != nil {
+		fp = o.Fingerprint
+	}
+	args := s.familyArgs(k, fence, payloadHash, blob, ev, raw, trim, fp)
 	r, err := s.callAcked(ctx, commitScript, s.familyKeys(k), args...)
 	if err != nil {
 		return nil, fmt.Errorf("jobs: commit %s: %w", k, err)

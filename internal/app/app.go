@@ -174,6 +174,7 @@ func Worker(c *config.Config, store *jobs.Store, asynqRedis redis.UniversalClien
 		Reader: reader, VisibleTotal: visibleTotal(rules.Rules{}), Vision: vision, Policy: Policy(c),
 		Concurrency: c.Concurrency, Servers: c.AsynqServers, Queues: c.Queues, AttemptTimeout: c.AttemptTimeout,
 		RetryBase: c.RetryBase, RetryMax: c.RetryMax, TaskCheckInterval: c.TaskCheckInterval,
+		ReconcileInterval: c.ReconcileInterval, ReconcileThreshold: c.ReconcileAfter,
 		Limits:      Limits(c),
 		MetricsAddr: c.MetricsAddr, MetricsTenantLabels: c.MetricsTenantLabels, RelayStallTimeout: c.RelayStallTimeout,
 		MetricsToken:      c.MetricsToken,
