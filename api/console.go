@@ -148,7 +148,7 @@ func (o consoleOps) Decide(ctx context.Context, k jobs.Key, operator, decision, 
 		return nil, &jobs.ValidationError{Fields: fields}
 	}
 	return bounded(o, ctx, func(ctx context.Context) (*jobs.Review, error) {
-		return o.s.decideReview(ctx, k, operator, status, note, corr)
+		return o.s.decideReview(ctx, k, operator, status, note, corr, "")
 	})
 }
 

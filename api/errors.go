@@ -32,6 +32,7 @@ const (
 	CodeNotDeadLettered      = "not_dead_lettered"
 	CodeJobCancelled         = "job_cancelled"
 	CodeInputExpired         = "input_expired"
+	CodePossibleDuplicate    = "possible_duplicate"
 	CodeDeliveryNotDead      = "delivery_not_dead"
 	CodePayloadTooLarge      = "payload_too_large"
 	CodeUnsupportedMediaType = "unsupported_media_type"
@@ -136,6 +137,11 @@ func errorFor(err error) *Error {
 	var e *Error
 	if errors.As(err, &e) {
 		return e
+	}
+	var de *jobs.DuplicateError
+	if errors.As(err, &de) {
+		return &Error{Status: http.StatusConflict, Code: CodePossibleDuplicate, Err: err,
+			Message: "this document is a possible duplicate of " + de.Of.String() + " (same supplier, number and total): approve it by naming that job in notDuplicateOf, or reject it"}
 	}
 	var ve *jobs.ValidationError
 	if errors.As(err, &ve) {

@@ -28,7 +28,17 @@ import (
 	"github.com/relayops/relayops/internal/task"
 	"github.com/relayops/relayops/jobs"
 	"github.com/relayops/relayops/outbox"
+	"github.com/relayops/relayops/supplier"
 )
+
+// claimer is the relays' Claimer: nil (an untyped nil, so the relay sees
+// none) without a supplier store.
+func claimer(s *supplier.Store) outbox.Claimer {
+	if s == nil {
+		return nil
+	}
+	return s
+}
 
 // Config configures a Worker. Zero fields take the stated defaults, which
 // match the README's configuration table (internal/app maps the
@@ -48,6 +58,9 @@ type Config struct {
 	VisibleTotal VisibleTotal
 	// Policy is what the deployment books (HandlerConfig).
 	Policy extract.Policy
+	// Suppliers claims the duplicate fingerprints of committed documents
+	// before their reviews are created; nil: no duplicate check.
+	Suppliers *supplier.Store
 	// Vision reads scans' page images (HandlerConfig.Vision).
 	Vision Vision
 	// Faults injects failures (tests and chaos only); nil injects none.
@@ -337,7 +350,7 @@ func (w *Worker) build() error {
 	}
 	for i := range cfg.Relays {
 		r, err := outbox.NewRelay(outbox.RelayConfig{
-			Store: cfg.Store, Publisher: pub, Notifier: w.webhooks.relayNotifier(),
+			Store: cfg.Store, Publisher: pub, Notifier: w.webhooks.relayNotifier(), Claimer: claimer(cfg.Suppliers),
 			Consumer: fmt.Sprintf("%s-r%d", cfg.RelayConsumer, i),
 			Logger:   cfg.Logger, Clock: cfg.Clock, OnEvent: w.onRelayEvent, OnTrim: cfg.Metrics.outboxTrim,
 			OnError: cfg.Metrics.relayError, ReadRedis: cfg.RelayReadRedis,
