@@ -250,3 +250,60 @@ func TestBrowser_Console_CorrectAMisreadDiscount(t *testing.T) {
 	require.Empty(t, violations, "nothing the policy refused")
 	require.Zero(t, external.Load(), "no request left the test server")
 }
+
+// The same supplier PDF arrives twice, under two document IDs: the second
+// review shows the first and what matched, the list marks it, and the
+// operator approves it only by confirming, in the box that names the
+// first, that it is not a duplicate.
+func TestBrowser_Console_PossibleDuplicate(t *testing.T) {
+	t.Parallel()
+	ctx := browsertest.New(t, 120*time.Second, chromedp.WindowSize(1280, 1000))
+	l := startLive(t)
+	first := l.submit(t, "mail-4411", "valid-basic-eur.txt")
+	l.await(t, first, jobs.StateSucceeded)
+	redistest.Eventually(t, 30*time.Second, func() bool {
+		_, err := l.store.GetReview(context.Background(), first)
+		return err == nil
+	}, "the first review")
+	second := l.submit(t, "scan-0093", "valid-basic-eur.txt")
+	var rv *jobs.Review
+	redistest.Eventually(t, 30*time.Second, func() bool {
+		var err error
+		rv, err = l.store.GetReview(context.Background(), second)
+		return err == nil
+	}, "the second review")
+	require.NotNil(t, rv.Match, "the second is marked")
+	require.Equal(t, jobs.DuplicateStrong, rv.Match.Strength)
+
+	var external atomic.Int64
+	signIn(t, ctx, strings.TrimPrefix(l.url, "http://"), alice, &external)
+	text := func(sel string) string {
+		t.Helper()
+		v, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(document.querySelector("`+sel+`") || {}).textContent || ""`))
+		require.NoError(t, err, sel)
+		return v
+	}
+	do := func(steps ...chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		require.NoError(t, chromedp.Do(ctx, steps...))
+	}
+
+	do(chromedp.Navigate(l.url + "/console/reviews"))
+	require.Contains(t, text("#reviews tbody tr:nth-child(2)"), "possible duplicate", "the list marks the second")
+	require.NotContains(t, text("#reviews tbody tr:nth-child(1)"), "duplicate")
+	do(chromedp.Click(chromedp.CSS("#reviews tbody tr:nth-child(2) a")), chromedp.WaitVisible(chromedp.ID("duplicate")))
+	require.Equal(t, first.String(), text("#duplicate-of"))
+	require.Contains(t, text("#duplicate"), "number")
+	shoot(t, ctx, "duplicate-review")
+
+	do(chromedp.Click(chromedp.ID("approve")), chromedp.WaitVisible(chromedp.CSS(".problem")))
+	require.Contains(t, text(".problem"), "may be a duplicate of "+first.String())
+	do(chromedp.Click(chromedp.CSS(`[name="notDuplicateOf"]`)), chromedp.Click(chromedp.ID("approve")),
+		chromedp.WaitVisible(chromedp.ID("decided")))
+	require.Contains(t, text("#decided"), "approved")
+
+	violations, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`window.__cspViolations`))
+	require.NoError(t, err)
+	require.Empty(t, violations, "nothing the policy refused")
+	require.Zero(t, external.Load(), "no request left the test server")
+}

@@ -23,6 +23,7 @@ import (
 	"github.com/relayops/relayops/internal/browsertest"
 	"github.com/relayops/relayops/internal/redistest"
 	"github.com/relayops/relayops/jobs"
+	"github.com/relayops/relayops/supplier"
 	"github.com/relayops/relayops/worker"
 )
 
@@ -61,7 +62,9 @@ func startLive(t *testing.T) *live {
 
 	asynqRedis := redis.NewClient(&redis.Options{Addr: rs.Addr})
 	t.Cleanup(func() { _ = asynqRedis.Close() })
-	w, err := worker.New(worker.Config{Store: store, Redis: asynqRedis, Concurrency: 2, Relays: 1,
+	suppliers, err := supplier.NewStore(supplier.Config{Redis: rs.Client(t)})
+	require.NoError(t, err)
+	w, err := worker.New(worker.Config{Store: store, Redis: asynqRedis, Concurrency: 2, Relays: 1, Suppliers: suppliers,
 		Logger: slog.New(slog.DiscardHandler), ShutdownTimeout: 5 * time.Second, DrainTimeout: 2 * time.Second})
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())

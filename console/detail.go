@@ -75,11 +75,18 @@ type reviewBody struct {
 	Job    *jobs.Job
 	material
 	Note string // the note of a refused form, sent back
+	// NotDuplicate is the box that confirms a possible duplicate is not
+	// one, as a refused form sent it.
+	NotDuplicate bool
 	// Correct is the approval's optional correction of fields, pre-filled
 	// with the result; Corrected the fields a decided approval corrected.
 	Correct   *correctionForm
 	Corrected []changedField
 	sent      *sentForm
+	// Duplicate is the possible duplicate the review was created with;
+	// Credits the job of the invoice a credit note refers to.
+	Duplicate *duplicateView
+	Credits   string
 	// Legend explains the marks beside the values.
 	Legend []string
 }
@@ -110,9 +117,12 @@ func (c *Console) showReview(w http.ResponseWriter, r *http.Request, status int,
 		c.storeFailed(w, r, err)
 		return
 	}
-	body := reviewBody{Review: rv, Job: job, material: m, Legend: statuses}
+	body := reviewBody{Review: rv, Job: job, material: m, Legend: statuses, Duplicate: duplicateOf(rv)}
+	if m := rv.Match; m != nil && m.Credits != nil && m.Credits.Tenant == k.Tenant {
+		body.Credits = m.Credits.String()
+	}
 	if b, ok := pg.Body.(reviewBody); ok {
-		body.Note, body.sent = b.Note, b.sent
+		body.Note, body.sent, body.NotDuplicate = b.Note, b.sent, b.NotDuplicate
 	}
 	if err := c.reviewCorrections(r, &body, pg.Fields); err != nil {
 		c.storeFailed(w, r, err)
@@ -132,7 +142,7 @@ func (c *Console) decide(w http.ResponseWriter, r *http.Request) {
 	}
 	decision, note := r.PostForm.Get("decision"), r.PostForm.Get("note")
 	sent := parseSentForm(r)
-	keep := &page{Body: reviewBody{Note: note, sent: sent}}
+	keep := &page{Body: reviewBody{Note: note, sent: sent, NotDuplicate: r.PostForm.Get("notDuplicateOf") != ""}}
 	if decision != "approve" && decision != "reject" {
 		keep.Problem = "Choose Approve or Reject."
 		keep.Fields = []jobs.FieldError{{Field: "decision", Problem: `must be "approve" or "reject"`}}
@@ -144,9 +154,19 @@ func (c *Console) decide(w http.ResponseWriter, r *http.Request) {
 		c.storeFailed(w, r, err)
 		return
 	}
-	_, err = c.ops.Decide(r.Context(), k, principal(r).Name, decision, note, corr)
+	d := Decision{Operator: principal(r).Name, Decision: decision, Note: note, Corrections: corr}
+	if decision == "approve" { // the box confirms an approval; a rejection needs no confirmation
+		d.NotDuplicateOf = r.PostForm.Get("notDuplicateOf")
+	}
+	_, err = c.ops.Decide(r.Context(), k, d)
 	var ve *jobs.ValidationError
+	var dup *jobs.DuplicateError
 	switch {
+	case errors.As(err, &dup):
+		keep.Problem = "Not approved: this may be a duplicate of " + dup.Of.String() + ". Compare the two; approve only " +
+			"if it is a payable of its own, confirming that with the box that names " + dup.Of.String() + ", or reject it."
+		keep.Fields = []jobs.FieldError{{Field: "notDuplicateOf", Problem: "must name " + dup.Of.String() + " to approve a possible duplicate"}}
+		c.showReview(w, r, http.StatusConflict, k, keep)
 	case errors.As(err, &ve):
 		keep.Problem, keep.Fields = "The decision was not recorded.", ve.Fields
 		c.showReview(w, r, http.StatusBadRequest, k, keep)
@@ -157,6 +177,34 @@ func (c *Console) decide(w http.ResponseWriter, r *http.Request) {
 		c.storeFailed(w, r, err)
 	default:
 		http.Redirect(w, r, c.cfg.RootPath+"/reviews/"+k.String(), http.StatusSeeOther)
+	}
+}
+
+// duplicateView is a possible duplicate as the review page shows it.
+type duplicateView struct {
+	Of      string // the first job
+	Strong  bool   // an approval must name Of
+	Matched string // "number, total and date"
+}
+
+// duplicateOf is rv's possible duplicate; nil for none.
+func duplicateOf(rv *jobs.Review) *duplicateView {
+	m := rv.Match
+	if m == nil || m.Strength == "" || m.Of.Tenant != rv.Key.Tenant { // never another tenant's job
+		return nil
+	}
+	return &duplicateView{Of: m.Of.String(), Strong: m.Strength == jobs.DuplicateStrong, Matched: matchedWords(m.Matched)}
+}
+
+// matchedWords lists what matched: "number, total and date".
+func matchedWords(fields []string) string {
+	switch n := len(fields); n {
+	case 0:
+		return ""
+	case 1:
+		return fields[0]
+	default:
+		return strings.Join(fields[:n-1], ", ") + " and " + fields[n-1]
 	}
 }
 
