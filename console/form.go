@@ -627,6 +627,8 @@ func setList(c *extract.Corrections, field string, rows [][]string) {
 func valueText(x extract.Extraction, field string) string {
 	v := valuesOf(x)
 	switch field {
+	case "documentType":
+		return typeWord(x.DocumentType)
 	case "taxIncluded":
 		if x.TaxIncluded {
 			return "included in the prices"
