@@ -1,7 +1,6 @@
 package console
 
 import (
-	"net/http"
 	"slices"
 	"strconv"
 	"strings"
@@ -84,6 +83,22 @@ type correctionForm struct {
 	Overrule    bool // the document was rejected as not an invoice
 	ReadNothing bool // nothing of the document was kept
 	Errors      []string
+}
+
+// HasErrors reports whether a refused submission left an error on the
+// form: the approval's correction part opens to show it.
+func (f *correctionForm) HasErrors() bool {
+	if len(f.Errors) > 0 {
+		return true
+	}
+	for _, g := range f.Groups {
+		for _, ff := range g.Fields {
+			if len(ff.Errors) > 0 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // Field returns the form's field name; nil when it has none.
@@ -193,118 +208,6 @@ func specOf(field string) *listSpec {
 	return nil
 }
 
-// formValues are a form's values as strings: the scalar inputs by name
-// ("invoiceNumber", "taxIncluded", "accountingTax.currency", …) and each
-// list's rows, one string per column.
-type formValues struct {
-	scalars map[string]string
-	lists   map[string][][]string
-}
-
-// valuesOf is an extraction as form values.
-func valuesOf(x extract.Extraction) formValues {
-	v := formValues{scalars: scalarsOf(x), lists: map[string][][]string{}}
-	if !extract.IsBooked(v.scalars["documentType"]) {
-		v.scalars["documentType"] = "" // not a booked type: the select shows that nothing was chosen
-	}
-	v.scalars["taxIncluded"] = strconv.FormatBool(x.TaxIncluded)
-	if t := x.AccountingTax; t != nil {
-		v.scalars["accountingTax.currency"], v.scalars["accountingTax.amount"] = t.Currency, t.Amount
-	}
-	for _, l := range x.LineItems {
-		v.lists["lineItems"] = append(v.lists["lineItems"], []string{l.Description, l.Quantity, l.UnitPrice, l.Amount})
-	}
-	for _, c := range x.Charges {
-		v.lists["charges"] = append(v.lists["charges"], []string{c.Kind, c.Amount, c.Reason})
-	}
-	for _, r := range x.TaxBreakdown {
-		v.lists["taxBreakdown"] = append(v.lists["taxBreakdown"], []string{r.Rate, r.TaxableAmount, r.TaxAmount, r.Category})
-	}
-	return v
-}
-
-// scalarsOf are x's string fields by name (extract.CorrectionScalars).
-func scalarsOf(x extract.Extraction) map[string]string {
-	return map[string]string{
-		"documentType": x.DocumentType, "invoiceNumber": x.InvoiceNumber, "issueDate": x.IssueDate,
-		"dueDate": x.DueDate, "vendor": x.Vendor, "currency": x.Currency, "subtotal": x.Subtotal,
-		"tax": x.Tax, "total": x.Total, "paidAmount": x.PaidAmount, "rounding": x.Rounding,
-		"amountDue": x.AmountDue, "precedingInvoice": x.PrecedingInvoice,
-	}
-}
-
-// read is what was read of a document, as the form shows it: its values,
-// what vouches for each, and the failing check of each field.
-type read struct {
-	x      extract.Extraction
-	values formValues
-	status map[string]string
-	failed map[string]string // field -> the check it fails
-}
-
-// empty reports whether nothing was read.
-func (r read) empty() bool {
-	for name, v := range r.values.scalars {
-		if v != "" && name != "taxIncluded" && name != "documentType" {
-			return false
-		}
-	}
-	for _, rows := range r.values.lists {
-		if len(rows) > 0 {
-			return false
-		}
-	}
-	return true
-}
-
-// readOf is what a rejection kept (nil: nothing).
-func readOf(k *extract.Kept) read {
-	r := read{failed: map[string]string{}}
-	if k != nil {
-		if k.Fields != nil {
-			r.x = *k.Fields
-		}
-		kk := k.WithStatus()
-		r.status = kk.Status
-		for _, f := range k.Failed {
-			if _, seen := r.failed[f.Field]; !seen {
-				r.failed[f.Field] = f.Check
-			}
-		}
-	}
-	r.values = valuesOf(r.x)
-	return r
-}
-
-// resultRead is a committed result as the approval form shows it: its
-// lines as committed (the API puts an approval's corrections over
-// extract.ExtractionOf, which may leave out lines it cannot judge again;
-// the form sends the lines only when the operator changed them).
-func resultRead(inv *extract.Invoice) read {
-	r := read{failed: map[string]string{}}
-	if inv == nil {
-		r.values = valuesOf(r.x)
-		return r
-	}
-	r.x = extract.ExtractionOf(*inv)
-	r.x.LineItems = nil
-	for _, l := range inv.LineItems {
-		r.x.LineItems = append(r.x.LineItems, extract.ExtractedLine(l))
-	}
-	r.status = statusOf(inv)
-	r.values = valuesOf(r.x)
-	return r
-}
-
-// statusOf is what vouches for each field of a result: as committed, or
-// computed for a result committed before results carried it.
-func statusOf(inv *extract.Invoice) map[string]string {
-	if inv.Status != nil {
-		return inv.Status
-	}
-	return extract.FieldStatus(inv)
-}
-
 // newCorrectionForm builds the form from what was read (rd), the reason
 // the job was rejected for, the values sent (sent, nil on a first view)
 // and the problems of a refused submission.
@@ -360,27 +263,6 @@ func fieldErrors(problems []jobs.FieldError, sent *sentForm, general *[]string) 
 		}
 	}
 	return errs
-}
-
-// place names the part of a field a problem concerns as the form shows
-// it: "[1].kind" of the charges sent is "charge 3, kind" when the form's
-// second row was removed; ".currency" is "currency".
-func (s *sentForm) place(field, rest string) string {
-	spec := specOf(field)
-	if spec == nil || !strings.HasPrefix(rest, "[") {
-		return strings.TrimPrefix(rest, ".")
-	}
-	idx, col, _ := strings.Cut(rest[1:], "]")
-	i, err := strconv.Atoi(idx)
-	row := i
-	if s != nil && err == nil && i >= 0 && i < len(s.keptAt[field]) {
-		row = s.keptAt[field][i]
-	}
-	out := spec.row + " " + strconv.Itoa(row+1)
-	if col = strings.TrimPrefix(col, "."); col != "" {
-		out += ", " + col
-	}
-	return out
 }
 
 // describeInputs ties the field's inputs to its help, its failing check
@@ -489,162 +371,6 @@ func withChoice(options []option, value, label string) []option {
 
 func rowInput(spec *listSpec, row int, col string) string {
 	return spec.prefix + "-" + strconv.Itoa(row) + "-" + col
-}
-
-// sentForm is the correction form as the browser sent it. A part the form
-// did not hold (an input, or a list's count) is absent: never a change.
-type sentForm struct {
-	reason  string
-	scalars map[string]string // by name, as in formValues; only those sent
-	lists   map[string][][]string
-	rows    map[string][]sentRow // every row with a value, removed ones too, for the form shown again
-	// keptAt are, per list, the positions in rows of the rows sent (not
-	// removed): the row a problem of the list's nth entry concerns.
-	keptAt map[string][]int
-}
-
-// sentRow is one row of a list as sent.
-type sentRow struct {
-	cells  []string
-	remove bool
-}
-
-// formScalars are the names of the scalar inputs: extract.CorrectionScalars,
-// taxIncluded, and the tax in another currency's two.
-var formScalars = append(slices.Clone(extract.CorrectionScalars), "taxIncluded", "accountingTax.currency", "accountingTax.amount")
-
-func parseSentForm(r *http.Request) *sentForm {
-	s := &sentForm{reason: r.PostForm.Get("reason"), scalars: map[string]string{},
-		lists: map[string][][]string{}, rows: map[string][]sentRow{}, keptAt: map[string][]int{}}
-	for _, name := range formScalars {
-		key := "f-" + strings.ReplaceAll(name, ".", "-")
-		if r.PostForm.Has(key) {
-			s.scalars[name] = strings.TrimSpace(r.PostForm.Get(key))
-		}
-	}
-	for i := range listSpecs {
-		spec := &listSpecs[i]
-		if !r.PostForm.Has(spec.count) {
-			continue
-		}
-		n, _ := strconv.Atoi(r.PostForm.Get(spec.count))
-		kept := [][]string{}
-		for row := range min(max(n, 0), maxFormRows) {
-			cells := make([]string, len(spec.cols))
-			for j, c := range spec.cols {
-				cells[j] = strings.TrimSpace(r.PostForm.Get(rowInput(spec, row, c.Name)))
-			}
-			if !hasValue(spec, cells) {
-				continue
-			}
-			remove := r.PostForm.Get(rowInput(spec, row, "remove")) != ""
-			if !remove {
-				kept = append(kept, cells)
-				s.keptAt[spec.field] = append(s.keptAt[spec.field], len(s.rows[spec.field]))
-			}
-			s.rows[spec.field] = append(s.rows[spec.field], sentRow{cells, remove})
-		}
-		s.lists[spec.field] = kept
-	}
-	return s
-}
-
-// hasValue reports whether a row holds anything: a select's choice alone
-// (a charge's kind) is not a row.
-func hasValue(spec *listSpec, cells []string) bool {
-	for j, c := range spec.cols {
-		if c.Options == nil && cells[j] != "" {
-			return true
-		}
-	}
-	return false
-}
-
-// corrections are the fields the operator changed from what was read.
-func (s *sentForm) corrections(rd read) extract.Corrections {
-	var c extract.Corrections
-	changed := func(name string) (string, bool) {
-		v, ok := s.scalars[name]
-		return v, ok && v != rd.values.scalars[name]
-	}
-	for _, name := range extract.CorrectionScalars {
-		if v, ok := changed(name); ok {
-			*c.Scalar(name) = &v
-		}
-	}
-	if v, ok := changed("taxIncluded"); ok {
-		b := v == "true"
-		c.TaxIncluded = &b
-	}
-	cur, amt := s.valueOr("accountingTax.currency", rd), s.valueOr("accountingTax.amount", rd)
-	if cur != rd.values.scalars["accountingTax.currency"] || amt != rd.values.scalars["accountingTax.amount"] {
-		c.AccountingTax = &extract.AccountingTax{Currency: cur, Amount: amt} // both empty: {} removes it
-	}
-	for field, rows := range s.lists {
-		if slices.EqualFunc(rows, rd.values.lists[field], slices.Equal) {
-			continue
-		}
-		setList(&c, field, rows)
-	}
-	return c
-}
-
-// valueOr is a scalar as sent, or as read when the form did not hold it.
-func (s *sentForm) valueOr(name string, rd read) string {
-	if v, ok := s.scalars[name]; ok {
-		return v
-	}
-	return rd.values.scalars[name]
-}
-
-// setList makes c replace list field with rows (an empty list removes
-// what was read).
-func setList(c *extract.Corrections, field string, rows [][]string) {
-	switch field {
-	case "lineItems":
-		lines := make([]extract.ExtractedLine, len(rows))
-		for i, r := range rows {
-			lines[i] = extract.ExtractedLine{Description: r[0], Quantity: r[1], UnitPrice: r[2], Amount: r[3]}
-		}
-		c.LineItems = &lines
-	case "charges":
-		charges := make([]extract.Charge, len(rows))
-		for i, r := range rows {
-			charges[i] = extract.Charge{Kind: r[0], Amount: r[1], Reason: r[2]}
-		}
-		c.Charges = &charges
-	case "taxBreakdown":
-		rates := make([]extract.TaxSubtotal, len(rows))
-		for i, r := range rows {
-			rates[i] = extract.TaxSubtotal{Rate: r[0], TaxableAmount: r[1], TaxAmount: r[2], Category: r[3]}
-		}
-		c.TaxBreakdown = &rates
-	}
-}
-
-// valueText is field of x as a person reads it: a list's rows separated
-// by semicolons, "" when absent.
-func valueText(x extract.Extraction, field string) string {
-	v := valuesOf(x)
-	switch field {
-	case "documentType":
-		return typeWord(x.DocumentType)
-	case "taxIncluded":
-		if x.TaxIncluded {
-			return "included in the prices"
-		}
-		return "added to the net amount"
-	case "accountingTax":
-		return strings.TrimSpace(v.scalars["accountingTax.amount"] + " " + v.scalars["accountingTax.currency"])
-	}
-	if spec := specOf(field); spec != nil {
-		rows := make([]string, 0, len(v.lists[field]))
-		for _, cells := range v.lists[field] {
-			rows = append(rows, strings.Join(slices.DeleteFunc(slices.Clone(cells), func(s string) bool { return s == "" }), " "))
-		}
-		return strings.Join(rows, "; ")
-	}
-	return scalarsOf(x)[field]
 }
 
 // fieldLabel is a field's name in words, capitalised.
