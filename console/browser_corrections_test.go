@@ -243,6 +243,10 @@ func TestBrowser_Console_CorrectAMisreadDiscount(t *testing.T) {
 	do(chromedp.Navigate(l.url+"/console/reviews/acme:inv-brightwater:v2"), chromedp.WaitVisible(chromedp.ID("approve")))
 	require.Contains(t, text("#legend"), "read, not checked")
 	require.Contains(t, text("#doctype"), "debit 720.00 GBP")
+	do(chromedp.Click(chromedp.CSS("#correct-review summary")), chromedp.WaitVisible(chromedp.ID("field-taxBreakdown")))
+	require.Equal(t, "120.00", value("tx-0-taxAmount"), "the approval's form holds the same fields")
+	require.Contains(t, text("#field-taxBreakdown legend"), "corrected")
+	shoot(t, ctx, "charges-review")
 	do(chromedp.Click(chromedp.ID("approve")), chromedp.WaitVisible(chromedp.ID("decided")))
 
 	violations, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`window.__cspViolations`))
