@@ -27,6 +27,8 @@ var bareReasons = map[string]string{
 	"tax_mismatch":          "the tax per rate does not add up to the tax, or its taxable amounts to the net total",
 	"amount_due_mismatch":   "the amount due is not the total less what was paid plus the rounding",
 	"document_not_accepted": "this deployment does not book documents of this type (RELAYOPS_ACCEPT_DOCUMENTS)",
+	"too_large_to_read":     "reading the file would take more memory than this deployment allows (a small file that declares a huge image)",
+	"read_timeout":          "reading the scan by OCR did not finish within the job's attempts",
 }
 
 // einvoiceRules say what an invalid_einvoice reason's rule checks; any

@@ -67,6 +67,13 @@ func (s *Store) Claim(ctx context.Context, k Key, token string) (*Claim, error) 
 
 // Checkpoint stores the output of one stage of the current attempt.
 func (s *Store) Checkpoint(ctx context.Context, k Key, fence int64, stage string, data []byte) error {
+	return s.ReplaceCheckpoints(ctx, k, fence, stage, data, nil)
+}
+
+// ReplaceCheckpoints stores the output of one stage of the current attempt
+// and, in the same step, deletes the checkpoints of the stages in replaced
+// (parts of it stored as they were done), so a job's checkpoints stay few.
+func (s *Store) ReplaceCheckpoints(ctx context.Context, k Key, fence int64, stage string, data []byte, replaced []string) error {
 	if err := checkKey(k); err != nil {
 		return err
 	}
@@ -74,7 +81,11 @@ func (s *Store) Checkpoint(ctx context.Context, k Key, fence int64, stage string
 	if err != nil {
 		return fmt.Errorf("jobs: checkpoint %s: %w", k, err)
 	}
-	r, err := s.call(ctx, checkpointScript, []string{s.keys.job(k), s.keys.checkpoints(k)}, fence, stage, blob)
+	args := []any{fence, stage, blob}
+	for _, r := range replaced {
+		args = append(args, r)
+	}
+	r, err := s.call(ctx, checkpointScript, []string{s.keys.job(k), s.keys.checkpoints(k)}, args...)
 	if err != nil {
 		return fmt.Errorf("jobs: checkpoint %s: %w", k, err)
 	}

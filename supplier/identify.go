@@ -175,7 +175,8 @@ var registrations = []struct {
 
 // lineRole is the role a label gives an identifier: before it on its
 // line, or heading its block (the nearest line above in the same column
-// that holds a party label, up to a blank line or eight lines).
+// that holds a party label and no number, up to a blank line or eight
+// lines).
 func lineRole(before string, lines []string, i, col int) role {
 	if r := labelRole(before); r != roleUnknown {
 		return r
@@ -184,6 +185,9 @@ func lineRole(before string, lines []string, i, col int) role {
 		seg := columnSegment(lines[j], col)
 		if strings.TrimSpace(lines[j]) == "" {
 			return roleUnknown
+		}
+		if strings.ContainsAny(seg, "0123456789") {
+			continue // a field of its own ("Kunden-Nr. 4711"), no heading
 		}
 		if r := labelRole(seg); r != roleUnknown {
 			return r
@@ -249,6 +253,8 @@ var (
 		"odběratel", "odberateľ", "příjemce",
 		"comprador", "facturar a",
 		"kund", "køber", "kjøper", "ostaja", "mottaker",
+		// a direct debit names the buyer's account
+		"your account", "ihr konto", "ihre iban", "lastschrift", "direct debit", "prélèvement", "mandat",
 	}
 	sellerWords = []string{
 		"seller", "supplier", "vendor", "issued by", "from:", "biller", "our vat", "payee", "pay to", "beneficiary",
@@ -259,6 +265,9 @@ var (
 		"sprzedawca", "wystawca",
 		"dodavatel", "prodávající",
 		"proveedor", "vendedor", "emisor",
+		// the account a document asks to be paid to is the payee's
+		"iban", "bankverbindung", "bank details", "bank account", "banque", "bankgegevens", "coordonnées bancaires",
+		"coordinate bancarie", "rachunek", "bankovní spojení", "datos bancarios",
 	}
 )
 

@@ -478,7 +478,8 @@ func (a *attempt) fail(ctx context.Context, cause error) error {
 		return a.hold(ctx, cause)
 	}
 	code, reason := codeOf(cause, kind), Reason(cause)
-	a.log.Info("attempt failed", append([]any{"kind", kind.String(), "code", code, "reason", reason}, modelAttrs(cause)...)...)
+	attrs := append([]any{"kind", kind.String(), "code", code, "reason", reason}, modelAttrs(cause)...)
+	a.log.Info("attempt failed", append(attrs, limitAttrs(cause)...)...)
 	a.log.Debug("attempt failed: cause", "error", cause.Error())
 	wctx := context.WithoutCancel(ctx)
 	switch {

@@ -264,6 +264,8 @@ var vars = []Var{
 	{"RELAYOPS_OCR_LANGUAGES", "eng+deu+fra+nld+spa+ita", "tesseract languages joined by +; only the installed ones are used (fewer is faster)"},
 	{"RELAYOPS_OCR_PAGE_TIMEOUT", "60s", "time limit of OCR on one page (>= 1s); a page over it is unreadable_document"},
 	{"RELAYOPS_OCR_MIN_CONFIDENCE", "60", "tesseract word confidence (0..100) below which a word is marked uncertain in the evidence"},
+	{"RELAYOPS_OCR_MAX_PAGES", "10", "most pages of a scan that OCR reads (1..1000, capped at RELAYOPS_MAX_PAGES): a scan with more is too_many_pages before any page is read"},
+	{"RELAYOPS_READ_MEMORY", "1GiB", "memory the worker's read stage may hold at once, over all its jobs (256MiB..1TiB): decoded images, rendered pages, OCR processes; a document that needs more than all of it is too_large_to_read"},
 	{"RELAYOPS_PDF_INSTANCES", "2", "PDFium (WebAssembly) instances a process keeps for reading and rendering PDFs (1..64); each holds up to a few hundred MiB while busy"},
 	{"RELAYOPS_TENANT_MAX_STORED_BYTES", "0", "input bytes a tenant may have stored over the input retention (open and ended jobs' inputs until they expire), e.g. 1GiB; 0: no cap"},
 	{AllowUnknownSettings, "false", "true (or 1) makes an unknown RELAYOPS_ variable a warning instead of an error, for a rollout of mixed versions"},

@@ -55,8 +55,8 @@ func TestFromEnv_NothingSet_UsesDefaults(t *testing.T) {
 		Webhook: Webhook{Timeout: 10 * time.Second, Window: day, RetryBase: 5 * time.Second, RetryMax: time.Hour,
 			DisableAfter: 100, RotationGrace: day, CacheTTL: 5 * time.Second, Concurrency: 10},
 		Tenants: Tenants{MaxInFlight: 100},
-		Documents: Documents{MaxFileBytes: 10 << 20, MaxPages: 50, PDFInstances: 2,
-			OCR: OCR{Command: "tesseract", Languages: "eng+deu+fra+nld+spa+ita", PageTimeout: time.Minute, MinConfidence: 60}},
+		Documents: Documents{MaxFileBytes: 10 << 20, MaxPages: 50, PDFInstances: 2, ReadMemory: 1 << 30,
+			OCR: OCR{Command: "tesseract", Languages: "eng+deu+fra+nld+spa+ita", PageTimeout: time.Minute, MinConfidence: 60, MaxPages: 10}},
 	}, c)
 }
 
