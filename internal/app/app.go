@@ -58,7 +58,12 @@ func Suppliers(c *config.Config, store *jobs.Store) *supplier.Store {
 	if window == 0 {
 		window = -1 // RELAYOPS_RETENTION_LEDGER=0: forever
 	}
-	s, err := supplier.NewStore(supplier.Config{Redis: store.Redis(), Window: window})
+	maxBytes := c.Tenants.MaxSupplierBytes
+	if maxBytes == 0 {
+		maxBytes = -1 // RELAYOPS_TENANT_MAX_SUPPLIER_BYTES=0: no cap
+	}
+	s, err := supplier.NewStore(supplier.Config{Redis: store.Redis(), Window: window, Keys: DataKeys(c),
+		MaxBytes: maxBytes, AuditRetention: c.Retention.Audit})
 	if err != nil {
 		panic(fmt.Sprintf("app: supplier store from a validated configuration: %v", err))
 	}
@@ -89,6 +94,7 @@ func API(c *config.Config, store *jobs.Store, rdb redis.UniversalClient, dash ht
 		ReprocessRate:  api.Rate{Count: c.ReprocessRate.Count, Per: c.ReprocessRate.Per},
 		CorrectionRate: api.Rate{Count: c.CorrectionRate.Count, Per: c.CorrectionRate.Per},
 		Policy:         Policy(c),
+		Suppliers:      Suppliers(c, store),
 		Dashboard:      dash, Logger: log,
 		Inspector: asynq.NewInspectorFromRedisClient(rdb), MetricsTenantLabels: c.MetricsTenantLabels,
 		MetricsToken: c.MetricsToken, Queues: c.Queues,

@@ -267,6 +267,7 @@ var vars = []Var{
 	{"RELAYOPS_OCR_MAX_PAGES", "10", "most pages of a scan that OCR reads (1..1000, capped at RELAYOPS_MAX_PAGES): a scan with more is too_many_pages before any page is read"},
 	{"RELAYOPS_READ_MEMORY", "1GiB", "memory the worker's read stage may hold at once, over all its jobs (256MiB..1TiB): decoded images, rendered pages, OCR processes; a document that needs more than all of it is too_large_to_read"},
 	{"RELAYOPS_PDF_INSTANCES", "2", "PDFium (WebAssembly) instances a process keeps for reading and rendering PDFs (1..64); each holds up to a few hundred MiB while busy"},
+	{"RELAYOPS_TENANT_MAX_SUPPLIER_BYTES", "16MiB", "supplier profiles a tenant may have stored (learned from corrections and approvals), e.g. 64MiB; past it nothing more is learned; 0: no cap"},
 	{"RELAYOPS_TENANT_MAX_STORED_BYTES", "0", "input bytes a tenant may have stored over the input retention (open and ended jobs' inputs until they expire), e.g. 1GiB; 0: no cap"},
 	{AllowUnknownSettings, "false", "true (or 1) makes an unknown RELAYOPS_ variable a warning instead of an error, for a rollout of mixed versions"},
 }

@@ -54,7 +54,7 @@ func TestFromEnv_NothingSet_UsesDefaults(t *testing.T) {
 		LLM:       LLM{Timeout: time.Minute, MaxTokens: 2048, ImageMaxPixels: 2_500_000},
 		Webhook: Webhook{Timeout: 10 * time.Second, Window: day, RetryBase: 5 * time.Second, RetryMax: time.Hour,
 			DisableAfter: 100, RotationGrace: day, CacheTTL: 5 * time.Second, Concurrency: 10},
-		Tenants: Tenants{MaxInFlight: 100},
+		Tenants: Tenants{MaxInFlight: 100, MaxSupplierBytes: 16 << 20},
 		Documents: Documents{MaxFileBytes: 10 << 20, MaxPages: 50, PDFInstances: 2, ReadMemory: 1 << 30,
 			OCR: OCR{Command: "tesseract", Languages: "eng+deu+fra+nld+spa+ita", PageTimeout: time.Minute, MinConfidence: 60, MaxPages: 10}},
 	}, c)
@@ -461,7 +461,7 @@ func TestFromEnv_TenantSettings_Parsed(t *testing.T) {
 	require.Equal(t, Tenants{
 		MaxInFlight: 0, Limits: map[string]int{"acme": 50, "globex": 5, "initech": 0},
 		SubmitRate: Rate{1000, time.Second}, MaxBacklog: 50000, MaxBacklogBytes: 256 << 20,
-		MaxStoredBytes: 2 << 30,
+		MaxStoredBytes: 2 << 30, MaxSupplierBytes: 16 << 20,
 	}, c.Tenants)
 }
 
