@@ -178,4 +178,3 @@ func (s *Server) deleteSupplier(c echo.Context) error {
 	}
 	return c.NoContent(http.StatusNoContent)
 }
-
