@@ -1,7 +1,9 @@
 // Package einvoice reads structured electronic invoices into one type whose
 // fields are the business terms of the European standard EN 16931 (BT-1 the
 // invoice number, BT-112 the total with VAT, BG-25 the lines, …), and checks
-// them with the standard's arithmetic.
+// them by the rules of their own syntax and profile (Profile, Check):
+// EN 16931's, XRechnung's where BT-24 names it, ZUGFeRD 1.0's own for
+// ZUGFeRD 1.0.
 //
 // Three syntaxes are read, each through its own mapping table (ubl.go,
 // cii.go, zugferd1.go):
