@@ -2,6 +2,8 @@ package extract
 
 import (
 	"bytes"
+	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -268,4 +270,38 @@ func TestEInvoiceFlags_AreAFixedSetOfDetailRules(t *testing.T) {
 	for _, r := range einvoice.Rules {
 		require.Equal(t, slices.Contains(einvoice.DetailRules, r), slices.Contains(flags, EInvoiceRuleFlag(r)), r)
 	}
+}
+
+// Whatever the XML, FromEInvoice never panics, rejects only with a known
+// reason, and what it commits the validator commits again.
+func FuzzFromEInvoice(f *testing.F) {
+	for _, rel := range []string{"easybill/zugferd10/reader.zugferd.xml", "mustang/validator/validV1.xml",
+		"horstoeko/xml_en16931_1.xml", "en16931/ubl/ubl-tc434-example2.xml", "mustang/library/cii/facturFrMinimum.xml"} {
+		data, err := os.ReadFile(filepath.Join(einvoiceCorpus, rel))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		inv, err := einvoice.Parse(data)
+		if err != nil {
+			return
+		}
+		b, err := FromEInvoice(inv)
+		if err != nil {
+			var r *Rejection
+			if !errors.As(err, &r) || !ValidReason(r.Reason) {
+				t.Fatalf("not a known rejection: %v", err)
+			}
+			return
+		}
+		var out Invoice
+		if err := json.Unmarshal(b, &out); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ValidateExtraction(ExtractionOf(out)); err != nil {
+			t.Fatalf("committed, but judged again: %v", err)
+		}
+	})
 }
