@@ -94,7 +94,8 @@ func EInvoiceFlags() []string {
 //
 // A rule about a detail does not reject when the payment's amounts agree:
 // the invoice is committed with the rule named in its flags
-// (EInvoiceRuleFlag), and a detail that cannot be committed as stated is
+// (EInvoiceRuleFlag) and the fields it concerns toCheck in its Status,
+// and a detail that cannot be committed as stated is
 // left out of the result (FlagEInvoiceDetailsOmitted), never rounded or
 // made up. The total without VAT is committed as the subtotal and the
 // document charges that make it (see einvoiceMoney.net).
@@ -183,7 +184,28 @@ func fromEInvoice(inv *einvoice.Invoice, vs []einvoice.Violation) (*Invoice, err
 		return nil, err
 	}
 	out.Status = FieldStatus(out)
+	for _, v := range vs {
+		for _, f := range detailFields[v.Rule] {
+			if _, ok := out.Status[f]; ok {
+				out.Status[f] = StatusToCheck // a flagged rule concerns it
+			}
+		}
+	}
 	return out, nil
+}
+
+// detailFields are the committed fields each rule about a detail
+// concerns: the reviewer checks those of a flagged rule.
+var detailFields = map[string][]string{
+	"BR-CO-10": {"lineItems", "subtotal"}, "BR-LIN-01": {"lineItems"}, "BR-LIN-03": {"lineItems"}, "BR-DEC-23": {"lineItems"},
+	"BR-DEC-09": {"subtotal"}, "ZF1-LINE-TOTAL": {"lineItems", "subtotal"}, "ZF1-SUMS": {"subtotal", "charges"},
+	"BR-CO-11": {"charges"}, "BR-CO-12": {"charges"}, "BR-DEC-01": {"charges"}, "BR-DEC-02": {"charges"},
+	"BR-DEC-05": {"charges"}, "BR-DEC-06": {"charges"}, "BR-DEC-10": {"charges"}, "BR-DEC-11": {"charges"},
+	"ZF1-ALLOWANCE-TOTAL": {"charges"}, "ZF1-CHARGE-TOTAL": {"charges"},
+	"BR-CO-13": {"subtotal", "charges"}, "ZF1-TAX-BASIS": {"subtotal", "charges"},
+	"BR-CO-14": {"taxBreakdown"}, "BR-CO-17": {"taxBreakdown"}, "BR-S-08": {"taxBreakdown"}, "BR-S-09": {"taxBreakdown"},
+	"BR-DEC-19": {"taxBreakdown"}, "BR-DEC-20": {"taxBreakdown"},
+	"ZF1-VAT": {"taxBreakdown"}, "ZF1-TAX-TOTAL": {"taxBreakdown"}, "ZF1-TAX-RATE": {"taxBreakdown"},
 }
 
 // thirdPartyPaid is the sum of XRechnung's third party payments

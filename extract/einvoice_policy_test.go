@@ -305,3 +305,20 @@ func FuzzFromEInvoice(f *testing.F) {
 		}
 	})
 }
+
+// Every rule about a detail names the committed fields the reviewer
+// checks, and those of a flagged rule are toCheck.
+func TestFromEInvoice_FlaggedRule_MarksItsFieldsToCheck(t *testing.T) {
+	t.Parallel()
+	for _, r := range einvoice.DetailRules {
+		require.NotEmpty(t, detailFields[r], r)
+	}
+	require.Len(t, detailFields, len(einvoice.DetailRules))
+	inv := parseEInvoice(t, "horstoeko/xml_en16931_1.xml")
+	inv.Lines[0].NetAmount = "198.01"
+	out, err := mapEInvoice(t, inv)
+	require.NoError(t, err)
+	require.Equal(t, StatusToCheck, out.Status["lineItems"])
+	require.Equal(t, StatusToCheck, out.Status["subtotal"])
+	require.Equal(t, StatusChecked, out.Status["total"])
+}
