@@ -279,6 +279,9 @@ func New(cfg Config) (*Server, error) {
 		if q.Clock == nil {
 			q.Clock = cfg.Clock
 		}
+		if q.Logger == nil {
+			q.Logger = s.log
+		}
 		if s.quota, err = quota.New(q); err != nil {
 			return nil, fmt.Errorf("api: Config.Quota: %w", err)
 		}

@@ -1,6 +1,7 @@
 package console
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/relayops/relayops/extract"
@@ -26,6 +27,8 @@ var bareReasons = map[string]string{
 	"tax_mismatch":          "the tax per rate does not add up to the tax, or its taxable amounts to the net total",
 	"amount_due_mismatch":   "the amount due is not the total less what was paid plus the rounding",
 	"document_not_accepted": "this deployment does not book documents of this type (RELAYOPS_ACCEPT_DOCUMENTS)",
+	"too_large_to_read":     "reading the file would take more memory than this deployment allows (a small file that declares a huge image)",
+	"read_timeout":          "reading the scan by OCR did not finish within the job's attempts",
 }
 
 // einvoiceRules say what each rule an invalid_einvoice reason or an
@@ -129,31 +132,6 @@ func einvoiceRule(rule string) (string, bool) {
 	return einvoiceStandard(rule) + " " + rule + ": " + w, true
 }
 
-// flagWords say what each flag of a result means (the extractor's flags
-// and every flag extract.EInvoiceFlags lists; the console package test
-// holds the table against them).
-var flagWords = map[string]string{
-	extract.FlagVisibleTotalMismatch:   "the hybrid PDF's visible page states a total that is not its XML's; the XML's, the legally binding one, was committed",
-	extract.FlagOCR:                    "some fields were read by OCR from a scan",
-	extract.FlagEInvoiceUnreadable:     "the hybrid PDF's embedded e-invoice could not be read; its visible text was read instead",
-	extract.FlagTaxRateMismatch:        "a rate's tax is not its taxable amount times its rate; the stated amounts, which add up, were committed",
-	extract.FlagEInvoiceDetailsOmitted: "some of the e-invoice's details (its lines, VAT breakdown, due date or the invoice it refers to) could not be committed as its XML states them and are not in the result; the XML keeps them",
-}
-
-// DescribeFlag returns a result's flag in words, and whether the flag is
-// known; an einvoice_rule flag names its rule and says the invoice was
-// committed because the amounts that decide the payment agree.
-func DescribeFlag(flag string) (string, bool) {
-	if s, ok := flagWords[flag]; ok {
-		return s, true
-	}
-	if rule, ok := strings.CutPrefix(flag, extract.FlagEInvoiceRulePrefix); ok {
-		w, known := einvoiceRule(rule)
-		return "the e-invoice breaks " + w + "; it was committed because the amounts that decide the payment agree", known
-	}
-	return "unrecognised flag", false
-}
-
 var fieldReasons = map[string]string{
 	"missing_field":      "the %s was not found in the document",
 	"invalid_field":      "the %s was found but is not acceptable",
@@ -178,6 +156,7 @@ var fieldWords = map[string]string{
 	"taxBreakdown":     "tax per rate",
 	"accountingTax":    "tax in the accounting currency",
 	"precedingInvoice": "corrected invoice's number",
+	"taxIncluded":      "tax included",
 }
 
 var errorCodes = map[string]string{
@@ -300,4 +279,114 @@ func foundOrNot(ok bool, what string) string {
 		return what
 	}
 	return "no " + strings.TrimPrefix(strings.TrimPrefix(what, "an "), "a ")
+}
+
+// statusWords say what vouches for a value (extract.FieldStatus,
+// extract.KeptStatus): the word shown beside it, a sign that carries the
+// status without colour, and what it means, for the legend and the
+// mark's title.
+var statusWords = map[string]struct{ Word, Icon, Means string }{
+	extract.StatusChecked: {"checked", "✓",
+		"a check vouches for it: the e-invoice's XML states it, or the total's arithmetic ties it to other amounts the document states"},
+	extract.StatusUnchecked: {"read, not checked", "○",
+		"read from the document, but nothing proves it: compare it with the original"},
+	extract.StatusToCheck: {"to check", "!",
+		"a check fails on it, or OCR was unsure of its words, or its tax rate does not fit: look at it first"},
+	extract.StatusComputed: {"computed", "=",
+		"no row of the document states it: it was derived from other amounts"},
+	extract.StatusCorrected: {"corrected", "✎",
+		"a person gave it"},
+}
+
+// statuses are the marks in the legend's order.
+var statuses = []string{extract.StatusToCheck, extract.StatusUnchecked, extract.StatusChecked,
+	extract.StatusComputed, extract.StatusCorrected}
+
+func statusWord(s string) string {
+	if w, ok := statusWords[s]; ok {
+		return w.Word
+	}
+	return s
+}
+
+func statusIcon(s string) string { return statusWords[s].Icon }
+
+func statusMeans(s string) string { return statusWords[s].Means }
+
+// typeWords name the booked document types.
+var typeWords = map[string]string{
+	extract.DocInvoice:           "invoice",
+	extract.DocCreditNote:        "credit note",
+	extract.DocCorrectiveInvoice: "corrective invoice",
+}
+
+// typeWord names a document type: a booked one in words, any other as
+// it is.
+func typeWord(t string) string {
+	if w, ok := typeWords[t]; ok {
+		return w
+	}
+	return t
+}
+
+// flagWords say what each flag of a result means for the person who
+// approves it.
+var flagWords = map[string]string{
+	extract.FlagVisibleTotalMismatch: "the total printed on the PDF's page is not the total of the e-invoice it carries; " +
+		"the e-invoice's (the legally binding XML) was taken: compare the two before approving",
+	extract.FlagOCR: "some fields were read by OCR from an image of the page: compare them with the original",
+	extract.FlagEInvoiceUnreadable: "the PDF carries an e-invoice that could not be read; " +
+		"the fields were read from the visible page instead",
+	extract.FlagTaxRateMismatch: "a rate's tax is not its taxable amount times its rate; " +
+		"the stated amounts, which add up, were taken: check the tax per rate",
+	extract.FlagEInvoiceDetailsOmitted: "some of the e-invoice's details (its lines, tax per rate, due date or the invoice it " +
+		"refers to) could not be taken as its XML states them and are left out: the original keeps them",
+}
+
+// DescribeFlag returns a result's flag in words, and whether it is
+// known. A flag that names an e-invoice rule ("<flag>:BR-CO-10") is an
+// e-invoice committed although it breaks that rule, because the amounts
+// that decide the payment agree.
+func DescribeFlag(flag string) (string, bool) {
+	if w, ok := flagWords[flag]; ok {
+		return w, true
+	}
+	if _, rule, ok := strings.Cut(flag, ":"); ok && isEInvoiceRule(rule) {
+		w, _ := einvoiceRule(rule)
+		return "the e-invoice breaks " + w + "; the amounts that decide the payment agree, so it was taken: check it before approving", true
+	}
+	return "a note without a description in this console", false
+}
+
+// isEInvoiceRule reports whether rule names a business rule of an
+// e-invoice standard (EN 16931's BR-*, or a rule its syntaxes add).
+func isEInvoiceRule(rule string) bool {
+	if slices.Contains(extract.EInvoiceRules, rule) {
+		return true
+	}
+	for _, prefix := range []string{"BR-", "PEPPOL-", "ZF-", "UBL-", "CII-"} {
+		if strings.HasPrefix(rule, prefix) && len(rule) > len(prefix) && len(rule) <= 32 {
+			return true
+		}
+	}
+	return false
+}
+
+func describeFlag(flag string) string {
+	s, _ := DescribeFlag(flag)
+	return s
+}
+
+// reasonHelp says, for the rejections a person finishes through the
+// correction form, what usually went wrong and what to correct.
+var reasonHelp = map[string]string{
+	extract.ReasonTotalMismatch: "Charges and allowances count: a discount that the document offers but does not deduct " +
+		"(an early-payment discount) or a fee read from another line makes the sum fail. Remove a row that was misread " +
+		"with its remove box, and correct the amounts that were read wrongly.",
+	extract.ReasonTaxMismatch: "The tax per rate must add up to the tax, and its taxable amounts (when given) to the net " +
+		"amount plus charges. Correct the rows that were misread, or remove them: the tax alone is enough.",
+	extract.ReasonAmountDueMismatch: "The amount due must be the total less what was paid plus the rounding. Correct the " +
+		"amount paid, the rounding or the amount due, or empty those that were misread.",
+	extract.ReasonNotAccepted: "This deployment books only some document types (the setting RELAYOPS_ACCEPT_DOCUMENTS). " +
+		"If the document type was read wrongly, correct it below; if not, the document is handled outside relayops.",
 }

@@ -137,7 +137,7 @@ func (c Corrections) Apply(x Extraction) Extraction {
 	}
 	out.Problems = nil
 	for _, p := range x.Problems {
-		if !slices.Contains(fields, problemField(p)) {
+		if !slices.ContainsFunc(problemFields(p, x), func(f string) bool { return slices.Contains(fields, f) }) {
 			out.Problems = append(out.Problems, p)
 		}
 	}
@@ -161,6 +161,21 @@ func asPrinted(s string) string {
 		}
 		return r
 	}, s))
+}
+
+// problemFields are the fields a problem the extractor recorded concerns:
+// a correction of any of them answers it, and the validator judges the
+// corrected fields instead (two stated totals that disagree are a
+// total_mismatch the rules record; a person's total settles it). A model's
+// unknown code concerns every field.
+func problemFields(code string, x Extraction) []string {
+	if f := problemField(code); f != "" {
+		return []string{f}
+	}
+	if ValidReason(code) {
+		return rejectedFields(code, x)
+	}
+	return CorrectionFields
 }
 
 // problemField is the field a problem code concerns, or "".

@@ -55,8 +55,17 @@ const (
 	ReasonEncryptedDocument = "encrypted_document"
 	// ReasonNoTextLayer: a PDF without text (a scan) and no OCR to read it.
 	ReasonNoTextLayer = "no_text_layer"
-	// ReasonTooManyPages: more pages than the deployment reads.
+	// ReasonTooManyPages: more pages than the deployment reads (a scan:
+	// more than OCR reads).
 	ReasonTooManyPages = "too_many_pages"
+	// ReasonTooLargeToRead: reading the file would take more memory than
+	// the read stage's whole budget (a small file that declares a huge
+	// image), found from its headers before anything is decoded.
+	ReasonTooLargeToRead = "too_large_to_read"
+	// ReasonReadTimeout: the read (OCR of a scan) did not finish within the
+	// job's attempts: an attempt ran out of time without reading a page, or
+	// the last attempt ran out of time.
+	ReasonReadTimeout = "read_timeout"
 	// ReasonOCRUncertain: the invoice number or an amount of a scan was
 	// read by OCR from words it was unsure of; a person confirms it
 	// (a correction) rather than the machine committing it.
@@ -108,7 +117,7 @@ var bareReasons = []string{
 	ReasonNotAnInvoice, ReasonAmbiguousDate, ReasonLineMismatch, ReasonSubtotalMismatch,
 	ReasonTotalMismatch, ReasonModelOutputInvalid, ReasonTaxMismatch, ReasonAmountDueMismatch, ReasonNotAccepted,
 	ReasonUnreadableDocument, ReasonEncryptedDocument, ReasonNoTextLayer, ReasonTooManyPages,
-	ReasonOCRUncertain,
+	ReasonOCRUncertain, ReasonTooLargeToRead, ReasonReadTimeout,
 }
 
 // Reasons returns every reason code, in a stable order: the bounded set of

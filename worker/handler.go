@@ -312,7 +312,10 @@ func (a *attempt) pipeline(ctx context.Context) ([]byte, error) {
 		return nil, err
 	}
 	out, err := a.extractDocument(ctx, doc, ckpts)
-	return out, keepFlags(err, doc.Flags)
+	if err != nil {
+		return nil, keepSeller(keepFlags(err, doc.Flags), doc)
+	}
+	return withSeller(doc, out)
 }
 
 // extractDocument runs the stages after the read: the structured path for
@@ -430,7 +433,8 @@ func (a *attempt) input() (string, error) {
 // entry atomically. It uses a context that ignores cancellation: the fence,
 // not the context, decides whether the write may land.
 func (a *attempt) commit(ctx context.Context, result []byte) error {
-	res, err := a.h.store.Commit(context.WithoutCancel(ctx), a.key, a.claim.Fence, a.claim.PayloadHash, result)
+	res, err := a.h.store.CommitWith(context.WithoutCancel(ctx), a.key, a.claim.Fence, a.claim.PayloadHash, result,
+		commitOpts(a.key.Tenant, result))
 	switch {
 	case errors.Is(err, jobs.ErrStaleFence):
 		return a.stale()
@@ -474,7 +478,8 @@ func (a *attempt) fail(ctx context.Context, cause error) error {
 		return a.hold(ctx, cause)
 	}
 	code, reason := codeOf(cause, kind), Reason(cause)
-	a.log.Info("attempt failed", append([]any{"kind", kind.String(), "code", code, "reason", reason}, modelAttrs(cause)...)...)
+	attrs := append([]any{"kind", kind.String(), "code", code, "reason", reason}, modelAttrs(cause)...)
+	a.log.Info("attempt failed", append(attrs, limitAttrs(cause)...)...)
 	a.log.Debug("attempt failed: cause", "error", cause.Error())
 	wctx := context.WithoutCancel(ctx)
 	switch {

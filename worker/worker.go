@@ -22,13 +22,37 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/relayops/relayops/admission"
+	"github.com/relayops/relayops/document"
 	"github.com/relayops/relayops/extract"
 	"github.com/relayops/relayops/extract/rules"
 	"github.com/relayops/relayops/internal/clock"
 	"github.com/relayops/relayops/internal/task"
 	"github.com/relayops/relayops/jobs"
 	"github.com/relayops/relayops/outbox"
+	"github.com/relayops/relayops/supplier"
 )
+
+// claimer is the relays' Claimer: nil (an untyped nil, so the relay sees
+// none) without a supplier store; with one, each batch's claim passes the
+// fault point after it.
+func claimer(s *supplier.Store, f *Faults) outbox.Claimer {
+	if s == nil {
+		return nil
+	}
+	return faultyClaimer{s: s, faults: f}
+}
+
+type faultyClaimer struct {
+	s      *supplier.Store
+	faults *Faults
+}
+
+func (c faultyClaimer) ClaimEvents(ctx context.Context, evs []jobs.Event) error {
+	if err := c.s.ClaimEvents(ctx, evs); err != nil {
+		return err
+	}
+	return c.faults.Hit(PointAfterFingerprint)
+}
 
 // Config configures a Worker. Zero fields take the stated defaults, which
 // match the README's configuration table (internal/app maps the
@@ -48,6 +72,9 @@ type Config struct {
 	VisibleTotal VisibleTotal
 	// Policy is what the deployment books (HandlerConfig).
 	Policy extract.Policy
+	// Suppliers claims the duplicate fingerprints of committed documents
+	// before their reviews are created; nil: no duplicate check.
+	Suppliers *supplier.Store
 	// Vision reads scans' page images (HandlerConfig.Vision).
 	Vision Vision
 	// Faults injects failures (tests and chaos only); nil injects none.
@@ -312,6 +339,9 @@ func (w *Worker) build() error {
 	if err != nil {
 		return err
 	}
+	if r, ok := cfg.Reader.(interface{ Budget() *document.Budget }); ok {
+		cfg.Metrics.watchReadBudget(r.Budget())
+	}
 	w.client = asynq.NewClientFromRedisClient(cfg.Redis)
 	publisher, err := NewPublisher(PublisherConfig{
 		Redis: cfg.Redis, Layout: w.layout(), MaxRetry: MaxRetry(cfg.Limits.MaxAttempts, cfg.Limits.MaxRecoveries),
@@ -337,7 +367,7 @@ func (w *Worker) build() error {
 	}
 	for i := range cfg.Relays {
 		r, err := outbox.NewRelay(outbox.RelayConfig{
-			Store: cfg.Store, Publisher: pub, Notifier: w.webhooks.relayNotifier(),
+			Store: cfg.Store, Publisher: pub, Notifier: w.webhooks.relayNotifier(), Claimer: claimer(cfg.Suppliers, cfg.Faults),
 			Consumer: fmt.Sprintf("%s-r%d", cfg.RelayConsumer, i),
 			Logger:   cfg.Logger, Clock: cfg.Clock, OnEvent: w.onRelayEvent, OnTrim: cfg.Metrics.outboxTrim,
 			OnError: cfg.Metrics.relayError, ReadRedis: cfg.RelayReadRedis,
