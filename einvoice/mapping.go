@@ -59,7 +59,8 @@ type syntaxDef struct {
 	header   []field[Invoice]
 	// presence are the groups recorded in Paths where present, for the
 	// rules that require them: BG-5 and BG-8 (the seller's and buyer's
-	// postal addresses), BG-16 (payment instructions).
+	// postal addresses), BG-11 (the seller's tax representative), BG-16
+	// (payment instructions).
 	presence   []presence
 	sellerIDs  group[Identifier] // BT-29
 	vat        group[VATBreakdown]

@@ -183,15 +183,22 @@ func fromEInvoice(inv *einvoice.Invoice, vs []einvoice.Violation) (*Invoice, err
 	if err := rejudge(out, m.omitted); err != nil {
 		return nil, err
 	}
-	out.Status = FieldStatus(out)
+	out.Status = einvoiceStatus(out, vs)
+	return out, nil
+}
+
+// einvoiceStatus is FieldStatus, with the fields a broken detail rule
+// concerns toCheck: the reviewer looks at those first.
+func einvoiceStatus(out *Invoice, vs []einvoice.Violation) map[string]string {
+	status := FieldStatus(out)
 	for _, v := range vs {
 		for _, f := range detailFields[v.Rule] {
-			if _, ok := out.Status[f]; ok {
-				out.Status[f] = StatusToCheck // a flagged rule concerns it
+			if _, ok := status[f]; ok {
+				status[f] = StatusToCheck
 			}
 		}
 	}
-	return out, nil
+	return status
 }
 
 // detailFields are the committed fields each rule about a detail
@@ -208,51 +215,9 @@ var detailFields = map[string][]string{
 	"ZF1-VAT": {"taxBreakdown"}, "ZF1-TAX-TOTAL": {"taxBreakdown"}, "ZF1-TAX-RATE": {"taxBreakdown"},
 }
 
-// thirdPartyPaid is the sum of XRechnung's third party payments
-// (BT-DEX-002), which its amount due includes.
-func (m *einvoiceMoney) thirdPartyPaid(inv *einvoice.Invoice) int64 {
-	var sum int64
-	for _, s := range inv.ThirdPartyPaid {
-		sum += m.units(s, "paidAmount")
-	}
-	return sum
-}
-
-// paid sets the paid amount the payment's arithmetic needs where the
-// invoice states its amount due other than as total − paid + rounding,
-// and returns the terms it was computed from ("" when it is BT-113 as
-// stated):
-//
-//   - XRechnung's third party payments (BT-DEX-002) are part of the amount
-//     due (BR-DEX-09), so they are paid amounts taken back: paid is
-//     BT-113 − Σ BT-DEX-002, and the amount due holds as stated;
-//   - a Factur-X MINIMUM invoice has no paid amount (BT-113) and its rules
-//     do not tie the amount due to the total: what the total and the
-//     amount due leave is the paid amount, computed.
-func (m *einvoiceMoney) paid(inv *einvoice.Invoice, out *Invoice, third int64) string {
-	if out.AmountDue == "" {
-		return ""
-	}
-	paid, _ := m.exact(orZero(out.PaidAmount))
-	switch {
-	case third != 0:
-		out.PaidAmount = formatMinor(paid-third, m.minor)
-		return "BT-DEX-002"
-	case out.PaidAmount == "" && inv.Profile() == einvoice.ProfileMinimum:
-		total, _ := m.exact(out.Total)
-		rounding, _ := m.exact(orZero(out.Rounding))
-		due, _ := m.exact(out.AmountDue)
-		if due != total+rounding {
-			out.PaidAmount = formatMinor(total+rounding-due, m.minor)
-			return "BT-115"
-		}
-	}
-	return ""
-}
-
 // omittable are the details a result may leave out when the validator
 // cannot commit them as the e-invoice states them.
-var omittable = []string{"lineItems", "taxBreakdown", "dueDate", "precedingInvoice", "accountingTax", "charges"}
+var omittable = []string{"lineItems", "taxBreakdown", "dueDate", "precedingInvoice", "accountingTax"}
 
 // rejudge holds the result to what the validator commits: ExtractionOf
 // the result, validated again, must pass, for a review's corrections are
@@ -295,9 +260,8 @@ func omittableField(reason string) string {
 	return ""
 }
 
-// omit leaves detail f out of the result, and reports whether there was
-// one to leave out. Charges are not: the subtotal is what the total
-// leaves of them.
+// omit leaves detail f (one of omittable) out of the result, and reports
+// whether there was one to leave out.
 func (inv *Invoice) omit(f string) bool {
 	had := true
 	switch f {

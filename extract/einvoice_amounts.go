@@ -55,6 +55,48 @@ func (m *einvoiceMoney) optional(s, field string) string {
 	return m.amount(s, field)
 }
 
+// thirdPartyPaid is the sum of XRechnung's third party payments
+// (BT-DEX-002), which its amount due includes.
+func (m *einvoiceMoney) thirdPartyPaid(inv *einvoice.Invoice) int64 {
+	var sum int64
+	for _, s := range inv.ThirdPartyPaid {
+		sum += m.units(s, "paidAmount")
+	}
+	return sum
+}
+
+// paid sets the paid amount the payment's arithmetic needs where the
+// invoice states its amount due other than as total − paid + rounding,
+// and returns the terms it was computed from ("" when it is BT-113 as
+// stated):
+//
+//   - XRechnung's third party payments (BT-DEX-002) are part of the amount
+//     due (BR-DEX-09), so they are paid amounts taken back: paid is
+//     BT-113 − Σ BT-DEX-002, and the amount due holds as stated;
+//   - a Factur-X MINIMUM invoice has no paid amount (BT-113) and its rules
+//     do not tie the amount due to the total: what the total and the
+//     amount due leave is the paid amount, computed.
+func (m *einvoiceMoney) paid(inv *einvoice.Invoice, out *Invoice, third int64) string {
+	if out.AmountDue == "" {
+		return ""
+	}
+	paid, _ := m.exact(orZero(out.PaidAmount))
+	switch {
+	case third != 0:
+		out.PaidAmount = formatMinor(paid-third, m.minor)
+		return "BT-DEX-002"
+	case out.PaidAmount == "" && inv.Profile() == einvoice.ProfileMinimum:
+		total, _ := m.exact(out.Total)
+		rounding, _ := m.exact(orZero(out.Rounding))
+		due, _ := m.exact(out.AmountDue)
+		if due != total+rounding {
+			out.PaidAmount = formatMinor(total+rounding-due, m.minor)
+			return "BT-115"
+		}
+	}
+	return ""
+}
+
 // netParts is how the total without VAT (BT-109) is made of a subtotal
 // and document charges, and which terms say so.
 type netParts struct {
