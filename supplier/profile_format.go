@@ -39,6 +39,9 @@ var currencySymbols = []string{"US$", "A$", "C$", "R$", "€", "$", "£", "¥", 
 // symbol, or a code or abbreviation ("EUR", "zł") not followed by a
 // letter.
 func markerAt(s string, i int) (string, int) {
+	if i >= len(s) || isDigit(s[i]) || s[i] == ' ' {
+		return "", 0
+	}
 	for _, m := range currencySymbols {
 		if strings.HasPrefix(s[i:], m) && !(isWordMarker(m) && letterAt(s, i+len(m))) {
 			return m, len(m)

@@ -230,35 +230,75 @@ func (l *layout) learnAnchor(f, val, job string) (Anchor, bool) {
 // occurrences lists every place val is printed on l in a form of field f
 // that a labelled anchor reads back, in document order. A zero amount, or
 // an amount printed beside another field's label, counts only where its
-// label names the field: a page holds many.
+// label names the field: a page holds many. A value printed more than
+// maxOccurrences times is not anchored at all: no label tells which.
 func (l *layout) occurrences(f, val string) []occurrence {
+	type key struct {
+		relation, match, region string
+		below                   int
+		format                  Format
+	}
+	cache := map[key][]found{}
 	var out []occurrence
+	seen := 0
 	for i := range l.lines {
 		t := &l.lines[i]
 		for k := range t.words {
+			if !l.printedAt(f, val, t, k) {
+				continue
+			}
+			if seen++; seen > maxOccurrences {
+				return nil
+			}
 			for _, a := range l.anchorsAt(f, val, i, k) {
-				cands := l.candidates(a)
-				idx := slices.IndexFunc(cands, func(c found) bool { return c.line == i && sameValue(f, c.value, val) })
-				if idx < 0 {
-					continue
+				ck := key{a.Relation, a.Match, a.Region, a.Below, a.Format}
+				cands, ok := cache[ck]
+				if !ok {
+					cands = l.candidates(a)
+					cache[ck] = cands
 				}
-				a.Occurrence, a.Occurrences = idx+1, len(cands)
-				if got, ok := pick(a, cands); !ok || got.line != i || !sameValue(f, got.value, val) {
-					continue
+				if o, ok := l.occurrence(f, val, a, cands, i); ok {
+					out = append(out, o)
 				}
-				score := hintScore(f, a.Match)
-				amount := slices.Contains(amountFields, f)
-				if score < 0 || amount && score == 0 && (a.Relation == RelationBelow || extract.SameDecimal(val, "0")) {
-					continue // another field's label; for an amount, a column or a zero no label names
-				}
-				if a.Relation == RelationRight {
-					score++ // a label on the value's line is surer than a column's
-				}
-				out = append(out, occurrence{anchor: a, score: score, line: i})
 			}
 		}
 	}
 	return out
+}
+
+// maxOccurrences bounds the places a confirmed value is looked at.
+const maxOccurrences = 64
+
+// occurrence is anchor a of the value val printed on line i, when a
+// reads it back there among its candidates, with its score.
+func (l *layout) occurrence(f, val string, a Anchor, cands []found, i int) (occurrence, bool) {
+	idx := slices.IndexFunc(cands, func(c found) bool { return c.line == i && sameValue(f, c.value, val) })
+	if idx < 0 {
+		return occurrence{}, false
+	}
+	a.Occurrence, a.Occurrences = idx+1, len(cands)
+	if got, ok := pick(a, cands); !ok || got.line != i || !sameValue(f, got.value, val) {
+		return occurrence{}, false
+	}
+	score := hintScore(f, a.Match)
+	amount := slices.Contains(amountFields, f)
+	if score < 0 || amount && score == 0 && (a.Relation == RelationBelow || extract.SameDecimal(val, "0")) {
+		return occurrence{}, false // another field's label; for an amount, a column or a zero no label names
+	}
+	if a.Relation == RelationRight {
+		score++ // a label on the value's line is surer than a column's
+	}
+	return occurrence{anchor: a, score: score, line: i}, true
+}
+
+// printedAt reports whether val, a value of field f, is printed from
+// word k of t on.
+func (l *layout) printedAt(f, val string, t *textLine, k int) bool {
+	if f == fieldNumber {
+		_, ok := textFormat(t.words, k, val)
+		return ok
+	}
+	return len(l.formsAt(f, val, t, t.words[k])) > 0
 }
 
 // formsAt returns the formats in which val, a value of field f, is

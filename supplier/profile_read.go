@@ -364,9 +364,11 @@ func labelLike(ws []word) bool {
 				return false
 			}
 		}
-		n++
+		if n++; n > maxLabelWords {
+			return false
+		}
 	}
-	return n > 0 && n <= maxLabelWords
+	return n > 0
 }
 
 // maxLabelWords bounds a label's words: longer text before a value is

@@ -28,17 +28,21 @@ type word struct {
 	start, end int    // byte offsets in the line
 	col, end2  int    // rune columns of its first and past its last rune
 	// cellStart: the line's start or a gap of two spaces or more is before
-	// it, so it opens a cell.
+	// it, so it opens a cell; cell is the index of its cell's first word.
 	cellStart bool
+	cell      int
 	// filler: punctuation only (":", "|", "--"), skipped when labels are
 	// matched.
 	filler bool
 }
 
-// maxLayoutLines bounds the lines a read or a learning looks at: an
-// invoice's fields are on its first pages, and the bound keeps a read's
-// cost fixed.
-const maxLayoutLines = 4000
+// maxLayoutLines and maxLayoutWords bound what a read or a learning
+// looks at: an invoice's fields are on its first pages, and the bounds
+// keep a read's cost fixed whatever the document.
+const (
+	maxLayoutLines = 4000
+	maxLayoutWords = 50000
+)
 
 // maxLineBytes: a longer line is cut.
 const maxLineBytes = 2000
@@ -49,14 +53,16 @@ const maxLineBytes = 2000
 // line), which is how the rules number their evidence.
 func newLayout(pages []Page) *layout {
 	l := &layout{pages: len(pages)}
-	num := 0
+	num, words := 0, 0
 	for p, text := range pages {
 		rows := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
 		for r, raw := range rows {
-			if len(l.lines) >= maxLayoutLines {
+			if len(l.lines) >= maxLayoutLines || words >= maxLayoutWords {
 				return l
 			}
-			l.lines = append(l.lines, newLine(p+1, num+r+1, raw))
+			t := newLine(p+1, num+r+1, raw)
+			words += len(t.words)
+			l.lines = append(l.lines, t)
 		}
 		num += len(rows)
 	}
@@ -111,8 +117,12 @@ func splitWords(text string) []word {
 			return
 		}
 		t := text[start:end]
-		out = append(out, word{text: t, norm: normWord(t), start: start, end: end, col: startCol, end2: endCol,
-			cellStart: spaces >= 2, filler: isFiller(t)})
+		w := word{text: t, norm: normWord(t), start: start, end: end, col: startCol, end2: endCol,
+			cellStart: spaces >= 2, filler: isFiller(t), cell: len(out)}
+		if !w.cellStart {
+			w.cell = out[len(out)-1].cell
+		}
+		out = append(out, w)
 		start = -1
 	}
 	for i, r := range text {
@@ -184,12 +194,7 @@ func cellEnd(ws []word, i int) int {
 }
 
 // cellStartOf is the index of the first word of the cell word i is in.
-func cellStartOf(ws []word, i int) int {
-	for i > 0 && !ws[i].cellStart {
-		i--
-	}
-	return i
-}
+func cellStartOf(ws []word, i int) int { return ws[i].cell }
 
 // overlapping returns the index of the first word of line that overlaps
 // the columns [col, end), or -1.
