@@ -110,8 +110,15 @@ func candidateType(d *document, l *line, text string) string {
 	return titleType(text)
 }
 
-// titleCandidates are the texts of l that may be a title.
+// titleCandidates are the texts of l that may be a title. A reference to
+// the invoice a document corrects ends a candidate: "Gutschrift zu
+// Rechnung 2024-043" is titled a credit note, "Bezug: Rechnung Nr. 7" is
+// no title. A bulleted line is an item of a list ("- Kenji: chase the
+// credit note"), never a title.
 func titleCandidates(d *document, l *line) []string {
+	if l.bullet {
+		return nil
+	}
 	if d.mail {
 		if v, ok := mailHeader(l.text, "subject"); ok {
 			return subjectTitle(v)
@@ -121,11 +128,13 @@ func titleCandidates(d *document, l *line) []string {
 		}
 	}
 	if l.heading {
-		return []string{l.text}
+		return []string{beforeReference(l.text)}
 	}
 	out := make([]string, 0, len(l.cells))
 	for _, c := range l.cells {
-		out = append(out, c.text)
+		if t := beforeReference(c.text); t != "" {
+			out = append(out, t)
+		}
 	}
 	return out
 }

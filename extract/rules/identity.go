@@ -2,6 +2,7 @@ package rules
 
 import (
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -33,23 +34,26 @@ var weakNumberLabel = map[string]bool{"document no": true, "document number": tr
 
 // resolveInvoiceNumber takes the invoice number from a label, else the
 // title or the e-mail subject, else a document number, else running text.
-func resolveInvoiceNumber(d *document, hits []hit) string {
+// The number of the invoice the document refers to (preceding, "zu
+// Rechnung Nr. …") is never its own.
+func resolveInvoiceNumber(d *document, hits []hit, preceding string) string {
+	own := func(n string) bool { return n != "" && n != preceding }
 	ranked := byRank(hits, lkInvoiceNo)
 	for _, h := range ranked {
-		if n := markedNumberToken(h.value(), numberMarked(h)); n != "" && !weakNumberLabel[h.phrase] {
+		if n := markedNumberToken(h.value(), numberMarked(h)); own(n) && !weakNumberLabel[h.phrase] {
 			return n
 		}
 	}
 	for _, text := range titleTexts(d) {
-		if n := numberAfterInvoiceWord(text); n != "" {
+		if n := numberAfterInvoiceWord(text); own(n) {
 			return n
 		}
 	}
-	if n := numberBelowTitle(d); n != "" {
+	if n := numberBelowTitle(d); own(n) {
 		return n
 	}
 	for _, h := range ranked {
-		if n := invoiceNumberToken(h.value()); n != "" {
+		if n := invoiceNumberToken(h.value()); own(n) {
 			return n
 		}
 	}
@@ -58,7 +62,7 @@ func resolveInvoiceNumber(d *document, hits []hit) string {
 			continue
 		}
 		if m := proseNumberRe.FindStringSubmatch(d.lines[i].text); m != nil {
-			if n := invoiceNumberToken(m[1]); n != "" {
+			if n := invoiceNumberToken(m[1]); own(n) {
 				return n
 			}
 		}
@@ -95,7 +99,7 @@ func numberBelowTitle(d *document) string {
 			}
 		}
 		for _, t := range titleCandidates(d, l) {
-			if candidateType(d, l, t) == extract.DocInvoice {
+			if extract.IsBooked(candidateType(d, l, t)) {
 				below = 0
 			}
 		}
@@ -115,7 +119,8 @@ func numberLabel(phrase string) bool {
 }
 
 // titleTexts returns the e-mail subject and the title candidates of the
-// head of d, in order.
+// head of d that name a booked document (an invoice, a credit note, a
+// corrective invoice), in order.
 func titleTexts(d *document) []string {
 	var out []string
 	seen := 0
@@ -128,7 +133,7 @@ func titleTexts(d *document) []string {
 			break
 		}
 		for _, t := range titleCandidates(d, l) {
-			if candidateType(d, l, t) == extract.DocInvoice {
+			if extract.IsBooked(candidateType(d, l, t)) {
 				out = append(out, t)
 			}
 		}
@@ -137,8 +142,9 @@ func titleTexts(d *document) []string {
 }
 
 // numberAfterInvoiceWord reads the number after the word "invoice", its
-// translations or a compound of them in a title: "Invoice No. 4471",
-// "HANDELSRECHNUNG (380) Nr. 471102 vom 05.03.2018", "Factuur nr 2024-17".
+// translations, a compound of them or a credit note's title word in a
+// title: "Invoice No. 4471", "HANDELSRECHNUNG (380) Nr. 471102 vom
+// 05.03.2018", "Factuur nr 2024-17", "Avoir AV-2017-0005".
 func numberAfterInvoiceWord(text string) string {
 	lower := strings.ToLower(text)
 	if len(lower) != len(text) {
@@ -161,17 +167,20 @@ func numberAfterInvoiceWord(text string) string {
 	return ""
 }
 
-// invoiceWords are the words that name an invoice in the language tables,
-// and the endings of the compounds that do.
+// invoiceWords are the words that name a booked document in the language
+// tables (an invoice, a credit note, a corrective invoice), and the endings
+// of the compounds that do; the longer first, so that "Rechnungskorrektur
+// Nr. 7" is read after "rechnungskorrektur", not after "rechnung".
 var invoiceWords = func() []string {
 	var out []string
 	for _, l := range languages {
-		for _, k := range append(append([]docKeyword{}, l.invoiceTitles...), l.compounds...) {
-			if k.docType == extract.DocInvoice && !containsStr(out, k.phrase) {
+		for _, k := range slices.Concat(l.titles, l.invoiceTitles, l.compounds) {
+			if extract.IsBooked(k.docType) && !containsStr(out, k.phrase) {
 				out = append(out, k.phrase)
 			}
 		}
 	}
+	slices.SortStableFunc(out, func(a, b string) int { return len(b) - len(a) })
 	return out
 }()
 

@@ -22,6 +22,11 @@ type language struct {
 	// The first ending that fits decides.
 	compounds []docKeyword
 	markers   []docKeyword
+	// preceding introduce the invoice a credit note or corrective invoice
+	// refers to ("zur Rechnung", "Original invoice", "rif. fattura"),
+	// "|"-separated normalised phrases found anywhere in a line: the
+	// number after one is that invoice's (BT-25), never the document's own.
+	preceding string
 	// taxTotals name a row that sums the tax rows above it ("Total VAT",
 	// "Steuerbetrag"), "|"-separated normalised label phrases.
 	taxTotals string

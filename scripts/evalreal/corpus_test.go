@@ -32,8 +32,6 @@ var knownFalseSuccesses = map[string]string{
 	"testdata/real/rendered-invoice-maker/brightline-consulting-gb-01.pdf|vendor":             "Kestrel Foods Ltd, want Brightline Consulting Ltd: the Recipient block (left) taken as the issuer, the Biller block is right",
 	"testdata/real/rendered-invoice-maker/brightline-consulting-gb-02.pdf|vendor":             "Kestrel Foods Ltd, want Brightline Consulting Ltd: the same",
 	"testdata/real/signed-invoice/invoice.pdf|issueDate":                                      "2022-08-20, want none: the due date taken as the issue date, which the page does not print",
-	"testdata/real/rendered-jspdf-invoice-template/elektro-huber-at-03.pdf|documentType":      "creditNote, want correctiveInvoice: a Rechnungskorrektur is read as a credit note",
-	"testdata/real/rendered-jspdf-invoice-template/elektro-huber-at-03.pdf|invoiceNumber":     "2024-10234, want 2024-10235: the number of the invoice it corrects taken as its own",
 }
 
 // TestCorpus_NoFalseSuccessAndEveryNonInvoiceRejected runs the real corpus
