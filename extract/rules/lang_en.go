@@ -8,9 +8,9 @@ var english = language{
 	code: "en",
 	labels: map[labelKind]string{
 		lkInvoiceNo:   `credit note no|credit memo no|credit no|cancellation no|corrective invoice no|correction invoice no|credit invoice no|invoice no|invoice|inv no|inv|invoice ref|invoice reference|invoice id|invoice code|bill no|tax invoice no|invoice no and date|invoice identifier|invoice serial no|document no|document number|doc no|folio|folio no|folio number|bill number|bill ref|bill reference`,
-		lkVendor:      `vendor|supplier|seller|from|sold by|issued by|bill from|billed by|billed from|invoice from|vendor name|supplier name|seller name|company name|payee|remit to|service provider|provider|contractor|please remit to|exporter|shipper`,
+		lkVendor:      `biller|issuer|vendor|supplier|seller|from|sold by|issued by|bill from|billed by|billed from|invoice from|vendor name|supplier name|seller name|company name|payee|remit to|service provider|provider|contractor|please remit to|exporter|shipper`,
 		lkCustomer:    `bill to|billed to|purchased by|invoice to|invoiced to|sold to|ship to|shipped to|deliver to|delivery address|billing address|shipping address|customer|client|to|buyer|recipient|attention|attn|customer name|client name|purchaser|customer details|client details|billing to|guest|guest name|consignee|importer`,
-		lkIssueDate:   `date|invoice date|issue date|date of issue|issued|issued on|tax point|tax point date|date issued|billing date|dated|invoice date tax point|date tax point|tax date|invoice issue date|document date|date of invoice|bill date|date of bill`,
+		lkIssueDate:   `issuing date|date of issuing|date|invoice date|issue date|date of issue|issued|issued on|tax point|tax point date|date issued|billing date|dated|invoice date tax point|date tax point|tax date|invoice issue date|document date|date of invoice|bill date|date of bill`,
 		lkDueDate:     `due date|due|payment due|due by|pay by|date due|payment due date|due on|payment date|please pay by`,
 		lkOtherDate:   `delivery date|order date|ship date|shipping date|service date|service period|period|date of supply|supply date|po date|performance date|billing period|invoice period|dispatch date|date of service|statement date|start date|end date|date paid|paid on|sent|received`,
 		lkCurrency:    `currency|currency code|valuta`,

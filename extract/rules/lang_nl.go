@@ -8,7 +8,7 @@ var dutch = language{
 	labels: map[labelKind]string{
 		lkInvoiceNo:   `creditnota no|creditnotanummer|creditnotanr|creditnummer|creditfactuur no|creditfactuurnummer|factuurnr|factuurno|factuurnummer|factuur no|factuur|documentnr|documentnummer`,
 		lkVendor:      `leverancier|verkoper|afzender`,
-		lkCustomer:    `klant|klantnummer|leveringsadres|facturatieadres|klant no|afnemer|factuuradres|afleveradres|debiteur|debiteurnummer|t a v`,
+		lkCustomer:    `ontvanger|klant|klantnummer|leveringsadres|facturatieadres|klant no|afnemer|factuuradres|afleveradres|debiteur|debiteurnummer|t a v`,
 		lkIssueDate:   `factuurdatum|datum|datum factuur`,
 		lkDueDate:     `vervaldatum|uiterste betaaldatum|betalen voor|vervaldag`,
 		lkOtherDate:   `leverdatum|orderdatum|periode|leveringsdatum`,

@@ -8,7 +8,7 @@ var nordic = language{
 	labels: map[labelKind]string{
 		lkInvoiceNo:   `kreditnota no|kreditnotanr|kreditnotanummer|kreditfaktura no|kreditfakturanr|fakturanr|fakturanummer|faktura no|fakturano|faktura`,
 		lkVendor:      `leverandor|leverantor|saljare|saelger|selger`,
-		lkCustomer:    `kund|kunde|kundnr|kundenr|kundenummer|kundnummer|kopare|kober|kjoper|faktureringsadress|leveransadress`,
+		lkCustomer:    `solgt til|sold till|fakturer til|faktureres til|tjenestemottaker|kund|kunde|kundnr|kundenr|kundenummer|kundnummer|kopare|kober|kjoper|faktureringsadress|leveransadress`,
 		lkIssueDate:   `fakturadatum|fakturadato|datum|dato`,
 		lkDueDate:     `forfallodatum|forfallodag|forfaldsdato|forfallsdato|forfall|betalningsvillkor datum|sista betalningsdag|betales senest`,
 		lkOtherDate:   `leveransdatum|leveringsdato|period|periode`,

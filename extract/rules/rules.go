@@ -142,9 +142,11 @@ func extractInvoice(content, docType string) extract.Extraction {
 		it.lines = nil
 		it.problems = append(it.problems, extract.ReasonSubtotalMismatch)
 	}
-	t.absorbTableCharges(&it)
+	t.absorbTableCharges(d, &it)
+	t.settleNetCharges(d, it.lines, f)
 	x.LineItems, x.Subtotal, x.Tax, x.Total = it.lines, t.subtotal, t.tax, t.total
 	x.TaxIncluded, x.Charges = t.taxIncluded, t.charges
+	t.guardUnreadTax(hits)
 	x.Problems = appendProblems(dateProblem, it.problems, t.problems)
 	x.Evidence = fieldEvidence(d, hits, amounts, x)
 	return x

@@ -470,27 +470,109 @@ func (t *totals) resolveCharges(rows []amountRow, final int) {
 		t.chargeRows = append(t.chargeRows, r)
 		t.charges = append(t.charges, extract.Charge{Kind: chargeKind(r.kind), Amount: r.amount})
 	}
-	t.dropChargesInSubtotal()
 }
 
-// dropChargesInSubtotal drops the charges written above the subtotal when
-// the subtotal and the tax alone make the total: an allowance inside the
-// item table ("REMISE … -5,00") that the net total already counts.
-func (t *totals) dropChargesInSubtotal() {
+// settleNetCharges decides what a net total written below charge rows
+// is, when the net and the tax alone make the total: the net after the
+// document-level allowances and charges above it ("REMISE … -5,00",
+// "CHARGE … 10,00"; EN 16931 BT-109), not the lines' sum (BT-106). When
+// the lines read and those charges make the net, the subtotal is the
+// lines' (left for the validator to derive, marked computed) and the
+// charges stay; else the read is not whole, and the charges stay beside
+// the net for the total's check to refuse: a net is never committed as
+// the lines' sum. A charge row that is an item (its quantity times its
+// price on its line: "Spedizione corriere  € 15,00  3  € 45,00") is one
+// of the lines the net sums, not a charge.
+func (t *totals) settleNetCharges(d *document, lines []extract.ExtractedLine, f numberFormat) {
 	if len(t.charges) == 0 || t.subtotal == "" || t.tax == "" || t.total == "" || t.taxIncluded || t.subtotalLine < 0 {
 		return
 	}
 	if sum, ok := addCanonical([]string{t.subtotal, t.tax}); !ok || !sameDecimal(sum, t.total) {
 		return
 	}
+	var above []string
 	var rows []amountRow
 	var charges []extract.Charge
 	for i, r := range t.chargeRows {
-		if r.line >= t.subtotalLine {
+		switch {
+		case r.line >= t.subtotalLine:
 			rows, charges = append(rows, r), append(charges, t.charges[i])
+		case !itemShaped(d.lines[r.line].text, f):
+			rows, charges = append(rows, r), append(charges, t.charges[i])
+			above = append(above, signedAmount(t.charges[i]))
 		}
 	}
 	t.chargeRows, t.charges = rows, charges
+	if len(t.charges) == 0 {
+		t.charges = nil
+	}
+	if len(above) == 0 || len(lines) == 0 {
+		return
+	}
+	amounts := make([]string, 0, len(lines)+len(above))
+	for _, l := range lines {
+		if l.Amount == "" {
+			return
+		}
+		amounts = append(amounts, l.Amount)
+	}
+	if sum, ok := addCanonical(append(amounts, above...)); ok && sameDecimal(sum, t.subtotal) {
+		t.subtotal = "" // the lines state the lines' sum; the net counts the charges too
+	}
+}
+
+// itemShaped reports a row that holds a quantity, a price and their
+// product: an item of the table, whatever its description says.
+func itemShaped(text string, f numberFormat) bool {
+	toks := moneyTokens(text, f)
+	vals := make([]string, 0, len(toks))
+	for _, tok := range toks {
+		if v, bad := canonicalTok(tok, f); !bad && v != "" && !tok.neg {
+			vals = append(vals, v)
+		}
+	}
+	for k := 2; k < len(vals); k++ {
+		for i := 0; i < k; i++ {
+			for j := i + 1; j < k; j++ {
+				if !isZero(vals[k]) && (timesEquals(vals[i], vals[j], vals[k]) || timesEquals(vals[j], vals[i], vals[k])) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// guardUnreadTax refuses what the validator would otherwise derive from
+// a read without tax: a zero tax on a document that labels a tax at a
+// positive rate ("MwSt. 19 %") whose amount was not read, and a tax that
+// is the whole total. Either is a guess, not a read.
+func (t *totals) guardUnreadTax(hits []hit) {
+	if t.total == "" || isZero(t.total) {
+		return
+	}
+	if t.tax != "" && t.subtotal == "" && sameDecimal(strings.TrimPrefix(t.tax, "-"), strings.TrimPrefix(t.total, "-")) {
+		t.problem(extract.ReasonTotalMismatch) // the tax is the whole total: no net was read
+		return
+	}
+	if t.tax != "" {
+		return
+	}
+	for _, h := range hits {
+		if h.kind == lkTax && rateOf(h.raw) != nil && !saysIncluded(h.raw) {
+			t.problem(extract.FieldReason(extract.ReasonMissingField, "tax"))
+			return
+		}
+	}
+}
+
+// signedAmount is a charge's amount with a discount made negative, as
+// the validator counts it.
+func signedAmount(c extract.Charge) string {
+	if c.Kind == extract.ChargeDiscount && !strings.HasPrefix(c.Amount, "-") && !isZero(c.Amount) {
+		return "-" + c.Amount
+	}
+	return c.Amount
 }
 
 func chargeKind(k labelKind) string {
@@ -513,8 +595,10 @@ func sameDecimal(a, b string) bool { return extract.SameDecimal(a, b) }
 
 // absorbTableCharges moves charge rows that sit above the stated subtotal
 // into the line items when only with them do the lines make the subtotal
-// (a "Shipping" row inside the item table).
-func (t *totals) absorbTableCharges(it *items) {
+// (a "Shipping" row inside the item table). A row is inside the table
+// when no blank line parts it from the rows above it; one set apart below
+// the table is a document-level charge, which settleNetCharges weighs.
+func (t *totals) absorbTableCharges(d *document, it *items) {
 	if t.subtotal == "" || len(it.lines) == 0 || len(t.chargeRows) == 0 {
 		return
 	}
@@ -530,7 +614,7 @@ func (t *totals) absorbTableCharges(it *items) {
 	}
 	var moved []amountRow
 	for _, r := range t.chargeRows {
-		if r.line < t.subtotalLine && r.line > it.firstRow {
+		if r.line < t.subtotalLine && r.line > it.firstRow && !blankAbove(d, r.line, it.lastRow) {
 			moved = append(moved, r)
 			amounts = append(amounts, signedCharge(r))
 		}
@@ -543,13 +627,24 @@ func (t *totals) absorbTableCharges(it *items) {
 	}
 	t.charges = t.charges[:0]
 	for _, r := range t.chargeRows {
-		if !(r.line < t.subtotalLine && r.line > it.firstRow) {
+		if !(r.line < t.subtotalLine && r.line > it.firstRow && !blankAbove(d, r.line, it.lastRow)) {
 			t.charges = append(t.charges, extract.Charge{Kind: chargeKind(r.kind), Amount: r.amount})
 		}
 	}
 	if len(t.charges) == 0 {
 		t.charges = nil
 	}
+}
+
+// blankAbove reports a blank line between the item rows that end at line
+// last and line i below them.
+func blankAbove(d *document, i, last int) bool {
+	for k := last + 1; k < i; k++ {
+		if d.lines[k].blank() {
+			return true
+		}
+	}
+	return false
 }
 
 // signedCharge is a charge's amount with a discount made negative.
