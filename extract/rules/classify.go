@@ -92,7 +92,7 @@ func findTitle(d *document) (string, []string) {
 		if seen++; seen > headLines {
 			break
 		}
-		for _, text := range titleCandidates(d, l) {
+		for _, text := range titleCandidates(d, i) {
 			if t := candidateType(d, l, text); t != "" {
 				return t, []string{"title_" + t}
 			}
@@ -114,8 +114,10 @@ func candidateType(d *document, l *line, text string) string {
 // the invoice a document corrects ends a candidate: "Gutschrift zu
 // Rechnung 2024-043" is titled a credit note, "Bezug: Rechnung Nr. 7" is
 // no title. A bulleted line is an item of a list ("- Kenji: chase the
-// credit note"), never a title.
-func titleCandidates(d *document, l *line) []string {
+// credit note"), never a title, nor is a line of an address block below
+// its first ("Beispiel AG / Accounts Payable Dept. / Kaiserstraße 12").
+func titleCandidates(d *document, i int) []string {
+	l := &d.lines[i]
 	if l.bullet {
 		return nil
 	}
@@ -131,13 +133,73 @@ func titleCandidates(d *document, l *line) []string {
 		return []string{beforeReference(l.text)}
 	}
 	out := make([]string, 0, len(l.cells))
-	for _, c := range l.cells {
-		if t := beforeReference(c.text); t != "" {
+	for k := range l.cells {
+		if inAddressBlock(d, i, &l.cells[k]) {
+			continue
+		}
+		if t := beforeReference(l.cells[k].text); t != "" {
 			out = append(out, t)
 		}
 	}
 	return out
 }
+
+// inAddressBlock reports cell c of line i that stands inside a postal
+// address: under the block's first line (the name) and above its street
+// or postal line, in the same column, with no blank line between. A
+// department there ("Accounts Payable Dept.", "Kreditorenbuchhaltung") is
+// part of the address, not a title; a title right under a letterhead's
+// address is below it, not inside it.
+func inAddressBlock(d *document, i int, c *cell) bool {
+	top := i
+	for k := i - 1; k >= 0 && k >= i-4; k-- {
+		l := &d.lines[k]
+		if l.blank() || l.rule || alignedCell(l, c.start, c.end) == nil {
+			break
+		}
+		top = k
+	}
+	if top == i {
+		return false
+	}
+	for k := i + 1; k < len(d.lines) && k <= i+4; k++ {
+		l := &d.lines[k]
+		if l.blank() || l.rule {
+			return false
+		}
+		b := alignedCell(l, c.start, c.end)
+		if b == nil {
+			return false
+		}
+		if postalLineRe.MatchString(b.text) || streetLine(b.text) {
+			return true
+		}
+	}
+	return false
+}
+
+// streetLine reports an address's street line: a street word and a house
+// number ("Kaiserstraße 12", "19 Ridge Street", "ul. Długa 17").
+func streetLine(text string) bool {
+	if !hasDigit(text) || len(text) > 60 {
+		return false
+	}
+	for _, w := range strings.Fields(strings.ToLower(text)) {
+		w = strings.Trim(w, ".,")
+		if streetWords[w] || strings.HasSuffix(w, "straße") || strings.HasSuffix(w, "strasse") || strings.HasSuffix(w, "str") ||
+			strings.HasSuffix(w, "weg") || strings.HasSuffix(w, "gasse") || strings.HasSuffix(w, "platz") || addressWords[w] {
+			return true
+		}
+	}
+	return false
+}
+
+// addressWords name a street, a square or a post box in the tables'
+// languages.
+var addressWords = map[string]bool{"rue": true, "avenue": true, "boulevard": true, "bd": true, "chemin": true, "via": true, "viale": true,
+	"piazza": true, "calle": true, "avenida": true, "plaza": true, "paseo": true, "straat": true, "laan": true, "plein": true, "gracht": true,
+	"ul": true, "ulica": true, "aleja": true, "al": true, "rua": true, "praça": true, "gatan": true, "gata": true, "gade": true, "vej": true,
+	"tee": true, "tn": true, "postfach": true, "box": true, "postbus": true, "apartado": true, "casella": true, "skrytka": true, "lane": true, "drive": true, "way": true, "close": true, "court": true, "place": true}
 
 // titleType returns the document type a title text names, or "". A title
 // is at most eight words and is not a field ("Quote ref: Q-12" on an
@@ -158,7 +220,37 @@ func titleTypeWords(text string, maxWords int) string {
 	if t != extract.DocInvoice && strings.HasSuffix(strings.TrimSpace(text), ":") {
 		return "" // "Bestellung Nr. Kunde:", "N° BON DE COMMANDE :": a label waiting for its value
 	}
+	if t != extract.DocInvoice && opensReference(text) {
+		return "" // "Ihre Bestellung vom 01.03.2024": the order the invoice answers
+	}
 	return t
+}
+
+// referenceOpenings are the words of every table that open a mention of
+// another document (references), each as its normalised words.
+var referenceOpenings = func() [][]string {
+	var out [][]string
+	for _, l := range languages {
+		for _, p := range strings.Split(l.references, "|") {
+			if ws := wordTexts(textWords(p)); len(ws) > 0 {
+				out = append(out, ws)
+			}
+		}
+	}
+	return out
+}()
+
+// opensReference reports text that opens with a reference word: a
+// mention of another document ("Your order 4471", "gemäß Angebot 17"),
+// which names no kind of this one.
+func opensReference(text string) bool {
+	words := textWords(text)
+	for _, p := range referenceOpenings {
+		if wordsAt(words, 0, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // dropIdentifiers removes the words joined by underscores, a system's

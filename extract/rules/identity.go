@@ -98,7 +98,7 @@ func numberBelowTitle(d *document) string {
 				}
 			}
 		}
-		for _, t := range titleCandidates(d, l) {
+		for _, t := range titleCandidates(d, i) {
 			if extract.IsBooked(candidateType(d, l, t)) {
 				below = 0
 			}
@@ -132,7 +132,7 @@ func titleTexts(d *document) []string {
 		if seen++; seen > headLines {
 			break
 		}
-		for _, t := range titleCandidates(d, l) {
+		for _, t := range titleCandidates(d, i) {
 			if extract.IsBooked(candidateType(d, l, t)) {
 				out = append(out, t)
 			}

@@ -27,6 +27,10 @@ type language struct {
 	// "|"-separated normalised phrases found anywhere in a line: the
 	// number after one is that invoice's (BT-25), never the document's own.
 	preceding string
+	// references open a mention of another document, not a title: "Ihre
+	// Bestellung vom 01.03.2024", "Your order", "as per quote Q-7";
+	// "|"-separated normalised words or phrases.
+	references string
 	// taxTotals name a row that sums the tax rows above it ("Total VAT",
 	// "Steuerbetrag"), "|"-separated normalised label phrases.
 	taxTotals string

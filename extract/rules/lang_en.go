@@ -47,7 +47,7 @@ var english = language{
 		{"order details", extract.DocOther}, {"delivery docket", extract.DocOther}, {"open invoices", extract.DocOther}, {"outstanding invoices", extract.DocOther},
 		{"unpaid invoices", extract.DocOther}, {"list of invoices", extract.DocOther}, {"invoices issued", extract.DocOther}, {"invoice summary", extract.DocOther},
 		{"invoice list", extract.DocOther}, {"invoice register", extract.DocOther}, {"invoice report", extract.DocOther}, {"invoice request", extract.DocOther},
-		{"accounts payable", extract.DocOther}, {"aged payables", extract.DocOther}, {"aged receivables", extract.DocOther},
+		{"aged payables", extract.DocOther}, {"aged receivables", extract.DocOther},
 	},
 	invoiceTitles: []docKeyword{
 		{"invoice", extract.DocInvoice}, {"taxinvoice", extract.DocInvoice}, {"vatinvoice", extract.DocInvoice}, {"salesinvoice", extract.DocInvoice},
@@ -65,6 +65,7 @@ var english = language{
 		{"we have paid the following", extract.DocOther}, {"have been paid", extract.DocOther},
 	},
 	preceding: "original invoice|original invoice no|for invoice|against invoice|relating to invoice|relates to invoice|related invoice|in respect of invoice|refers to invoice|referenced invoice|reference invoice|preceding invoice|invoice corrected|corrects invoice|cancels invoice|cancellation of invoice|replaces invoice|credit for invoice|refund for invoice",
+	references: "your|our|per|as per|according to|with reference to|further to|regarding|against",
 	taxTotals: "total tax|total vat|vat total|tax total|total gst|gst total|tax amount|vat amount|gst amount",
 	months: [12]string{"january jan", "february feb", "march mar", "april apr", "may", "june jun", "july jul",
 		"august aug", "september sep sept", "october oct", "november nov", "december dec"},

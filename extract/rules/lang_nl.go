@@ -28,6 +28,7 @@ var dutch = language{
 	compounds:     []docKeyword{{"factuur", extract.DocInvoice}},
 	markers:       []docKeyword{{"wisselgeld", extract.DocReceipt}, {"beginsaldo", extract.DocStatement}, {"eindsaldo", extract.DocStatement}, {"offerte geldig", extract.DocQuote}, {"geldig tot", extract.DocQuote}},
 	preceding:     "creditering van factuur|creditnota voor factuur|voor factuur|originele factuur|oorspronkelijke factuur|gecrediteerde factuur|betreft factuur|correctie op factuur|correctie van factuur",
+	references: "uw|onze|volgens|naar aanleiding van|conform",
 	taxTotals:     "totaal btw|btw bedrag",
 	months:        [12]string{"januari jan", "februari feb", "maart mrt", "april apr", "mei", "juni jun", "juli jul", "augustus aug", "september sep sept", "oktober okt", "november nov", "december dec"},
 }

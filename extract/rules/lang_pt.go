@@ -56,6 +56,7 @@ var portuguese = language{
 	compounds: []docKeyword{},
 	markers:   []docKeyword{{"troco", extract.DocReceipt}, {"saldo anterior", extract.DocStatement}, {"saldo final", extract.DocStatement}, {"proposta válida", extract.DocQuote}, {"orçamento válido", extract.DocQuote}, {"válido até", extract.DocQuote}, {"válida até", extract.DocQuote}},
 	preceding: "fatura original|factura original|fatura de referência|referente à fatura|referente a fatura|relativa à fatura|fatura retificada|retifica a fatura|documento de origem",
+	references: "sua|seu|suas|seus|nossa|nosso|conforme|segundo",
 	taxTotals: "total iva|total do iva|valor do iva|valor iva|total de impostos|total impostos|valor total dos impostos",
 	// "3 de março de 2017" is not read: words stand between day, month and
 	// year (see docs/extraction-languages.md).
