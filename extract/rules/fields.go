@@ -217,9 +217,10 @@ func cellBelow(d *document, i int, c *cell) (*cell, bool) {
 }
 
 // describedBelow reports a value cell b under a label of line i that
-// shares its line with a description: an item's amount under a column
+// follows a description on its line: an item's amount under a column
 // header ("Preis / zzgl. MwSt." over "Webhosting Paket M  01.02.-29.02.
-// 3,89 €"), never the labelled amount itself.
+// 3,89 €"), never the labelled amount itself. A label and its value
+// beside it ("Do zapłaty  148,83 PLN") describe nothing.
 func describedBelow(d *document, i int, b *cell) bool {
 	n := d.nextNonBlank(i)
 	if n < 0 {
@@ -227,7 +228,10 @@ func describedBelow(d *document, i int, b *cell) bool {
 	}
 	for k := range d.lines[n].cells {
 		c := &d.lines[n].cells[k]
-		if c != b && hasLetter(c.text) && !isCurrencyWord(strings.TrimSpace(c.text)) {
+		if c == b || c.end > b.start || !hasLetter(c.text) || isCurrencyWord(strings.TrimSpace(c.text)) {
+			continue
+		}
+		if _, ok := c.labelOf(); !ok && len(moneyTokens(c.text, numberFormat{decimal: '.'})) == 0 {
 			return true
 		}
 	}

@@ -40,7 +40,7 @@ func resolveInvoiceNumber(d *document, hits []hit, preceding string) string {
 	own := func(n string) bool { return n != "" && n != preceding }
 	ranked := byRank(hits, lkInvoiceNo)
 	for _, h := range ranked {
-		if n := markedNumberToken(h.value(), numberMarked(h)); own(n) && !weakNumberLabel[h.phrase] {
+		if n := labelNumber(h); own(n) && !weakNumberLabel[h.phrase] {
 			return n
 		}
 	}
@@ -201,6 +201,36 @@ func numberAfterTitleWord(rest string) string {
 		return ""
 	}
 	return invoiceNumberToken(strings.Join(words[1:], " "))
+}
+
+// labelNumber reads the number a label gives: its value cell as printed
+// when the cell holds the number alone ("FV 1/2021", "FV 2024/0815": the
+// cell's end is the number's end), else the first word of the value.
+func labelNumber(h hit) string {
+	if len(h.cells) > 0 {
+		if n := printedCellNumber(h.cells[0]); n != "" {
+			return n
+		}
+	}
+	return markedNumberToken(h.value(), numberMarked(h))
+}
+
+// printedCellNumber returns a value cell that is an invoice number
+// printed with a space inside, as a series and its number ("FV 1/2021",
+// "FV 2024/0815": printedNumber), and nothing else; else "". A single
+// word is left to the token rules (a date, a "#").
+func printedCellNumber(v string) string {
+	words := strings.Fields(v)
+	for len(words) > 0 && (numberWords[strings.ToLower(strings.Trim(words[0], ".:#"))] || strings.Trim(words[0], "№:#") == "") {
+		words = words[1:]
+	}
+	if len(words) != 2 || !seriesPrefix(words[0]) {
+		return ""
+	}
+	if n := printedNumber(strings.Join(words, " ")); n == words[0]+" "+words[1] && extract.IsInvoiceNumber(n) {
+		return n
+	}
+	return ""
 }
 
 // numberMarked reports a label hit whose value is the number even when it
