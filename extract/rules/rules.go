@@ -142,6 +142,7 @@ func extractInvoice(content, docType string) extract.Extraction {
 		it.lines = nil
 		it.problems = append(it.problems, extract.ReasonSubtotalMismatch)
 	}
+	t.settleGrossSubtotal(d, amounts, &it)
 	t.absorbTableCharges(d, &it)
 	t.settleNetCharges(d, it.lines, f)
 	x.LineItems, x.Subtotal, x.Tax, x.Total = it.lines, t.subtotal, t.tax, t.total

@@ -146,3 +146,29 @@ func TestRules_Vendor_ACustomerBlockAfterABlankLineIsTheCustomers(t *testing.T) 
 		"Recipient                                Biller\n\nKestrel Foods Ltd                        Brightline Consulting Ltd\n\nTotal:  3000.00 £\n")
 	require.Equal(t, "Brightline Consulting Ltd", x.Vendor)
 }
+
+func TestRules_ASubtotalThatHoldsTheTaxIsNoNet(t *testing.T) {
+	t.Parallel()
+	head := "Gartenbau Seidel GmbH                                              Rechnung\n" +
+		"Am Anger 9                                                         Rechnungsnummer: GS-2024-0502\n" +
+		"99084 Erfurt                                                       Rechnungsdatum: 08.04.2024\n\n" +
+		" Leistung                            Menge  Einzelpreis  MwSt.     Rabatt     Betrag\n" +
+		" Heckenschnitt (Std.)                2      52,00 €      19%       -          123,76 €\n" +
+		" Rasenmähen inkl. Entsorgung         1      85,00 €      19%       -          101,15 €\n" +
+		" Pflanzung Bodendecker (m²)          5      24,00 €      19%       -          142,80 €\n\n"
+	doc := head + "                                       Zwischensumme   367,71 €\n\n                                       MwSt.           58,71 €\n\n" +
+		"                                       Gesamtbetrag    367,71 €\n"
+	inv, err := run(t, doc)
+	require.NoError(t, err)
+	require.Equal(t, "309.00", inv.Subtotal, "the total less the tax the page's 19 % includes")
+	require.True(t, inv.Evidence["subtotal"].Computed)
+	require.Equal(t, "58.71", inv.Tax)
+	require.Empty(t, inv.LineItems, "lines priced with their tax are not net lines")
+
+	// A tax that no rate on the page explains leaves the row's meaning
+	// unknown: a rejection.
+	doc = head + "                                       Zwischensumme   367,71 €\n\n                                       MwSt.           60,00 €\n\n" +
+		"                                       Gesamtbetrag    367,71 €\n"
+	_, err = run(t, doc)
+	require.Error(t, err)
+}

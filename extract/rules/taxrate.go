@@ -27,6 +27,72 @@ func taxAfterTotal(rows []amountRow, final int) (amountRow, bool) {
 	return found[0], true
 }
 
+// settleGrossSubtotal reads a subtotal row that already holds the tax: a
+// row above the tax that states the total's very amount ("Zwischensumme
+// 367,71 € / MwSt. 58,71 € / Gesamtbetrag 367,71 €", lines priced with
+// their tax), where the tax is the part of the total a rate on the page
+// includes. That row is no net: the subtotal is left for the validator to
+// derive (total − tax, marked computed), and item lines that add up to
+// the total are gross, so they are dropped rather than checked as net.
+func (t *totals) settleGrossSubtotal(d *document, rows []amountRow, it *items) {
+	if t.total == "" || t.tax == "" || isZero(t.tax) || t.taxIncluded || len(t.charges) > 0 {
+		return
+	}
+	final := finalTotal(rows)
+	gross := -1
+	for i, r := range rows[:max(final, 0)] {
+		switch {
+		case r.kind == lkTax && gross < 0:
+			return // a tax row before any gross sum: the usual net, tax, total
+		case (r.kind == lkSubtotal || r.kind == lkTotal) && !r.bad && sameDecimal(r.amount, t.total) && gross < 0:
+			gross = i
+		}
+	}
+	if gross < 0 || !pageRateIncludes(d, t.total, t.tax) {
+		return
+	}
+	for _, r := range rows[gross:final] {
+		if r.kind == lkTax && saysIncluded(r.raw) {
+			return
+		}
+	}
+	t.subtotal = ""
+	if it.lines != nil && linesMake(it.lines, t.total) {
+		it.lines = nil
+	}
+}
+
+// pageRateIncludes reports a rate written on the page (up to 30%) whose
+// share of total, as included tax, is tax.
+func pageRateIncludes(d *document, total, tax string) bool {
+	seen := map[string]bool{}
+	for i := range d.lines {
+		for _, n := range scanNumbers(d.lines[i].text, false) {
+			if !n.pct || seen[n.raw] {
+				continue
+			}
+			seen[n.raw] = true
+			if r := rateOf(n.raw + "%"); r != nil && r.Cmp(big.NewRat(30, 1)) <= 0 && rateIncludes(n.raw+"%", total, tax) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// linesMake reports lines whose amounts add up to v.
+func linesMake(lines []extract.ExtractedLine, v string) bool {
+	amounts := make([]string, 0, len(lines))
+	for _, l := range lines {
+		if l.Amount == "" {
+			return false
+		}
+		amounts = append(amounts, l.Amount)
+	}
+	s, ok := addCanonical(amounts)
+	return ok && sameDecimal(s, v)
+}
+
 // rateOf returns the first percentage written in label, or nil.
 func rateOf(label string) *big.Rat {
 	for _, n := range scanNumbers(label, false) {
