@@ -81,7 +81,7 @@ func appendCellHits(hits []hit, d *document, i int) []hit {
 			continue
 		}
 		h := hit{kind: m.kind, phrase: m.phrase, raw: c.text, line: i, rank: rankLabel}
-		if v := labelValue(c.text, m); v != "" && !pairedLabel(v) {
+		if v := labelValue(c.text, m); v != "" && !pairedLabel(v) && !currencyQualifier(v) {
 			h.cells = append(h.cells, v)
 		}
 		first := j + 1
@@ -173,6 +173,18 @@ func followingCells(l *line, j int, h *hit) int {
 		j = k
 	}
 	return j
+}
+
+// currencyQualifier reports the rest of a label that only names the
+// currency of its amount ("Total Due ($)", "Total (EUR)"): no value, the
+// amount is elsewhere.
+func currencyQualifier(v string) bool {
+	t := strings.Trim(strings.TrimSpace(v), "()[] :")
+	if t == "" || hasDigit(t) {
+		return false
+	}
+	code, n := currencyAfter(t)
+	return code != "" && n == len(t)
 }
 
 // bracketed reports a cell wrapped in brackets: right after a label

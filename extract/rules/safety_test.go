@@ -172,3 +172,12 @@ func TestRules_ASubtotalThatHoldsTheTaxIsNoNet(t *testing.T) {
 	_, err = run(t, doc)
 	require.Error(t, err)
 }
+
+func TestRules_ALabelsCurrencyInBracketsIsNoValue(t *testing.T) {
+	t.Parallel()
+	require.True(t, currencyQualifier("($)"))
+	require.True(t, currencyQualifier("(EUR)"))
+	require.False(t, currencyQualifier("($) 65.33"))
+	x := extractText(t, "Jaxson Van Doorn\nInvoice\nInvoice Number: 1\nDate: January 26, 2019\n\n Total Due ($)\n         65.33\n")
+	require.Equal(t, "65.33", x.Total, "the amount under the label")
+}
