@@ -76,6 +76,27 @@ func isoOrProblem(dt dateTok, order dateOrder) (string, string) {
 	return "", extract.ReasonAmbiguousDate
 }
 
+// resolveDueDate returns the due date as YYYY-MM-DD from the first due
+// date label whose value is a date ("Due date: 20/08/2022", "Fällig am:
+// 22.04.2024"), or "". It is not required, so a date that stays ambiguous,
+// or falls before the issue date, is left out rather than guessed.
+func resolveDueDate(d *document, hits []hit, order dateOrder, issued string) string {
+	for _, h := range byRank(hits, lkDueDate) {
+		if h.rank > rankBelow || printStamp(d.lines[h.line].text) {
+			continue
+		}
+		ds := findDates(h.value())
+		if len(ds) == 0 {
+			continue
+		}
+		if s, ok := ds[0].iso(order); ok && (issued == "" || s >= issued) {
+			return s
+		}
+		return ""
+	}
+	return ""
+}
+
 // titleDate finds the date of a title that names the invoice and its
 // number: "HANDELSRECHNUNG (380) Nr. 471102 vom 05.03.2018".
 func titleDate(d *document) (dateTok, bool) {

@@ -130,6 +130,7 @@ func extractInvoice(content, docType string) extract.Extraction {
 	x.Vendor = resolveVendor(d, hits)
 	var dateProblem string
 	x.IssueDate, dateProblem = resolveIssueDate(d, hits, order)
+	x.DueDate = resolveDueDate(d, hits, order, x.IssueDate)
 	ps := paragraphs(d)
 	rows := amountRows(hits, f, proseLines(d, ps))
 	all := mergeRows(rows, proseRows(ps, f, rows))

@@ -181,3 +181,16 @@ func TestRules_ALabelsCurrencyInBracketsIsNoValue(t *testing.T) {
 	x := extractText(t, "Jaxson Van Doorn\nInvoice\nInvoice Number: 1\nDate: January 26, 2019\n\n Total Due ($)\n         65.33\n")
 	require.Equal(t, "65.33", x.Total, "the amount under the label")
 }
+
+func TestRules_DueDate_ReadFromItsLabelNeverGuessed(t *testing.T) {
+	t.Parallel()
+	head := "Acme Ltd\nINVOICE\nInvoice No: 4471\nDate: 03/03/2026\n"
+	x := extractText(t, head+"Due date: 17/03/2026\nTotal: €10.00\n")
+	require.Equal(t, "2026-03-17", x.DueDate)
+	require.Equal(t, "Due date", x.Evidence["dueDate"].Label)
+	x = extractText(t, head+"Due date: 01/02/2026\nTotal: €10.00\n")
+	require.Empty(t, x.DueDate, "a due date before the issue date is a misread, left out")
+	x = extractText(t, head+"Fällig am: siehe Vertrag\nTotal: €10.00\n")
+	require.Empty(t, x.DueDate)
+	require.Empty(t, x.Problems, "no due date is no rejection")
+}
