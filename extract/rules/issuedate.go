@@ -2,7 +2,9 @@ package rules
 
 import (
 	"regexp"
+	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/relayops/relayops/extract"
 )
@@ -94,7 +96,50 @@ func resolveDueDate(d *document, hits []hit, order dateOrder, issued string) str
 		}
 		return ""
 	}
+	if dt, ok := proseDueDate(d); ok {
+		if s, ok := dt.iso(order); ok && (issued == "" || s >= issued) {
+			return s
+		}
+	}
 	return ""
+}
+
+// dueBy and payWords are the due phrases and paying stems of every
+// language table.
+var dueBy, payWords = func() (by, pay []string) {
+	for _, l := range languages {
+		by = append(by, strings.Split(l.dueBy, "|")...)
+		pay = append(pay, strings.Split(l.payWords, "|")...)
+	}
+	slices.SortFunc(by, func(a, b string) int { return len(b) - len(a) }) // "bis zum" before "bis"
+	return by, pay
+}()
+
+// proseDueDate finds the deadline a sentence about paying names: a date
+// right after a due phrase on a line that speaks of paying ("Please
+// transfer the money … due to 2024-03-22:", "Bitte überweise den Betrag
+// bis 2024-02-26", "Prosimy o przelew do dnia 2024-03-25"). A period's end
+// ("Leistungszeitraum 01.02. bis 29.02.2024") speaks of no paying.
+func proseDueDate(d *document) (dateTok, bool) {
+	for i := range d.lines {
+		l := &d.lines[i]
+		if l.used || l.blank() {
+			continue
+		}
+		lower := strings.ToLower(l.text)
+		if !slices.ContainsFunc(payWords, func(w string) bool { return w != "" && strings.Contains(lower, w) }) {
+			continue
+		}
+		for _, dt := range findDates(l.text) {
+			before := strings.TrimRight(strings.ToLower(l.text[:dt.start]), " ")
+			for _, p := range dueBy {
+				if p != "" && strings.HasSuffix(before, p) && (len(before) == len(p) || !isLetterByte(before[len(before)-len(p)-1]) && before[len(before)-len(p)-1] < utf8.RuneSelf) {
+					return dt, true
+				}
+			}
+		}
+	}
+	return dateTok{}, false
 }
 
 // titleDate finds the date of a title that names the invoice and its

@@ -56,7 +56,9 @@ var czech = language{
 	compounds:     []docKeyword{},
 	markers:       []docKeyword{{"počáteční zůstatek", extract.DocStatement}, {"konečný zůstatek", extract.DocStatement}, {"nabídka platí do", extract.DocQuote}, {"platnost nabídky", extract.DocQuote}},
 	preceding:     "k faktuře|k fakture|opravovaný doklad|opravovany doklad|původní doklad|puvodni doklad|původní faktura|puvodni faktura|opravovaná faktura|opravovana faktura|k daňovému dokladu",
-	references: "vaše|vase|váš|vas|naše|nase|náš|nas|dle|podle",
+	references:    "vaše|vase|váš|vas|naše|nase|náš|nas|dle|podle",
+	dueBy:         "do|nejpozději do",
+	payWords:      "uhra|zaplat|plat",
 	taxTotals:     "dph celkem|celkem dph|výše dph|dph spolu|spolu dph",
 	// Dates write the month in the genitive ("3. října 2006"); Slovak names
 	// follow the Czech ones.

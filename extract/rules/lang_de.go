@@ -30,7 +30,9 @@ var german = language{
 	compounds:     []docKeyword{{"stornorechnung", extract.DocCreditNote}, {"korrekturrechnung", extract.DocCorrectiveInvoice}, {"rechnung", extract.DocInvoice}},
 	markers:       []docKeyword{{"rückgeld", extract.DocReceipt}, {"anfangssaldo", extract.DocStatement}, {"endsaldo", extract.DocStatement}, {"alter saldo", extract.DocStatement}, {"neuer saldo", extract.DocStatement}, {"angebot gültig", extract.DocQuote}, {"gültig bis", extract.DocQuote}},
 	preceding:     "bezug rechnung|bezug auf rechnung|bezug auf die rechnung|bezug zur rechnung|zur rechnung|zu rechnung|zu unserer rechnung|zu der rechnung|korrektur der rechnung|korrektur zu rechnung|korrektur zur rechnung|storno der rechnung|storno zu rechnung|storno zur rechnung|ursprungsrechnung|ursprungliche rechnung|originalrechnung|bezugsrechnung|rechnungsbezug|korrigierte rechnung|stornierte rechnung",
-	references: "ihre|ihr|ihrem|ihrer|ihres|unsere|unser|unserem|unserer|unseres|gemass|laut|lt|siehe|aus|zu|zur|zum|nach",
+	references:    "ihre|ihr|ihrem|ihrer|ihres|unsere|unser|unserem|unserer|unseres|gemass|laut|lt|siehe|aus|zu|zur|zum|nach",
+	dueBy:         "bis|bis zum|bis spätestens|spätestens am|spätestens bis|zahlbar bis",
+	payWords:      "zahl|überweis|uberweis|bezahl|begleich",
 	taxTotals:     "steuerbetrag|summe ust|summe mwst|mwst summe|gesamtsumme ust|umsatzsteuerbetrag|mehrwertsteuerbetrag|summe umsatzsteuer",
 	months:        [12]string{"januar jän jan", "februar feb", "märz maerz marz mär mrz", "april apr", "mai", "juni jun", "juli jul", "august aug", "september sep sept", "oktober okt", "november nov", "dezember dez"},
 }

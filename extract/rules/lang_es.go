@@ -28,7 +28,9 @@ var spanish = language{
 	compounds:     []docKeyword{},
 	markers:       []docKeyword{{"saldo anterior", extract.DocStatement}, {"saldo final", extract.DocStatement}, {"presupuesto válido", extract.DocQuote}, {"válido hasta", extract.DocQuote}},
 	preceding:     "factura rectificada|rectifica la factura|rectifica a la factura|factura original|factura de referencia|referente a la factura|sobre la factura|factura anulada|anula la factura",
-	references: "su|sus|nuestro|nuestra|nuestros|nuestras|segun|conforme a|referente a",
+	references:    "su|sus|nuestro|nuestra|nuestros|nuestras|segun|conforme a|referente a",
+	dueBy:         "antes del|hasta el|a más tardar el|no más tarde del",
+	payWords:      "pag|transfer|abon",
 	taxTotals:     "total iva|importe iva|cuota iva",
 	months:        [12]string{"enero ene", "febrero feb", "marzo mar", "abril abr", "mayo may", "junio jun", "julio jul", "agosto ago", "septiembre setiembre sep sept set", "octubre oct", "noviembre nov", "diciembre dic"},
 }

@@ -30,7 +30,9 @@ var estonian = language{
 	compounds:     []docKeyword{{"kreeditarve", extract.DocCreditNote}, {"ettemaksuarve", extract.DocQuote}},
 	markers:       []docKeyword{{"algsaldo", extract.DocStatement}, {"lõppsaldo", extract.DocStatement}},
 	preceding:     "alusarve|algne arve|parandatav arve",
-	references: "teie|meie|vastavalt",
+	references:    "teie|meie|vastavalt",
+	dueBy:         "hiljemalt|tähtajaga",
+	payWords:      "tasu|maks",
 	taxTotals:     "käibemaks kokku|kaibemaks kokku",
 	months:        [12]string{"jaanuar jaan", "veebruar veebr", "märts marts", "aprill apr", "mai", "juuni", "juuli", "august aug", "september sept sep", "oktoober okt", "november nov", "detsember dets"},
 }

@@ -28,7 +28,9 @@ var french = language{
 	compounds:     []docKeyword{},
 	markers:       []docKeyword{{"rendu monnaie", extract.DocReceipt}, {"solde précédent", extract.DocStatement}, {"nouveau solde", extract.DocStatement}, {"devis valable", extract.DocQuote}, {"offre valable", extract.DocQuote}},
 	preceding:     "facture liee|facture d origine|facture origine|facture initiale|sur la facture|sur facture|relatif a la facture|relative a la facture|se rapportant a la facture|facture rectifiee|facture annulee|annule la facture|rectifie la facture|en reference a la facture",
-	references: "votre|vos|notre|nos|selon|suivant|suite a|conformement a",
+	references:    "votre|vos|notre|nos|selon|suivant|suite a|conformement a",
+	dueBy:         "d'ici le|d’ici le|avant le|au plus tard le|jusqu'au|jusqu’au",
+	payWords:      "régler|regler|paiement|payer|virement|réglement|règlement",
 	taxTotals:     "total tva|montant tva|montant de la tva",
 	months:        [12]string{"janvier janv", "février fevrier févr fevr", "mars", "avril avr", "mai", "juin", "juillet juil", "août aout", "septembre sept", "octobre oct", "novembre nov", "décembre decembre déc dec"},
 }

@@ -27,7 +27,9 @@ var italian = language{
 	compounds:     []docKeyword{},
 	markers:       []docKeyword{{"saldo precedente", extract.DocStatement}, {"saldo finale", extract.DocStatement}, {"offerta valida", extract.DocQuote}, {"valido fino", extract.DocQuote}},
 	preceding:     "rif fattura|riferimento fattura|fattura di riferimento|relativa alla fattura|relativo alla fattura|alla fattura|fattura originale|fattura rettificata|storno fattura|storno della fattura",
-	references: "vostro|vostra|vostri|vostre|nostro|nostra|nostri|nostre|vs|ns|secondo|come da|in riferimento a",
+	references:    "vostro|vostra|vostri|vostre|nostro|nostra|nostri|nostre|vs|ns|secondo|come da|in riferimento a",
+	dueBy:         "entro il|entro|non oltre il",
+	payWords:      "pag|bonifico|versa|salda",
 	taxTotals:     "totale iva|importo iva",
 	months:        [12]string{"gennaio gen", "febbraio feb", "marzo mar", "aprile apr", "maggio mag", "giugno giu", "luglio lug", "agosto ago", "settembre set sett", "ottobre ott", "novembre nov", "dicembre dic"},
 }

@@ -28,7 +28,9 @@ var dutch = language{
 	compounds:     []docKeyword{{"factuur", extract.DocInvoice}},
 	markers:       []docKeyword{{"wisselgeld", extract.DocReceipt}, {"beginsaldo", extract.DocStatement}, {"eindsaldo", extract.DocStatement}, {"offerte geldig", extract.DocQuote}, {"geldig tot", extract.DocQuote}},
 	preceding:     "creditering van factuur|creditnota voor factuur|voor factuur|originele factuur|oorspronkelijke factuur|gecrediteerde factuur|betreft factuur|correctie op factuur|correctie van factuur",
-	references: "uw|onze|volgens|naar aanleiding van|conform",
+	references:    "uw|onze|volgens|naar aanleiding van|conform",
+	dueBy:         "uiterlijk|vóór|voor",
+	payWords:      "betal|overmaken|over te maken|voldoen|voldaan",
 	taxTotals:     "totaal btw|btw bedrag",
 	months:        [12]string{"januari jan", "februari feb", "maart mrt", "april apr", "mei", "juni jun", "juli jul", "augustus aug", "september sep sept", "oktober okt", "november nov", "december dec"},
 }

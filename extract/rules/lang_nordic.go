@@ -28,7 +28,9 @@ var nordic = language{
 	compounds:     []docKeyword{{"faktura", extract.DocInvoice}},
 	markers:       []docKeyword{{"växel", extract.DocReceipt}, {"ingående saldo", extract.DocStatement}, {"utgående saldo", extract.DocStatement}, {"gäller till", extract.DocQuote}, {"gyldig til", extract.DocQuote}},
 	preceding:     "kreditering av faktura|krediterer faktura|avser faktura|gäller faktura|opprinnelig faktura|ursprunglig faktura|kreditnota til faktura|vedrørende faktura|vedr faktura",
-	references: "er|deres|din|dit|jeres|var|vår|vores|vaar|enligt|ifølge|iflg",
+	references:    "er|deres|din|dit|jeres|var|vår|vores|vaar|enligt|ifølge|iflg",
+	dueBy:         "senest|innan|inden|före|før",
+	payWords:      "betal",
 	taxTotals:     "total moms|total mva|sum mva|momsbelopp|momsbelob",
 	months:        [12]string{"januari januar jan", "februari februar feb", "mars marts mar", "april apr", "maj mai", "juni jun", "juli jul", "augusti august aug", "september sep sept", "oktober okt", "november nov", "december desember dec"},
 }

@@ -48,7 +48,9 @@ var polish = language{
 	compounds:     []docKeyword{},
 	markers:       []docKeyword{{"saldo początkowe", extract.DocStatement}, {"saldo końcowe", extract.DocStatement}, {"oferta ważna", extract.DocQuote}, {"oferta jest ważna", extract.DocQuote}},
 	preceding:     "korekta faktury|korekta do faktury|korekty do faktury|korektę do faktury|do faktury|faktura korygowana|korygowana faktura|faktury korygowanej|dotyczy faktury|faktura pierwotna|pierwotna faktura",
-	references: "wasze|wasz|wasza|nasze|nasz|nasza|zgodnie z|wg|według",
+	references:    "wasze|wasz|wasza|nasze|nasz|nasza|zgodnie z|wg|według",
+	dueBy:         "do dnia|w terminie do|najpóźniej do",
+	payWords:      "przelew|zapła|płat|wpła",
 	taxTotals:     "kwota vat|razem vat|vat razem|suma vat|kwota podatku",
 	// Dates write the month in the genitive ("30 listopada 2023"); names
 	// without diacritics are the same words as plain text writes them.

@@ -53,11 +53,13 @@ var portuguese = language{
 		{"fatura-recibo", extract.DocInvoice}, {"factura-recibo", extract.DocInvoice}, {"fatura", extract.DocInvoice}, {"factura", extract.DocInvoice},
 		{"nota fiscal", extract.DocInvoice}, {"danfe", extract.DocInvoice}, {"nfs-e", extract.DocInvoice}, {"nf-e", extract.DocInvoice},
 	},
-	compounds: []docKeyword{},
-	markers:   []docKeyword{{"troco", extract.DocReceipt}, {"saldo anterior", extract.DocStatement}, {"saldo final", extract.DocStatement}, {"proposta válida", extract.DocQuote}, {"orçamento válido", extract.DocQuote}, {"válido até", extract.DocQuote}, {"válida até", extract.DocQuote}},
-	preceding: "fatura original|factura original|fatura de referência|referente à fatura|referente a fatura|relativa à fatura|fatura retificada|retifica a fatura|documento de origem",
+	compounds:  []docKeyword{},
+	markers:    []docKeyword{{"troco", extract.DocReceipt}, {"saldo anterior", extract.DocStatement}, {"saldo final", extract.DocStatement}, {"proposta válida", extract.DocQuote}, {"orçamento válido", extract.DocQuote}, {"válido até", extract.DocQuote}, {"válida até", extract.DocQuote}},
+	preceding:  "fatura original|factura original|fatura de referência|referente à fatura|referente a fatura|relativa à fatura|fatura retificada|retifica a fatura|documento de origem",
 	references: "sua|seu|suas|seus|nossa|nosso|conforme|segundo",
-	taxTotals: "total iva|total do iva|valor do iva|valor iva|total de impostos|total impostos|valor total dos impostos",
+	dueBy:      "até|até ao dia|até o dia",
+	payWords:   "pag|transfer",
+	taxTotals:  "total iva|total do iva|valor do iva|valor iva|total de impostos|total impostos|valor total dos impostos",
 	// "3 de março de 2017" is not read: words stand between day, month and
 	// year (see docs/extraction-languages.md).
 	months: [12]string{"janeiro jan", "fevereiro fev", "março marco mar", "abril abr", "maio mai", "junho jun", "julho jul",

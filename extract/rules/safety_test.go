@@ -194,3 +194,20 @@ func TestRules_DueDate_ReadFromItsLabelNeverGuessed(t *testing.T) {
 	require.Empty(t, x.DueDate)
 	require.Empty(t, x.Problems, "no due date is no rejection")
 }
+
+func TestRules_DueDate_FromASentenceAboutPaying(t *testing.T) {
+	t.Parallel()
+	head := "Studio Kranich\nRechnung\nRechnungsnummer: 2024-041\nAusstellungsdatum: 2024-02-12\n\nGesamt:  856.80 €\n\n"
+	for line, want := range map[string]string{
+		"Bitte überweise den Betrag bis 2024-02-26 auf folgendes Konto:":                 "2024-02-26",
+		"Please transfer the money onto following bank account due to 2024-03-22:":       "2024-03-22",
+		"Prosimy o przelew do dnia 2024-03-25 na rachunek:":                              "2024-03-25",
+		"Gelieve het bedrag uiterlijk 2024-03-21 over te maken op de volgende rekening:": "2024-03-21",
+		"Merci de régler d’ici le 2024-02-21 par virement au compte bancaire suivant:":   "2024-02-21",
+		"Leistungszeitraum 2024-02-01 bis 2024-02-29":                                    "",
+		"Bitte überweisen Sie den Betrag. Lieferung erfolgte am 2024-02-26.":             "",
+	} {
+		x := extractText(t, head+line+"\n")
+		require.Equal(t, want, x.DueDate, line)
+	}
+}
