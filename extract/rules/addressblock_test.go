@@ -50,3 +50,14 @@ func TestRules_ATitleUnderALetterheadIsStillATitle(t *testing.T) {
 	doc := "Muster GmbH\nHauptstraße 5\n12345 Berlin\nANGEBOT\nAngebotsnummer: 17\nDatum: 01.03.2024\n\nGesamtbetrag  100,00 €\n"
 	require.Equal(t, extract.DocQuote, classifyContent(doc).DocumentType)
 }
+
+func TestRules_AnOrderOrDeliveryItBillsDoesNotTitleAnInvoice(t *testing.T) {
+	t.Parallel()
+	for _, line := range []string{"Lieferschein Nr. 4711 vom 01.03.2024", "Bestellung 4500123", "Auftragsbestätigung Nr. 4711"} {
+		doc := "Muster Logistik GmbH · Hafenstraße 5 · 20457 Hamburg\n\n" + line + germanInvoice("Beispiel AG\nKaiserstraße 12\n60311 Frankfurt am Main\n")[len("Muster Logistik GmbH · Hafenstraße 5 · 20457 Hamburg\n\n"):]
+		require.Equal(t, extract.DocInvoice, classifyContent(doc).DocumentType, line)
+	}
+	// A delivery note stays one: no invoice title follows its own.
+	doc := "Muster Logistik GmbH\n\nLieferschein Nr. 4711\nDatum: 01.03.2024\nRechnung folgt separat.\n\nGesamt  10 Stück\n"
+	require.NotEqual(t, extract.DocInvoice, classifyContent(doc).DocumentType)
+}

@@ -42,8 +42,11 @@ var carriedBalance = map[string]bool{"previous balance": true, "balance brought 
 // else is named by its title or markers, or DocOther: never guessed.
 func classifyDocument(d *document) extract.Classification {
 	title, signals := findTitle(d)
-	marker := findMarker(d, title == extract.DocInvoice)
 	labels := findClassLabels(d)
+	if !extract.IsBooked(title) && title != "" && hasSignal(labels, "invoice_number_label") && hasSignal(labels, "total_label") && invoiceTitleAfterReference(d) {
+		title, signals = extract.DocInvoice, []string{"title_" + extract.DocInvoice}
+	}
+	marker := findMarker(d, title == extract.DocInvoice)
 	signals = append(signals, labels...)
 	if marker != "" {
 		signals = append(signals, "marker_"+marker)
@@ -99,6 +102,51 @@ func findTitle(d *document) (string, []string) {
 		}
 	}
 	return "", nil
+}
+
+// invoiceTitleAfterReference reports a head whose first title names
+// another document with its number, as a field of an invoice's header
+// does ("Lieferschein Nr. 4711", "Bestellung 4500123", "Auftragsbestätigung
+// Nr. 17"), followed by an invoice title that stands alone ("RECHNUNG",
+// "Rechnung Nr. 2024-117", no label's colon). With an invoice number label
+// and a total the document is that invoice: the first line names the
+// delivery or the order it bills.
+func invoiceTitleAfterReference(d *document) bool {
+	seen, reference := 0, false
+	for i := range d.lines {
+		l := &d.lines[i]
+		if l.blank() || l.rule {
+			continue
+		}
+		if seen++; seen > headLines {
+			return false
+		}
+		for _, text := range titleCandidates(d, i) {
+			switch t := candidateType(d, l, text); {
+			case t == "":
+			case !reference:
+				if extract.IsBooked(t) || !numberedMention(text) {
+					return false
+				}
+				reference = true
+			case t == extract.DocInvoice && !strings.Contains(text, ":"):
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// numberedMention reports a title text that is a kind of document and
+// its number: a word with a digit after the kind's words.
+func numberedMention(text string) bool {
+	f := strings.Fields(text)
+	for _, w := range f[min(1, len(f)):] {
+		if hasDigit(w) && len(findDates(w)) == 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // candidateType is titleType of a title candidate; an e-mail subject may
