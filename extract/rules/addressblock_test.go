@@ -53,7 +53,7 @@ func TestRules_ATitleUnderALetterheadIsStillATitle(t *testing.T) {
 
 func TestRules_AnOrderOrDeliveryItBillsDoesNotTitleAnInvoice(t *testing.T) {
 	t.Parallel()
-	for _, line := range []string{"Lieferschein Nr. 4711 vom 01.03.2024", "Bestellung 4500123", "Auftragsbestätigung Nr. 4711"} {
+	for _, line := range []string{"Lieferschein Nr. 4711 vom 01.03.2024", "Lieferschein-Nr. 4711", "Bestellung 4500123", "Auftragsbestätigung Nr. 4711"} {
 		doc := "Muster Logistik GmbH · Hafenstraße 5 · 20457 Hamburg\n\n" + line + germanInvoice("Beispiel AG\nKaiserstraße 12\n60311 Frankfurt am Main\n")[len("Muster Logistik GmbH · Hafenstraße 5 · 20457 Hamburg\n\n"):]
 		require.Equal(t, extract.DocInvoice, classifyContent(doc).DocumentType, line)
 	}

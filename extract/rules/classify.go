@@ -137,12 +137,26 @@ func invoiceTitleAfterReference(d *document) bool {
 	return false
 }
 
-// numberedMention reports a title text that is a kind of document and
-// its number: a word with a digit after the kind's words.
+// numberedMention reports a title text that is a kind of document other
+// than an invoice and its number: a number word then a number
+// ("Lieferschein Nr. 4711"), or a code of five characters or more with a
+// digit that is no year ("Bestellung 4500123"). A list or summary of
+// invoices ("INVOICE SUMMARY - NOVEMBER 2026") is no such mention.
 func numberedMention(text string) bool {
+	lower := " " + strings.ToLower(text) + " "
+	for _, w := range invoiceWords {
+		if containsWord(lower, w) {
+			return false
+		}
+	}
 	f := strings.Fields(text)
-	for _, w := range f[min(1, len(f)):] {
-		if hasDigit(w) && len(findDates(w)) == 0 {
+	for k := range f {
+		w := strings.Trim(f[k], ".,:;()")
+		last := w[strings.LastIndexByte(w, '-')+1:] // "Lieferschein-Nr."
+		if isNumberSpelling(strings.ToLower(last)) && k+1 < len(f) && hasDigit(f[k+1]) {
+			return true
+		}
+		if k > 0 && hasDigit(w) && len(w) >= 5 && len(findDates(w)) == 0 {
 			return true
 		}
 	}
