@@ -45,6 +45,15 @@ func TestRules_CreditNotesAndCorrectiveInvoices_ReadWholeInEveryLanguage(t *test
 		{"es factura rectificativa", "Distribuciones Navarro S.L.\n\nFactura rectificativa\nNº de factura: 2024-FV-20414\nFecha: 20/05/2024\n\n" +
 			"Base imponible     -22,33 EUR\nIVA 21%     -4,69 EUR\nTotal factura     -27,02 EUR\n\nRectifica la factura nº 2024-FV-20413 de 26/04/2024\n",
 			extract.DocCorrectiveInvoice, "2024-FV-20414", "2024-FV-20413", "-27.02", "EUR"},
+		{"cs dobropis", "ACME s.r.o.\n\nDobropis č. DB-2024-7\nDatum vystavení: 12.05.2024\nK faktuře č. FV-2024-31\n\n" +
+			"Základ daně    -1 000,00 Kč\nDPH 21 %    -210,00 Kč\nCelkem k úhradě    -1 210,00 Kč\n",
+			extract.DocCreditNote, "DB-2024-7", "FV-2024-31", "-1210.00", "CZK"},
+		{"pt nota de crédito", "Fornecedor Lda\n\nNota de crédito nº NC-2024/3\nData de emissão: 12/05/2024\nFatura original: FT-2024/88\n\n" +
+			"Total líquido    100,00 €\nIVA 23%    23,00 €\nTotal a pagar    123,00 €\n",
+			extract.DocCreditNote, "NC-2024/3", "FT-2024/88", "123.00", "EUR"},
+		{"no kreditnota", "Snill Design AS\n\nKreditnota nr KN-4471\nFakturadato: 12.05.2024\nKreditering av faktura 4470\n\n" +
+			"Sum ekskl. mva    100,00 kr\nMVA 25%    25,00 kr\nTotalt    125,00 kr\n",
+			extract.DocCreditNote, "KN-4471", "4470", "125.00", "NOK"},
 		{"et kreeditarve", "AS Kaupmees & Ko                  Kreeditarve LKR824191\nArve kuupäev        29.05.2026\nAlusarve : LL1192196\n\n" +
 			"Ridade summa kokku KMta    \u00ad5,15\nKäibemaks    \u00ad1,24\nKokku KMga    \u00ad6,39\n\nAS Kaupmees & Ko    KMKR nr   EE100175783\n",
 			extract.DocCreditNote, "LKR824191", "LL1192196", "-6.39", "EUR"},

@@ -96,7 +96,7 @@ func findPrecedingRef(text string) (precedingRef, bool) {
 			}
 			ref := precedingRef{start: words[i].start}
 			j := i + len(p)
-			for j < len(words) && words[j].text == "no" {
+			for j < len(words) && refNumberWord[words[j].text] {
 				j++
 			}
 			if j < len(words) {
@@ -120,6 +120,11 @@ func mayHoldReference(text string) bool {
 	}
 	return false
 }
+
+// refNumberWord are the words for "number" between a reference's phrase
+// and the number, normalised: "Nr.", "N°", "#" (read "no"), the Czech and
+// Slovak "č." and "číslo", the Polish "numer".
+var refNumberWord = map[string]bool{"no": true, "č": true, "c": true, "číslo": true, "cislo": true, "numer": true}
 
 // wordsAt reports the words of phrase at words[i:].
 func wordsAt(words []textWord, i int, phrase []string) bool {
