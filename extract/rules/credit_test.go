@@ -89,6 +89,13 @@ func TestRules_ThePrecedingInvoicesNumberIsNeverTheDocumentsOwn(t *testing.T) {
 	x = extractText(t, doc)
 	require.Equal(t, "4472", x.InvoiceNumber)
 	require.Equal(t, "4471", x.PrecedingInvoice)
+
+	// An invoice's own attachment names it: still its number, no
+	// preceding invoice.
+	doc = "Muster GmbH\nRECHNUNG\nRechnungsnummer: 2024-117\nDatum: 01.03.2024\nGesamtbetrag: 119,00 €\n\fAnlage zur Rechnung Nr. 2024-117\n"
+	x = extractText(t, doc)
+	require.Equal(t, "2024-117", x.InvoiceNumber)
+	require.Empty(t, x.PrecedingInvoice)
 }
 
 func TestRules_ABulletedLineIsNoTitle(t *testing.T) {

@@ -34,10 +34,11 @@ var weakNumberLabel = map[string]bool{"document no": true, "document number": tr
 
 // resolveInvoiceNumber takes the invoice number from a label, else the
 // title or the e-mail subject, else a document number, else running text.
-// The number of the invoice the document refers to (preceding, "zu
-// Rechnung Nr. …") is never its own.
-func resolveInvoiceNumber(d *document, hits []hit, preceding string) string {
-	own := func(n string) bool { return n != "" && n != preceding }
+// On a credit note or corrective invoice (credit), the number of the
+// invoice it refers to (preceding, "zu Rechnung Nr. …") is never its own;
+// an invoice may name itself so ("Anlage zur Rechnung Nr. …").
+func resolveInvoiceNumber(d *document, hits []hit, preceding string, credit bool) string {
+	own := func(n string) bool { return n != "" && !(credit && n == preceding) }
 	ranked := byRank(hits, lkInvoiceNo)
 	for _, h := range ranked {
 		if n := labelNumber(h); own(n) && !weakNumberLabel[h.phrase] {

@@ -64,7 +64,7 @@ var english = language{
 		{"credit note no", extract.DocCreditNote}, {"credit note number", extract.DocCreditNote}, {"please supply", extract.DocPurchaseOrder}, {"please deliver", extract.DocPurchaseOrder},
 		{"we have paid the following", extract.DocOther}, {"have been paid", extract.DocOther},
 	},
-	preceding:  "original invoice|original invoice no|for invoice|against invoice|relating to invoice|relates to invoice|related invoice|in respect of invoice|refers to invoice|referenced invoice|reference invoice|preceding invoice|invoice corrected|corrects invoice|cancels invoice|cancellation of invoice|replaces invoice|credit for invoice|refund for invoice",
+	preceding:  "original invoice|original invoice no|for invoice no|credit note for invoice|credit memo for invoice|credit for invoice|refund for invoice|credit against invoice|relating to invoice|relates to invoice|related invoice|in respect of invoice|refers to invoice|referenced invoice|reference invoice|preceding invoice|invoice corrected|corrects invoice|cancels invoice|cancellation of invoice|replaces invoice|credit for invoice|refund for invoice",
 	references: "your|our|per|as per|according to|with reference to|further to|regarding|against",
 	dueBy:      "due to|due by|due on|payable by|pay by|no later than|on or before|by",
 	payWords:   "pay|transfer|remit|settle",

@@ -126,7 +126,11 @@ func extractInvoice(content, docType string) extract.Extraction {
 	it := findItems(d, f)
 	hits := scanFields(d)
 	x.PrecedingInvoice = precedingInvoice(d)
-	x.InvoiceNumber = resolveInvoiceNumber(d, hits, x.PrecedingInvoice)
+	credit := docType != extract.DocInvoice
+	x.InvoiceNumber = resolveInvoiceNumber(d, hits, x.PrecedingInvoice, credit)
+	if x.PrecedingInvoice == x.InvoiceNumber {
+		x.PrecedingInvoice = "" // "Anlage zur Rechnung Nr. …": the invoice's own number
+	}
 	x.Vendor = resolveVendor(d, hits)
 	var dateProblem string
 	x.IssueDate, dateProblem = resolveIssueDate(d, hits, order)
