@@ -108,13 +108,30 @@ func findPrecedingRef(text string) (precedingRef, bool) {
 	return precedingRef{}, false
 }
 
-// mayHoldReference is the cheap test before findPrecedingRef: every
-// phrase names an invoice in one of the tables' words, which all share a
-// few letters ("invoice", "rechnung", "fattura", "faktury", "arve", …).
+// mayHoldReference is the cheap test before findPrecedingRef, which
+// runs on every line: every phrase names an invoice in one of the tables'
+// words, which all hold one of a few stems ("invoice", "rechnung",
+// "fattura", "faktury", "arve", …), looked for without a lower-case copy.
 func mayHoldReference(text string) bool {
-	lower := strings.ToLower(text)
-	for _, w := range []string{"invoice", "rechnung", "factur", "fattur", "faktur", "factuur", "arve", "fatura", "doklad", "faktuř"} {
-		if strings.Contains(lower, w) {
+	for _, w := range referenceStems {
+		if containsFoldASCII(text, w) {
+			return true
+		}
+	}
+	return false
+}
+
+var referenceStems = []string{"invoice", "rechnung", "factur", "fattur", "faktur", "factuur", "arve", "fatura", "doklad"}
+
+// containsFoldASCII reports sub (lower-case ASCII) in s, ASCII letters
+// compared without case.
+func containsFoldASCII(s, sub string) bool {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		j := 0
+		for j < len(sub) && lowerByte(s[i+j]) == sub[j] {
+			j++
+		}
+		if j == len(sub) {
 			return true
 		}
 	}
