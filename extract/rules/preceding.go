@@ -121,7 +121,7 @@ func mayHoldReference(text string) bool {
 	return false
 }
 
-var referenceStems = []string{"invoice", "rechnung", "factur", "fattur", "faktur", "factuur", "arve", "fatura", "doklad"}
+var referenceStems = []string{"invoic", "rechnung", "factu", "fattur", "faktu", "arve", "fatur", "doklad"}
 
 // containsFoldASCII reports sub (lower-case ASCII) in s, ASCII letters
 // compared without case.
