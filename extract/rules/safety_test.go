@@ -211,3 +211,10 @@ func TestRules_DueDate_FromASentenceAboutPaying(t *testing.T) {
 		require.Equal(t, want, x.DueDate, line)
 	}
 }
+
+func TestRules_AStatedNetStaysWhenAGrossTotalComesBeforeTheTax(t *testing.T) {
+	t.Parallel()
+	doc := "Acme GmbH\nRECHNUNG\nRechnungsnummer: 7\nDatum: 01.02.2024\n\nZwischensumme    100,00 €\nSumme    119,00 €\nMwSt. 19%    19,00 €\nZu zahlen    119,00 €\n"
+	x := extractText(t, doc)
+	require.Equal(t, "100.00", x.Subtotal)
+}

@@ -35,8 +35,9 @@ func taxAfterTotal(rows []amountRow, final int) (amountRow, bool) {
 // derive (total − tax, marked computed), and item lines that add up to
 // the total are gross, so they are dropped rather than checked as net.
 func (t *totals) settleGrossSubtotal(d *document, rows []amountRow, it *items) {
-	if t.total == "" || t.tax == "" || isZero(t.tax) || t.taxIncluded || len(t.charges) > 0 {
-		return
+	if t.total == "" || t.tax == "" || isZero(t.tax) || t.taxIncluded || len(t.charges) > 0 ||
+		t.subtotal != "" && !sameDecimal(t.subtotal, t.total) {
+		return // a net stated apart from the total is the net
 	}
 	final := finalTotal(rows)
 	gross := -1
