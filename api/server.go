@@ -31,6 +31,7 @@ import (
 	"github.com/relayops/relayops/internal/credential"
 	"github.com/relayops/relayops/jobs"
 	"github.com/relayops/relayops/quota"
+	"github.com/relayops/relayops/supplier"
 	"github.com/relayops/relayops/webhook"
 )
 
@@ -77,6 +78,9 @@ type Config struct {
 	// Policy is what the deployment books (RELAYOPS_ACCEPT_DOCUMENTS); the
 	// worker must have the same. Default: every booked type.
 	Policy extract.Policy
+	// Suppliers serves the supplier profiles (/v1/suppliers); nil: the
+	// routes answer 404.
+	Suppliers *supplier.Store
 	// AuthFailures is how many failed authentications one client address
 	// (an IPv4 address or an IPv6 /64) may make per period before further
 	// failures answer 429 until the period ends. Default 20 per minute.
@@ -279,6 +283,9 @@ func New(cfg Config) (*Server, error) {
 		if q.Clock == nil {
 			q.Clock = cfg.Clock
 		}
+		if q.Logger == nil {
+			q.Logger = s.log
+		}
 		if s.quota, err = quota.New(q); err != nil {
 			return nil, fmt.Errorf("api: Config.Quota: %w", err)
 		}
@@ -327,6 +334,11 @@ func (s *Server) routes() *echo.Echo {
 	e.GET("/v1/webhooks/:id/deliveries", s.webhookDeliveries, anyone)
 	e.POST("/v1/webhooks/:id/deliveries/:webhookId/resend", s.resendWebhook, operator, body)
 	e.GET("/v1/tenants", s.listTenants, operator)
+	if s.cfg.Suppliers != nil {
+		e.GET("/v1/suppliers", s.listSuppliers, anyone)
+		e.GET("/v1/suppliers/:supplierId", s.getSupplier, anyone)
+		e.DELETE("/v1/suppliers/:supplierId", s.deleteSupplier, operator)
+	}
 
 	e.GET("/healthz", s.healthz)
 	e.GET("/readyz", s.readyz)

@@ -47,6 +47,8 @@ type Claim struct {
 	// same corrections over the same base.
 	Corrections []byte
 	Base        []byte
+	// CorrectedBy is the operator who gave the corrections.
+	CorrectedBy string
 	// Checkpoints holds the stage outputs of earlier attempts (empty on a
 	// first attempt), by stage name.
 	Checkpoints map[string][]byte
@@ -97,6 +99,10 @@ type Review struct {
 	Note      string
 	CreatedAt time.Time
 	DecidedAt time.Time
+	// Match is what the duplicate check found when the review was created:
+	// a possible duplicate, the invoice a credit note refers to; nil for
+	// nothing.
+	Match *Match
 }
 
 // Review statuses and decisions.
@@ -124,7 +130,10 @@ type AuditEntry struct {
 	Decision       string // review_decided: ReviewApproved or ReviewRejected
 	OldPayloadHash string
 	NewPayloadHash string
-	At             time.Time
+	// At is when the entry was written: its caller's clock, or a little
+	// later when its shard held a later entry already; the audit list is
+	// newest first by it, across shards.
+	At time.Time
 	// Note is a review decision's note.
 	Note string
 	// Changes are the corrected fields of a reprocess or a decision with
@@ -213,7 +222,36 @@ type Event struct {
 	// CorrectedFields names the fields a review.decided approval corrected
 	// (names only).
 	CorrectedFields []string
+	// Fingerprint is an extraction.committed row's duplicate fingerprint
+	// and DocumentType its result's type ("" when its result is no booked
+	// document).
+	Fingerprint, DocumentType string
+	// Match is what the review consumer found of the fingerprint before
+	// it applied the review (nil: nothing to record).
+	Match *Match
 }
+
+// Match is what the duplicate check found of a committed document: a
+// possible duplicate of an earlier one, and the invoice a credit note
+// refers to.
+type Match struct {
+	// Strength is DuplicateStrong (the same supplier, number and total:
+	// an approval must name the first job) or DuplicateWeak (the same
+	// number with another total, or the same total and date with another
+	// number: shown, not blocking); "" for no duplicate.
+	Strength string
+	Of       Key      // the first document's job
+	Matched  []string // "number", "total", "date"
+	// Credits is the job of the invoice a credit note refers to, when
+	// relayops has it.
+	Credits *Key
+}
+
+// Duplicate strengths.
+const (
+	DuplicateStrong = "strong"
+	DuplicateWeak   = "weak"
+)
 
 // Outbox event types.
 const (

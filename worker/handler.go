@@ -40,6 +40,9 @@ type HandlerConfig struct {
 	// Policy is what the deployment books (RELAYOPS_ACCEPT_DOCUMENTS).
 	// Default: every booked type.
 	Policy extract.Policy
+	// Memory reads a document with its supplier's profile and learns the
+	// profile from corrections; nil: no supplier memory.
+	Memory Memory
 	// Faults injects failures; nil injects none.
 	Faults *Faults
 	// Clock is the source of "now" for deadlines. Default clock.Real{}.
@@ -114,6 +117,7 @@ type Handler struct {
 	visibleTotal   VisibleTotal
 	vision         Vision
 	policy         extract.Policy
+	memory         Memory
 	faults         *Faults
 	clock          clock.Clock
 	logger         *slog.Logger
@@ -132,7 +136,7 @@ func NewHandler(cfg HandlerConfig) (*Handler, error) {
 	}
 	return &Handler{
 		store: cfg.Store, extractor: cfg.Extractor, reader: cfg.Reader, visibleTotal: cfg.VisibleTotal,
-		vision: cfg.Vision, policy: cfg.Policy, faults: cfg.Faults, clock: cfg.Clock,
+		vision: cfg.Vision, policy: cfg.Policy, memory: cfg.Memory, faults: cfg.Faults, clock: cfg.Clock,
 		logger: cfg.Logger, metrics: cfg.Metrics, attemptTimeout: cfg.AttemptTimeout, onEnd: cfg.OnEnd,
 		newToken: uuid.NewString, setupLog: newLogLimiter(cfg.Clock, setupLogEvery),
 	}, nil
@@ -312,7 +316,10 @@ func (a *attempt) pipeline(ctx context.Context) ([]byte, error) {
 		return nil, err
 	}
 	out, err := a.extractDocument(ctx, doc, ckpts)
-	return out, keepFlags(err, doc.Flags)
+	if err != nil {
+		return nil, keepSeller(keepFlags(err, doc.Flags), doc)
+	}
+	return withSeller(doc, out)
 }
 
 // extractDocument runs the stages after the read: the structured path for
@@ -339,6 +346,7 @@ func (a *attempt) extractDocument(ctx context.Context, doc *document.Document, c
 	if err != nil {
 		return nil, err
 	}
+	ext = a.withProfile(ctx, doc, ext)
 	out, err := a.stage(ctx, extract.StageValidate, ckpts, func() ([]byte, error) {
 		return x.Validate(ctx, ext)
 	})
@@ -430,7 +438,8 @@ func (a *attempt) input() (string, error) {
 // entry atomically. It uses a context that ignores cancellation: the fence,
 // not the context, decides whether the write may land.
 func (a *attempt) commit(ctx context.Context, result []byte) error {
-	res, err := a.h.store.Commit(context.WithoutCancel(ctx), a.key, a.claim.Fence, a.claim.PayloadHash, result)
+	res, err := a.h.store.CommitWith(context.WithoutCancel(ctx), a.key, a.claim.Fence, a.claim.PayloadHash, result,
+		commitOpts(a.key.Tenant, result))
 	switch {
 	case errors.Is(err, jobs.ErrStaleFence):
 		return a.stale()
@@ -474,7 +483,8 @@ func (a *attempt) fail(ctx context.Context, cause error) error {
 		return a.hold(ctx, cause)
 	}
 	code, reason := codeOf(cause, kind), Reason(cause)
-	a.log.Info("attempt failed", append([]any{"kind", kind.String(), "code", code, "reason", reason}, modelAttrs(cause)...)...)
+	attrs := append([]any{"kind", kind.String(), "code", code, "reason", reason}, modelAttrs(cause)...)
+	a.log.Info("attempt failed", append(attrs, limitAttrs(cause)...)...)
 	a.log.Debug("attempt failed: cause", "error", cause.Error())
 	wctx := context.WithoutCancel(ctx)
 	switch {

@@ -20,6 +20,7 @@ import (
 	"github.com/relayops/relayops/internal/keyring"
 	"github.com/relayops/relayops/jobs"
 	"github.com/relayops/relayops/quota"
+	"github.com/relayops/relayops/supplier"
 	"github.com/relayops/relayops/webhook"
 	"github.com/relayops/relayops/worker"
 )
@@ -47,6 +48,28 @@ func DataKeys(c *config.Config) *keyring.Ring {
 	return r
 }
 
+// Suppliers is the supplier store on the job store's Redis: fingerprints
+// and aliases live as long as the ledger; nil without a store.
+func Suppliers(c *config.Config, store *jobs.Store) *supplier.Store {
+	if store == nil {
+		return nil
+	}
+	window := c.Retention.Ledger
+	if window == 0 {
+		window = -1 // RELAYOPS_RETENTION_LEDGER=0: forever
+	}
+	maxBytes := c.Tenants.MaxSupplierBytes
+	if maxBytes == 0 {
+		maxBytes = -1 // RELAYOPS_TENANT_MAX_SUPPLIER_BYTES=0: no cap
+	}
+	s, err := supplier.NewStore(supplier.Config{Redis: store.Redis(), Window: window, Keys: DataKeys(c),
+		MaxBytes: maxBytes, AuditRetention: c.Retention.Audit})
+	if err != nil {
+		panic(fmt.Sprintf("app: supplier store from a validated configuration: %v", err))
+	}
+	return s
+}
+
 // Policy is what the deployment books (RELAYOPS_ACCEPT_DOCUMENTS).
 func Policy(c *config.Config) extract.Policy {
 	return extract.Policy{Accept: c.AcceptDocuments}
@@ -71,6 +94,7 @@ func API(c *config.Config, store *jobs.Store, rdb redis.UniversalClient, dash ht
 		ReprocessRate:  api.Rate{Count: c.ReprocessRate.Count, Per: c.ReprocessRate.Per},
 		CorrectionRate: api.Rate{Count: c.CorrectionRate.Count, Per: c.CorrectionRate.Per},
 		Policy:         Policy(c),
+		Suppliers:      Suppliers(c, store),
 		Dashboard:      dash, Logger: log,
 		Inspector: asynq.NewInspectorFromRedisClient(rdb), MetricsTenantLabels: c.MetricsTenantLabels,
 		MetricsToken: c.MetricsToken, Queues: c.Queues,
@@ -172,8 +196,10 @@ func Worker(c *config.Config, store *jobs.Store, asynqRedis redis.UniversalClien
 	return worker.Config{
 		Store: store, Redis: asynqRedis, Extractor: x, Faults: faults, Logger: log, Metrics: metrics,
 		Reader: reader, VisibleTotal: visibleTotal(rules.Rules{}), Vision: vision, Policy: Policy(c),
+		Suppliers:   Suppliers(c, store),
 		Concurrency: c.Concurrency, Servers: c.AsynqServers, Queues: c.Queues, AttemptTimeout: c.AttemptTimeout,
 		RetryBase: c.RetryBase, RetryMax: c.RetryMax, TaskCheckInterval: c.TaskCheckInterval,
+		ReconcileInterval: c.ReconcileInterval, ReconcileThreshold: c.ReconcileAfter,
 		Limits:      Limits(c),
 		MetricsAddr: c.MetricsAddr, MetricsTenantLabels: c.MetricsTenantLabels, RelayStallTimeout: c.RelayStallTimeout,
 		MetricsToken:      c.MetricsToken,

@@ -72,3 +72,18 @@ func TestPolicy_ConfigNamesThePipelinesBookedTypes(t *testing.T) {
 	require.False(t, p.Accepts(extract.DocCreditNote))
 	require.True(t, Policy(load(t, nil)).Accepts(extract.DocCorrectiveInvoice))
 }
+
+// The reconciler's pace is a setting, so a test (or an operator) can make
+// it look at lost tasks in seconds; unset, the worker keeps its defaults.
+func TestWorker_ReconcileSettings_ReachTheWorker(t *testing.T) {
+	t.Parallel()
+	w, err := Worker(load(t, map[string]string{"RELAYOPS_RECONCILE_INTERVAL": "1s", "RELAYOPS_RECONCILE_AFTER": "5s"}), nil, nil, nil, nil, nil)
+	require.NoError(t, err)
+	require.Equal(t, time.Second, w.ReconcileInterval)
+	require.Equal(t, 5*time.Second, w.ReconcileThreshold)
+
+	w, err = Worker(load(t, nil), nil, nil, nil, nil, nil)
+	require.NoError(t, err)
+	require.Equal(t, time.Minute, w.ReconcileInterval)
+	require.Zero(t, w.ReconcileThreshold, "auto: the worker's own, from its attempt timeout and backoff")
+}

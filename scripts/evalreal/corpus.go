@@ -78,7 +78,7 @@ func readWithReader(path string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	doc, err := readers.Read(context.Background(), "application/pdf", data)
+	doc, err := readers.Read(context.Background(), "application/pdf", data, nil)
 	if err != nil {
 		return "", fmt.Errorf("read %s: %w", path, err)
 	}
