@@ -70,6 +70,9 @@ func run(ctx context.Context) error {
 		return err
 	}
 	defer docs.Close()
+	if err := docs.OpenPageRenders(context.Background(), cfg); err != nil {
+		return err
+	}
 	srv, err := api.New(app.API(cfg, store, rdb, dash, docs, log))
 	if err != nil {
 		return err

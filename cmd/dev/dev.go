@@ -93,6 +93,9 @@ func run(ctx context.Context, o options) error {
 		return err
 	}
 	defer docs.Close()
+	if err := docs.OpenPageRenders(ctx, cfg); err != nil {
+		return err
+	}
 	if err := docs.EnableOCR(cfg, logger); err != nil {
 		return err
 	}

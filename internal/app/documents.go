@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"time"
 
 	"github.com/relayops/relayops/document"
 	"github.com/relayops/relayops/document/ocr"
@@ -22,7 +23,29 @@ import (
 type Documents struct {
 	PDF     *pdf.Reader
 	Readers *document.Readers
+	// Renders renders the API's page images on PDFium instances of its
+	// own (OpenPageRenders); nil: PDF renders them.
+	Renders *pdf.Reader
 	cfg     document.Config
+}
+
+// pageRenderTimeout bounds one page image in the API: a page that takes
+// longer (a decompression bomb) fails, and the failure is kept in the page
+// cache, so it is not tried again for a while. The read stage keeps the
+// PDF reader's default (30 s) for whole documents.
+const pageRenderTimeout = 10 * time.Second
+
+// OpenPageRenders starts the API's reader of page images
+// (RELAYOPS_PAGE_RENDER_INSTANCES), apart from the reader that counts
+// submitted PDFs' pages, so that a submission never waits behind a render.
+func (d *Documents) OpenPageRenders(ctx context.Context, c *config.Config) error {
+	r, err := pdf.New(ctx, pdf.Config{MaxPages: c.Documents.MaxPages, Instances: c.Pages.RenderInstances,
+		DocumentTimeout: pageRenderTimeout})
+	if err != nil {
+		return fmt.Errorf("app: PDF page renderer: %w", err)
+	}
+	d.Renders = r
+	return nil
 }
 
 // OpenDocuments starts the PDF reader. The first start on a machine
@@ -61,12 +84,18 @@ func (d *Documents) EnableOCR(c *config.Config, log *slog.Logger) error {
 	return nil
 }
 
-// Close stops the PDF reader.
+// Close stops the PDF readers.
 func (d *Documents) Close() error {
-	if d == nil || d.PDF == nil {
+	if d == nil {
 		return nil
 	}
-	return d.PDF.Close()
+	var errs []error
+	for _, r := range []*pdf.Reader{d.PDF, d.Renders} {
+		if r != nil {
+			errs = append(errs, r.Close())
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // visibleTotal reads the total a hybrid PDF's visible page states with the
