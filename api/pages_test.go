@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/relayops/relayops/pages"
 )
 
 // countingPages renders "\x89PNG" followed by the page number and a hash
@@ -110,4 +112,32 @@ func TestGetDocumentPage_UnrenderablePage_404KeptWithoutRenderingAgain(t *testin
 		b.do(t, call{method: "GET", path: pagePath("acme:inv-1:v1", 4), token: tokAcme}).requireError(t, http.StatusNotFound, CodeNotFound)
 	}
 	require.Equal(t, int64(1), pages.renders.Load())
+}
+
+// unavailableRenders is a renderer whose processes cannot start.
+type unavailableRenders struct{ calls atomic.Int64 }
+
+func (u *unavailableRenders) PageCount(context.Context, []byte) (int, error) {
+	u.calls.Add(1)
+	return 0, fmt.Errorf("%w: exec: no such file", pages.ErrUnavailable)
+}
+
+func (u *unavailableRenders) Render(context.Context, []byte, int, int) ([]byte, error) {
+	u.calls.Add(1)
+	return nil, fmt.Errorf("%w: exec: no such file", pages.ErrUnavailable)
+}
+
+// A renderer that cannot start is the deployment's problem, not the
+// page's: 503, nothing kept, the next request tries again; submissions,
+// whose page counts do not use it, are not affected.
+func TestGetDocumentPage_RendererUnavailable_503NotKept_SubmitsUnaffected(t *testing.T) {
+	t.Parallel()
+	renders := &unavailableRenders{}
+	b := setup(t, &setupOpts{modify: func(c *Config) { c.Pages, c.PageRenders = &countingPages{n: 3}, renders }})
+	require.Equal(t, http.StatusAccepted, b.do(t, call{method: "POST", path: "/v1/jobs", token: tokAcme, body: fileBody("inv-1", 1, "application/pdf", tinyPDF, "")}).Status)
+	for range 2 {
+		b.do(t, call{method: "GET", path: pagePath("acme:inv-1:v1", 1), token: tokAcme}).requireError(t, http.StatusServiceUnavailable, CodeUnavailable)
+	}
+	require.Equal(t, int64(2), renders.calls.Load())
+	require.Equal(t, http.StatusAccepted, b.do(t, call{method: "POST", path: "/v1/jobs", token: tokAcme, body: fileBody("inv-2", 1, "application/pdf", tinyPDF, "")}).Status)
 }

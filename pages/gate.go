@@ -328,9 +328,11 @@ func (g *Gate) run(ctx context.Context, k Key, c *call, work func(context.Contex
 }
 
 // cutShort reports whether err ended a render before the document had its
-// say: a context that ended (the request went away, the timeout).
+// say: a context that ended (the request went away, the timeout), or no
+// renderer process to run it.
 func cutShort(err error) bool {
-	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, errBusy)
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) ||
+		errors.Is(err, errBusy) || errors.Is(err, ErrUnavailable)
 }
 
 // Usage reports the cache's entries and bytes.

@@ -93,7 +93,7 @@ func run(ctx context.Context, o options) error {
 		return err
 	}
 	defer docs.Close()
-	if err := docs.OpenPageRenders(ctx, cfg); err != nil {
+	if err := docs.OpenPageRenders(ctx, cfg, "", logger); err != nil {
 		return err
 	}
 	if err := docs.EnableOCR(cfg, logger); err != nil {

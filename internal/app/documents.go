@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
+	"strconv"
 	"time"
 
 	"github.com/relayops/relayops/document"
@@ -13,6 +15,7 @@ import (
 	"github.com/relayops/relayops/document/pdf"
 	"github.com/relayops/relayops/extract"
 	"github.com/relayops/relayops/internal/config"
+	"github.com/relayops/relayops/pages"
 	"github.com/relayops/relayops/worker"
 )
 
@@ -23,10 +26,17 @@ import (
 type Documents struct {
 	PDF     *pdf.Reader
 	Readers *document.Readers
-	// Renders renders the API's page images on PDFium instances of its
-	// own (OpenPageRenders); nil: PDF renders them.
-	Renders *pdf.Reader
+	// Renders renders the API's page images apart from PDF
+	// (OpenPageRenders); nil: PDF renders them.
+	Renders PageRenderer
 	cfg     document.Config
+}
+
+// PageRenderer renders page images and counts pages for display: a
+// pages.Renderer (processes of their own) or, in one process, a pdf.Reader.
+type PageRenderer interface {
+	pages.Reader
+	Close() error
 }
 
 // pageRenderTimeout bounds one page image in the API: a page that takes
@@ -35,17 +45,45 @@ type Documents struct {
 // PDF reader's default (30 s) for whole documents.
 const pageRenderTimeout = 10 * time.Second
 
-// OpenPageRenders starts the API's reader of page images
-// (RELAYOPS_PAGE_RENDER_INSTANCES), apart from the reader that counts
-// submitted PDFs' pages, so that a submission never waits behind a render.
-func (d *Documents) OpenPageRenders(ctx context.Context, c *config.Config) error {
-	r, err := pdf.New(ctx, pdf.Config{MaxPages: c.Documents.MaxPages, Instances: c.Pages.RenderInstances,
-		DocumentTimeout: pageRenderTimeout})
+// OpenPageRenders starts the API's page images apart from the reader that
+// counts submitted PDFs' pages, so that a submission never waits behind a
+// render: RELAYOPS_PAGE_RENDER_INSTANCES renderer processes running self
+// with -render-pages (ServePageRenders), each killed and started again when
+// a render outlives its time, at a lower CPU priority. With self empty
+// (one process for everything, cmd/dev) they are PDFium instances of this
+// process.
+func (d *Documents) OpenPageRenders(ctx context.Context, c *config.Config, self string, log *slog.Logger) error {
+	if self == "" {
+		r, err := pdf.New(ctx, pdf.Config{MaxPages: c.Documents.MaxPages, Instances: c.Pages.RenderInstances,
+			DocumentTimeout: pageRenderTimeout})
+		if err != nil {
+			return fmt.Errorf("app: PDF page renderer: %w", err)
+		}
+		d.Renders = r
+		return nil
+	}
+	r, err := pages.NewRenderer(pages.RendererConfig{
+		Command:   []string{self, "-render-pages", "-max-pages", strconv.Itoa(c.Documents.MaxPages)},
+		Processes: c.Pages.RenderInstances, Timeout: pageRenderTimeout + 5*time.Second,
+		Logger: log.With("component", "pages.renderer"),
+	})
 	if err != nil {
-		return fmt.Errorf("app: PDF page renderer: %w", err)
+		return fmt.Errorf("app: page renderer: %w", err)
 	}
 	d.Renders = r
 	return nil
+}
+
+// ServePageRenders is a renderer process of the API (-render-pages): one
+// PDFium instance answering the API's page counts and page images on
+// standard input and output until the API closes them.
+func ServePageRenders(ctx context.Context, maxPages int) error {
+	r, err := pdf.New(ctx, pdf.Config{MaxPages: maxPages, Instances: 1, DocumentTimeout: pageRenderTimeout})
+	if err != nil {
+		return fmt.Errorf("app: PDF page renderer: %w", err)
+	}
+	defer r.Close()
+	return pages.Serve(r, os.Stdin, os.Stdout)
 }
 
 // OpenDocuments starts the PDF reader. The first start on a machine
@@ -90,10 +128,11 @@ func (d *Documents) Close() error {
 		return nil
 	}
 	var errs []error
-	for _, r := range []*pdf.Reader{d.PDF, d.Renders} {
-		if r != nil {
-			errs = append(errs, r.Close())
-		}
+	if d.PDF != nil {
+		errs = append(errs, d.PDF.Close())
+	}
+	if d.Renders != nil {
+		errs = append(errs, d.Renders.Close())
 	}
 	return errors.Join(errs...)
 }

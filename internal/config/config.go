@@ -262,7 +262,7 @@ var vars = []Var{
 	{"RELAYOPS_PAGE_RENDER_RATE", "120/1m", "page images (GET /v1/jobs/{jobId}/document/pages/{page}, the console) one tenant or operator may render per period in an API process, as count/duration; a cached page costs none"},
 	{"RELAYOPS_PAGE_RENDER_CONCURRENCY", "1", "page images one tenant or operator renders at once in an API process (1..64); further ones wait up to 10s, then 429"},
 	{"RELAYOPS_PAGE_COUNT_CONCURRENCY", "1", "page counts of one tenant's submitted PDFs run at once in an API process (1..64); further ones wait up to 10s, then 429"},
-	{"RELAYOPS_PAGE_RENDER_INSTANCES", "1", "PDFium instances an API process keeps for page images, apart from the RELAYOPS_PDF_INSTANCES that count submitted PDFs' pages (1..64)"},
+	{"RELAYOPS_PAGE_RENDER_INSTANCES", "1", "page renderer processes an API process runs for page images (1..64), each with one PDFium instance, apart from the RELAYOPS_PDF_INSTANCES that count submitted PDFs' pages"},
 	{"RELAYOPS_PAGE_CACHE_BYTES", "64MiB", "rendered pages an API process keeps, per tenant, job, page and size, for 10 minutes, e.g. 256MiB (0: none; at most 16GiB)"},
 	{"RELAYOPS_TENANT_MAX_STORED_BYTES", "0", "input bytes a tenant may have stored over the input retention (open and ended jobs' inputs until they expire), e.g. 1GiB; 0: no cap"},
 	{AllowUnknownSettings, "false", "true (or 1) makes an unknown RELAYOPS_ variable a warning instead of an error, for a rollout of mixed versions"},

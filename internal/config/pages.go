@@ -7,7 +7,7 @@ type Pages struct {
 	RenderRate        Rate  // RELAYOPS_PAGE_RENDER_RATE, default 120/1m: renders one caller may start per period
 	RenderConcurrency int   // RELAYOPS_PAGE_RENDER_CONCURRENCY, default 1 (1..64): renders of one caller at once
 	CountConcurrency  int   // RELAYOPS_PAGE_COUNT_CONCURRENCY, default 1 (1..64): page counts of one tenant's submissions at once
-	RenderInstances   int   // RELAYOPS_PAGE_RENDER_INSTANCES, default 1 (1..64): the API's PDFium instances for renders, apart from RELAYOPS_PDF_INSTANCES
+	RenderInstances   int   // RELAYOPS_PAGE_RENDER_INSTANCES, default 1 (1..64): the API's page renderer processes, apart from RELAYOPS_PDF_INSTANCES
 	CacheBytes        int64 // RELAYOPS_PAGE_CACHE_BYTES, default 64MiB (0: no cache; at most 16GiB)
 }
 

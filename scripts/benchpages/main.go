@@ -1,19 +1,21 @@
 // Command benchpages measures what one tenant's page renders cost another
 // tenant's PDF intake, on the real api binary and a real redis-server.
 //
-// A tenant ("flood") submits a PDF whose page 1 is a rendering bomb: a
-// 51 KB file whose one page draws 20 MiB of path operators, which PDFium
+// A tenant ("flood") submits -bombs PDFs whose page 1 is a rendering bomb:
+// a 51 KB file whose one page draws 20 MiB of path operators, which PDFium
 // renders until its time limit. Then, twice, a second tenant ("quiet")
 // submits one-page PDFs, one after another, -pace apart, and the command
 // records each submission's latency: first -submits of them alone
 // ("before"), then -during of them while -threads goroutines of the flood
-// tenant ask for the bomb's page 1 as an image again and again, each
-// asking again as soon as it has its answer ("during"). It prints progress every second, then
-// the quiet tenant's submit latency p50 / p99 / max before and during, the
-// flood's answers by status, and the api's resident memory (VmRSS, and its
-// peak VmHWM). Figures only; nothing is asserted.
+// tenant ask for the bombs' page 1 as an image, in turn, each asking again
+// as soon as it has its answer ("during"). It prints progress every
+// second, then the quiet tenant's submit latency p50 / p99 / max before and
+// during (and the slowest submissions, with when they came), the flood's
+// answers by status, and the resident memory (VmRSS, and its peak VmHWM)
+// of the api and of its child processes (its page renderers). Figures
+// only; nothing is asserted.
 //
-// Usage: go run ./scripts/benchpages [-submits 200] [-during n] [-pace 100ms] [-threads 8] [-api-bin path]
+// Usage: go run ./scripts/benchpages [-submits 200] [-during n] [-pace 100ms] [-threads 8] [-bombs 1] [-api-bin path]
 //
 // Without -api-bin it builds ./cmd/api of this tree; -api-bin measures
 // another build (say, one before a change). Without -redis-url it starts
@@ -37,8 +39,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/relayops/relayops/scripts/benchredis"
@@ -51,7 +55,7 @@ const (
 
 type options struct {
 	submits, during  int
-	threads          int
+	threads, bombs   int
 	apiBin, redisURL string
 	env              stringList
 	timeout, pace    time.Duration
@@ -67,6 +71,7 @@ func main() {
 	flag.IntVar(&o.submits, "submits", 200, "PDF submissions of the quiet tenant before the flood")
 	flag.IntVar(&o.during, "during", 0, "PDF submissions of the quiet tenant during the flood (default: -submits; fewer for a build where each takes minutes)")
 	flag.IntVar(&o.threads, "threads", 8, "goroutines of the flood tenant asking for the bomb's page 1")
+	flag.IntVar(&o.bombs, "bombs", 1, "bombs the flood tenant submits; the threads ask for their page 1 in turn (more than one keeps a renderer busy past the page cache)")
 	flag.StringVar(&o.apiBin, "api-bin", "", "the api binary to measure (default: go build ./cmd/api of this tree)")
 	flag.StringVar(&o.redisURL, "redis-url", "", "use this Redis (it is FLUSHALLed!) instead of starting redis-server")
 	flag.Var(&o.env, "env", "NAME=value added to the api's environment (repeatable)")
@@ -106,8 +111,12 @@ func run(o options) error {
 	c := &client{base: api.url, http: &http.Client{Timeout: o.timeout}, pace: o.pace}
 
 	bomb := renderBomb(20)
-	if status, body, err := c.submit(floodToken, "bomb", bomb); err != nil || status != http.StatusAccepted {
-		return fmt.Errorf("submitting the bomb: %d %s %v", status, body, err)
+	for i := range o.bombs {
+		// Each bomb differs by a comment, so each is a document of its own.
+		b := append(bytes.Clone(bomb), fmt.Sprintf("%% bomb %d\n", i)...)
+		if status, body, err := c.submit(floodToken, fmt.Sprintf("bomb-%d", i), b); err != nil || status != http.StatusAccepted {
+			return fmt.Errorf("submitting bomb %d: %d %s %v", i, status, body, err)
+		}
 	}
 	quiet := onePagePDF()
 	fmt.Printf("api %s (pid %d); bomb %d bytes, quiet PDF %d bytes\n", bin, api.cmd.Process.Pid, len(bomb), len(quiet))
@@ -118,7 +127,7 @@ func run(o options) error {
 	}
 	rssBefore := memory(api.cmd.Process.Pid)
 
-	f := &flood{}
+	f := &flood{bombs: o.bombs}
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	for range o.threads {
@@ -149,7 +158,7 @@ func run(o options) error {
 	}
 	fmt.Printf("\nflood answers during the run: %s; page 1 answer time p50 %s, max %s\n", f.summary(),
 		ms(f.percentile(50)), ms(f.percentile(100)))
-	fmt.Printf("api memory: before the flood %s, after it %s\n", rssBefore, rssAfter)
+	fmt.Printf("memory before the flood: %s\nmemory after it: %s\n", rssBefore, rssAfter)
 	return nil
 }
 
@@ -221,6 +230,8 @@ func (c *client) submitMany(phase string, pdf []byte, n int, f *flood) ([]time.D
 
 // flood asks for the bomb's page 1 as the flood tenant, again and again.
 type flood struct {
+	bombs    int
+	next     atomic.Int64
 	mu       sync.Mutex
 	statuses map[int]int
 	errors   int
@@ -230,7 +241,8 @@ type flood struct {
 func (f *flood) run(ctx context.Context, c *client) {
 	for ctx.Err() == nil {
 		start := time.Now()
-		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, c.base+"/v1/jobs/flood:bomb:v1/document/pages/1", nil)
+		job := fmt.Sprintf("flood:bomb-%d:v1", f.next.Add(1)%int64(f.bombs))
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, c.base+"/v1/jobs/"+job+"/document/pages/1", nil)
 		req.Header.Set("Authorization", "Bearer "+floodToken)
 		resp, err := c.http.Do(req)
 		if ctx.Err() != nil {
@@ -338,8 +350,45 @@ func (p *apiProcess) stop() {
 	}
 }
 
-// memory reads a process's resident memory and its peak from /proc.
+// memory reads the resident memory and its peak of a process and of its
+// children (the api's page renderer processes) from /proc.
 func memory(pid int) string {
+	out := "api " + memoryOf(pid)
+	for _, child := range children(pid) {
+		out += fmt.Sprintf("; its child %d %s", child, memoryOf(child))
+	}
+	return out
+}
+
+// children lists the processes whose parent is pid.
+func children(pid int) []int {
+	dirs, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	var out []int
+	for _, d := range dirs {
+		b, err := os.ReadFile("/proc/" + d.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...: comm may hold spaces, so read after ')'.
+		s := string(b)
+		fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+		if len(fields) < 2 {
+			continue
+		}
+		child, err1 := strconv.Atoi(d.Name())
+		ppid, err2 := strconv.Atoi(fields[1])
+		if err1 == nil && err2 == nil && ppid == pid {
+			out = append(out, child)
+		}
+	}
+	return out
+}
+
+// memoryOf reads a process's resident memory and its peak from /proc.
+func memoryOf(pid int) string {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		return "unknown (no /proc)"
