@@ -15,7 +15,7 @@
 // of the api and of its child processes (its page renderers). Figures
 // only; nothing is asserted.
 //
-// Usage: go run ./scripts/benchpages [-submits 200] [-during n] [-pace 100ms] [-threads 8] [-bombs 1] [-api-bin path]
+// Usage: go run ./scripts/benchpages [-submits 200] [-during n] [-pace 100ms] [-threads 8] [-bombs 1] [-control] [-api-bin path]
 //
 // Without -api-bin it builds ./cmd/api of this tree; -api-bin measures
 // another build (say, one before a change). Without -redis-url it starts
@@ -56,6 +56,7 @@ const (
 type options struct {
 	submits, during  int
 	threads, bombs   int
+	control          bool
 	apiBin, redisURL string
 	env              stringList
 	timeout, pace    time.Duration
@@ -71,6 +72,7 @@ func main() {
 	flag.IntVar(&o.submits, "submits", 200, "PDF submissions of the quiet tenant before the flood")
 	flag.IntVar(&o.during, "during", 0, "PDF submissions of the quiet tenant during the flood (default: -submits; fewer for a build where each takes minutes)")
 	flag.IntVar(&o.threads, "threads", 8, "goroutines of the flood tenant asking for the bomb's page 1")
+	flag.BoolVar(&o.control, "control", false, "the flood asks for the bombs' job records (GET /v1/jobs/{jobId}) instead of their page images: the cost of the flood's requests alone, for comparison")
 	flag.IntVar(&o.bombs, "bombs", 1, "bombs the flood tenant submits; the threads ask for their page 1 in turn (more than one keeps a renderer busy past the page cache)")
 	flag.StringVar(&o.apiBin, "api-bin", "", "the api binary to measure (default: go build ./cmd/api of this tree)")
 	flag.StringVar(&o.redisURL, "redis-url", "", "use this Redis (it is FLUSHALLed!) instead of starting redis-server")
@@ -127,7 +129,10 @@ func run(o options) error {
 	}
 	rssBefore := memory(api.cmd.Process.Pid)
 
-	f := &flood{bombs: o.bombs}
+	f := &flood{bombs: o.bombs, path: "/document/pages/1"}
+	if o.control {
+		f.path = ""
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	for range o.threads {
@@ -231,6 +236,7 @@ func (c *client) submitMany(phase string, pdf []byte, n int, f *flood) ([]time.D
 // flood asks for the bomb's page 1 as the flood tenant, again and again.
 type flood struct {
 	bombs    int
+	path     string // after the job's URL
 	next     atomic.Int64
 	mu       sync.Mutex
 	statuses map[int]int
@@ -242,7 +248,7 @@ func (f *flood) run(ctx context.Context, c *client) {
 	for ctx.Err() == nil {
 		start := time.Now()
 		job := fmt.Sprintf("flood:bomb-%d:v1", f.next.Add(1)%int64(f.bombs))
-		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, c.base+"/v1/jobs/"+job+"/document/pages/1", nil)
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, c.base+"/v1/jobs/"+job+f.path, nil)
 		req.Header.Set("Authorization", "Bearer "+floodToken)
 		resp, err := c.http.Do(req)
 		if ctx.Err() != nil {
