@@ -6,7 +6,11 @@
 // round-robin across the tenants with work waiting, in submission order
 // within each. One tenant's flood then fills its own waiting list, not the
 // shared Asynq queue, and another tenant's job waits behind at most the
-// caps of the busy tenants.
+// caps of the busy tenants. The caps are also held to the worker slots
+// that are there: every worker registers its slots, and each tenant with
+// work is held to its max-min fair share of the live slots plus a short
+// queue (slots.go), so a tenant alone keeps every slot busy but never
+// queues in Asynq more than the workers end in a moment.
 //
 // State lives in Redis, per tenant, under the tenant's own hash tag (one
 // Redis Cluster slot per tenant): a sorted set of waiting job keys (scored
@@ -529,7 +533,7 @@ func (a *Admitter) Run(ctx context.Context) error {
 		a.idle.Store(false)
 	}
 	if err := a.deregister(ctx); err != nil {
-		a.log.Debug("admission: deregistering this worker's slots failed; they expire", "error", err.Error())
+		a.log.Debug("deregistering this worker's slots failed; they expire in five intervals", "error", err.Error())
 	}
 	return nil
 }

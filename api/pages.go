@@ -134,7 +134,7 @@ func (s *Server) getDocumentPage(c echo.Context) error {
 	case errors.As(rerr, &le):
 		return pageLimited(le)
 	case errors.Is(rerr, pages.ErrUnavailable):
-		return &Error{Status: http.StatusServiceUnavailable, Code: CodeUnavailable, Message: "the page renderer is unavailable; retry shortly"}
+		return &Error{Status: http.StatusServiceUnavailable, Code: CodeUnavailable, Message: "the page renderer is unavailable; retry shortly", Err: rerr}
 	case rerr != nil:
 		// A page past the end, or a PDF the reader cannot render: the job
 		// itself carries the reason (unreadable_document, …).

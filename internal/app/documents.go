@@ -20,9 +20,9 @@ import (
 )
 
 // Documents is a process's document readers: the PDF reader (PDFium on
-// WebAssembly, started once per process, shared by the API's page count
-// and page images and the worker's read stage) and the read stage built on
-// it. Close it when the process ends.
+// WebAssembly, started once per process: the API's page counts at intake,
+// the worker's read stage), the read stage built on it and, in the API,
+// the page images' renderer. Close it when the process ends.
 type Documents struct {
 	PDF     *pdf.Reader
 	Readers *document.Readers
