@@ -17,14 +17,22 @@ import (
 // description): the validator bounds each field more tightly still.
 const maxCorrectionRunes = 1000
 
-// correctionLineFields are the members of a corrected line item.
-var correctionLineFields = []string{"description", "quantity", "unitPrice", "amount"}
+// The members of the objects a correction's lists hold.
+var (
+	correctionLineFields   = []string{"description", "quantity", "unitPrice", "amount"}
+	correctionChargeFields = []string{"kind", "amount", "reason"}
+	correctionRateFields   = []string{"rate", "taxableAmount", "taxAmount", "category"}
+	correctionTaxFields    = []string{"currency", "amount"}
+)
 
-// takeCorrections takes the reprocess body's optional "corrections"
-// member: an object of the fields in extract.CorrectionFields, each a
-// string (amounts as canonical decimals, "1234.56"; dates YYYY-MM-DD),
-// lineItems an array of objects of strings. Every problem is collected on
-// o under "corrections.<field>"; nil when absent or unreadable.
+// takeCorrections takes the body's optional "corrections" member: an
+// object of the fields in extract.CorrectionFields. Scalars are strings
+// (amounts as canonical decimals, "-8.79", "1234.56"; dates YYYY-MM-DD),
+// taxIncluded is true or false, lineItems, charges and taxBreakdown are
+// arrays of objects of strings (an empty array removes what was read),
+// accountingTax is {currency, amount} (null or {} removes it). Every
+// problem is collected on o under "corrections.<field>"; nil when absent
+// or unreadable.
 func takeCorrections(o *object) *extract.Corrections {
 	raw, ok := o.take("corrections", false)
 	if !ok {
@@ -36,25 +44,9 @@ func takeCorrections(o *object) *extract.Corrections {
 		return nil
 	}
 	c := &extract.Corrections{}
-	scalars := map[string]**string{
-		"invoiceNumber": &c.InvoiceNumber, "issueDate": &c.IssueDate, "dueDate": &c.DueDate, "vendor": &c.Vendor,
-		"currency": &c.Currency, "subtotal": &c.Subtotal, "tax": &c.Tax, "total": &c.Total,
-	}
 	bad := len(o.fields)
 	for _, name := range sortedKeys(members) {
-		field := "corrections." + truncate(name, 64)
-		switch dst, isScalar := scalars[name]; {
-		case isScalar:
-			if v, ok := correctionString(o, field, members[name]); ok {
-				*dst = &v
-			}
-		case name == "lineItems":
-			if lines, ok := correctionLines(o, field, members[name]); ok {
-				c.LineItems = &lines
-			}
-		default:
-			o.fail(field, "is not a field a correction may set (one of "+strings.Join(extract.CorrectionFields, ", ")+")")
-		}
+		takeCorrection(o, c, name, members[name])
 	}
 	if len(o.fields) > bad {
 		return nil
@@ -64,6 +56,129 @@ func takeCorrections(o *object) *extract.Corrections {
 		return nil
 	}
 	return c
+}
+
+// takeCorrection reads member name of the corrections into c.
+func takeCorrection(o *object, c *extract.Corrections, name string, raw json.RawMessage) {
+	field := "corrections." + truncate(name, 64)
+	if dst := c.Scalar(name); dst != nil {
+		v, ok := correctionString(o, field, raw)
+		if ok && name == "documentType" && !extract.IsBooked(v) {
+			o.fail(field, invalidWords["documentType"])
+			return
+		}
+		if ok {
+			*dst = &v
+		}
+		return
+	}
+	switch name {
+	case "taxIncluded":
+		var v bool
+		if json.Unmarshal(raw, &v) != nil {
+			o.fail(field, "must be true or false")
+			return
+		}
+		c.TaxIncluded = &v
+	case "lineItems":
+		if items, ok := correctionObjects(o, field, raw, correctionLineFields, "description, quantity, unitPrice and amount"); ok {
+			lines := make([]extract.ExtractedLine, len(items))
+			for i, m := range items {
+				lines[i] = extract.ExtractedLine{Description: m["description"], Quantity: m["quantity"], UnitPrice: m["unitPrice"], Amount: m["amount"]}
+			}
+			c.LineItems = &lines
+		}
+	case "charges":
+		if items, ok := correctionObjects(o, field, raw, correctionChargeFields, "kind, amount and reason"); ok {
+			c.Charges = correctionCharges(o, field, items)
+		}
+	case "taxBreakdown":
+		if items, ok := correctionObjects(o, field, raw, correctionRateFields, "rate, taxableAmount, taxAmount and category"); ok {
+			rates := make([]extract.TaxSubtotal, len(items))
+			for i, m := range items {
+				rates[i] = extract.TaxSubtotal{Rate: m["rate"], TaxableAmount: m["taxableAmount"], TaxAmount: m["taxAmount"], Category: m["category"]}
+			}
+			c.TaxBreakdown = &rates
+		}
+	case "accountingTax":
+		c.AccountingTax = correctionAccountingTax(o, field, raw)
+	default:
+		o.fail(field, "is not a field a correction may set (one of "+strings.Join(extract.CorrectionFields, ", ")+")")
+	}
+}
+
+// correctionCharges are the charges of a correction. A charge's kind is
+// optional: without one, a negative amount is a discount (an allowance)
+// and any other a fee.
+func correctionCharges(o *object, field string, items []map[string]string) *[]extract.Charge {
+	kinds := []string{extract.ChargeShipping, extract.ChargeDiscount, extract.ChargeFee, extract.ChargeRounding}
+	out := make([]extract.Charge, len(items))
+	for i, m := range items {
+		kind := m["kind"]
+		switch {
+		case kind == "" && strings.HasPrefix(m["amount"], "-"):
+			kind = extract.ChargeDiscount
+		case kind == "":
+			kind = extract.ChargeFee
+		case !slices.Contains(kinds, kind):
+			o.fail(fmt.Sprintf("%s[%d].kind", field, i), "must be one of "+strings.Join(kinds, ", "))
+		}
+		out[i] = extract.Charge{Kind: kind, Amount: m["amount"], Reason: m["reason"]}
+	}
+	return &out
+}
+
+// correctionAccountingTax reads BT-111: {currency, amount}; null or {}
+// removes it (an empty AccountingTax).
+func correctionAccountingTax(o *object, field string, raw json.RawMessage) *extract.AccountingTax {
+	if string(raw) == "null" {
+		return &extract.AccountingTax{}
+	}
+	var m map[string]json.RawMessage
+	if raw[0] != '{' || json.Unmarshal(raw, &m) != nil {
+		o.fail(field, "must be an object of currency and amount strings, or null to remove it")
+		return nil
+	}
+	vals, ok := correctionMembers(o, field, m, correctionTaxFields)
+	if !ok {
+		return nil
+	}
+	return &extract.AccountingTax{Currency: vals["currency"], Amount: vals["amount"]}
+}
+
+// correctionObjects reads an array of objects whose members are strings
+// among names; each problem names its place ("corrections.charges[1].amount").
+func correctionObjects(o *object, field string, raw json.RawMessage, names []string, what string) ([]map[string]string, bool) {
+	var items []map[string]json.RawMessage
+	if raw[0] != '[' || json.Unmarshal(raw, &items) != nil || slices.ContainsFunc(items, func(m map[string]json.RawMessage) bool { return m == nil }) {
+		o.fail(field, "must be an array of objects of "+what+" strings")
+		return nil, false
+	}
+	ok := true
+	out := make([]map[string]string, len(items))
+	for i, item := range items {
+		var good bool
+		out[i], good = correctionMembers(o, fmt.Sprintf("%s[%d]", field, i), item, names)
+		ok = ok && good
+	}
+	return out, ok
+}
+
+// correctionMembers reads an object whose members are strings among names.
+func correctionMembers(o *object, field string, m map[string]json.RawMessage, names []string) (map[string]string, bool) {
+	ok := true
+	out := map[string]string{}
+	for _, name := range sortedKeys(m) {
+		f := field + "." + truncate(name, 64)
+		if !slices.Contains(names, name) {
+			o.fail(f, "is not one of "+strings.Join(names, ", "))
+			ok = false
+			continue
+		}
+		v, good := correctionString(o, f, m[name])
+		out[name], ok = v, ok && good
+	}
+	return out, ok
 }
 
 func sortedKeys(m map[string]json.RawMessage) []string {
@@ -80,7 +195,7 @@ func sortedKeys(m map[string]json.RawMessage) []string {
 func correctionString(o *object, field string, raw json.RawMessage) (string, bool) {
 	var v string
 	if len(raw) == 0 || raw[0] != '"' || json.Unmarshal(raw, &v) != nil {
-		o.fail(field, `must be a string (amounts as decimals such as "1234.56", dates as YYYY-MM-DD)`)
+		o.fail(field, `must be a string (amounts as decimals such as "1234.56" or "-8.79", dates as YYYY-MM-DD)`)
 		return "", false
 	}
 	v = strings.TrimSpace(v) // the payload hash sees what the validator sees
@@ -91,52 +206,46 @@ func correctionString(o *object, field string, raw json.RawMessage) (string, boo
 	return v, true
 }
 
-func correctionLines(o *object, field string, raw json.RawMessage) ([]extract.ExtractedLine, bool) {
-	var items []map[string]json.RawMessage
-	if raw[0] != '[' || json.Unmarshal(raw, &items) != nil {
-		o.fail(field, "must be an array of line items, each an object of description, quantity, unitPrice and amount strings")
-		return nil, false
-	}
-	ok := true
-	lines := make([]extract.ExtractedLine, len(items))
-	for i, item := range items {
-		dst := map[string]*string{"description": &lines[i].Description, "quantity": &lines[i].Quantity,
-			"unitPrice": &lines[i].UnitPrice, "amount": &lines[i].Amount}
-		for _, name := range sortedKeys(item) {
-			f := fmt.Sprintf("%s[%d].%s", field, i, truncate(name, 64))
-			p, known := dst[name]
-			if !known {
-				o.fail(f, "is not a line item field (one of "+strings.Join(correctionLineFields, ", ")+")")
-				ok = false
-				continue
-			}
-			v, good := correctionString(o, f, item[name])
-			*p, ok = v, ok && good
-		}
-	}
-	return lines, ok
-}
-
 // checkWords say what a failing check means for the field it names, for
 // the operator who fixes the form.
 var checkWords = map[string]string{
 	extract.ReasonMissingField:       "is required",
 	extract.ReasonInvalidField:       "is not acceptable (its format, range or number of decimals)",
-	extract.ReasonUnparseableAmount:  `is not a decimal amount such as "1234.56"`,
+	extract.ReasonUnparseableAmount:  `is not a decimal amount such as "1234.56" or "-8.79"`,
 	extract.ReasonAmbiguousDate:      "is ambiguous: give it as YYYY-MM-DD",
 	extract.ReasonLineMismatch:       "does not add up: a line's amount must be its quantity times its unit price",
 	extract.ReasonSubtotalMismatch:   "does not add up: the line items must sum to the subtotal",
 	extract.ReasonTotalMismatch:      "does not add up: subtotal (or the lines) + charges + tax must be the total",
+	extract.ReasonTaxMismatch:        "does not add up: the tax breakdown's tax amounts must sum to the tax, and its taxable amounts to the subtotal plus charges",
+	extract.ReasonAmountDueMismatch:  "does not add up: the amount due must be the total less the paid amount plus the rounding",
 	extract.ReasonModelOutputInvalid: "could not be read: give the fields",
 	extract.ReasonNotAnInvoice:       "cannot make an invoice of this document",
+	extract.ReasonNotAccepted:        "is a document type this deployment does not book (RELAYOPS_ACCEPT_DOCUMENTS)",
+}
+
+// invalidWords say, per field, what an acceptable value is.
+var invalidWords = map[string]string{
+	"invoiceNumber":    "must be the number as printed: 1 to 100 printable characters with a letter or digit, no control or invisible characters",
+	"precedingInvoice": "must be the number as printed: 1 to 100 printable characters with a letter or digit, no control or invisible characters",
+	"vendor":           "must be the name as printed: 1 to 200 printable characters, no control or invisible characters",
+	"issueDate":        "must be a calendar date YYYY-MM-DD",
+	"dueDate":          "must be a calendar date YYYY-MM-DD, not before the issue date",
+	"currency":         "must be an ISO 4217 currency code such as EUR",
+	"documentType":     "must be one of " + strings.Join(extract.BookedTypes, ", "),
+	"charges":          "must each have a kind (shipping, discount, fee, rounding), an amount in the currency's decimals and a reason of at most 200 printable characters",
+	"taxBreakdown":     "must each have a rate from 0 to 100 (percent, up to 4 decimals), a tax amount and an optional taxable amount in the currency's decimals, and an optional VAT category code (S, Z, E, AE, K, G, O, L, M)",
+	"accountingTax":    "must be an ISO 4217 currency code and an amount in that currency's decimals",
 }
 
 // correctionErrors turns the validator's rejection of corrected fields
 // into the fields of a 400: each field the failing check concerns, with
 // the check's code and what it means.
 func correctionErrors(r *extract.Rejection) *jobs.ValidationError {
-	check, _, _ := strings.Cut(r.Reason, ":")
+	check, field, _ := strings.Cut(r.Reason, ":")
 	words := checkWords[check]
+	if w := invalidWords[field]; check == extract.ReasonInvalidField && w != "" {
+		words = w
+	}
 	if words == "" {
 		words = "is refused"
 	}
@@ -156,14 +265,27 @@ func correctionErrors(r *extract.Rejection) *jobs.ValidationError {
 	return ve
 }
 
+// judge is the API's side of extract.JudgeCorrections: the verdict on c
+// over base, a *jobs.ValidationError naming each field of a failing check.
+func (s *Server) judge(base *extract.Extraction, c extract.Corrections) (extract.Verdict, error) {
+	v, err := extract.JudgeCorrections(base, c, s.cfg.Policy)
+	var r *extract.Rejection
+	if errors.As(err, &r) {
+		return v, correctionErrors(r)
+	}
+	return v, err
+}
+
 // prepareCorrections judges corrections over what the dead job kept of
-// its extraction (nothing, when it kept nothing or it expired) with the
-// validator every extraction passes, before anything is created: a
-// correction that does not add up is a *jobs.ValidationError naming the
-// fields and the failing check. One that does is written into req: the
-// corrections, each field's change for the audit, and not_an_invoice when
-// it overrules that verdict. A job that is not a dead letter is left to
-// the store, which refuses it as for any reprocess.
+// its extraction (nothing, when it kept nothing or it expired) with
+// extract.JudgeCorrections, before anything is created: a correction that
+// does not add up is a *jobs.ValidationError naming the fields and the
+// failing check. One that does is written into req: the effective
+// corrections (with the removal of what they contradicted), the base they
+// were judged over, which the worker judges again to commit the version,
+// each field's change for the audit, and not_an_invoice when it overrules
+// that verdict. A job that is not a dead letter is left to the store,
+// which refuses it as for any reprocess.
 func (s *Server) prepareCorrections(ctx context.Context, job *jobs.Job, req *jobs.ReprocessRequest, c *extract.Corrections) error {
 	if c == nil || job.State != jobs.StateDeadLettered {
 		return nil
@@ -180,21 +302,21 @@ func (s *Server) prepareCorrections(ctx context.Context, job *jobs.Job, req *job
 	if kept != nil {
 		base = kept.Fields
 	}
-	if _, err := extract.ValidateCorrected(base, *c); err != nil {
-		var r *extract.Rejection
-		if errors.As(err, &r) {
-			return correctionErrors(r)
-		}
+	v, err := s.judge(base, *c)
+	if err != nil {
 		return err
 	}
-	if req.Corrections, err = json.Marshal(c); err != nil {
+	if req.Corrections, err = json.Marshal(v.Effective); err != nil {
+		return err
+	}
+	if req.Base, err = json.Marshal(base); err != nil {
 		return err
 	}
 	from := extract.Extraction{}
 	if base != nil {
 		from = *base
 	}
-	if req.Changes, err = json.Marshal(c.Changes(from)); err != nil {
+	if req.Changes, err = json.Marshal(v.Effective.Changes(from)); err != nil {
 		return err
 	}
 	if job.ErrorReason == extract.ReasonNotAnInvoice {
@@ -219,6 +341,7 @@ func (s *Server) kept(ctx context.Context, job *jobs.Job) (*extract.Kept, error)
 	if err := json.Unmarshal(raw, &k); err != nil {
 		return nil, fmt.Errorf("api: rejection %s: stored detail is not JSON", job.Key)
 	}
+	k = k.WithStatus()
 	return &k, nil
 }
 
@@ -248,10 +371,15 @@ func (s *Server) committedExtraction(ctx context.Context, k jobs.Key) (extract.E
 }
 
 // decisionCorrections judges an approval's corrections over the committed
-// result and returns what the store records, nil without corrections.
+// result and returns what the store records, nil without corrections. A
+// job without a review (not committed, or not yet reviewed) is not found,
+// as the decision itself would be.
 func (s *Server) decisionCorrections(ctx context.Context, k jobs.Key, c *extract.Corrections) (*jobs.DecideOpts, error) {
 	if c == nil {
 		return nil, nil
+	}
+	if _, err := s.store.GetReview(ctx, k); err != nil {
+		return nil, err
 	}
 	base, err := s.committedExtraction(ctx, k)
 	if errors.Is(err, jobs.ErrResultExpired) {
@@ -260,18 +388,15 @@ func (s *Server) decisionCorrections(ctx context.Context, k jobs.Key, c *extract
 	if err != nil {
 		return nil, err
 	}
-	if _, err := extract.ValidateCorrected(&base, *c); err != nil {
-		var r *extract.Rejection
-		if errors.As(err, &r) {
-			return nil, correctionErrors(r)
-		}
+	v, err := s.judge(&base, *c)
+	if err != nil {
 		return nil, err
 	}
-	o := &jobs.DecideOpts{Fields: c.Fields()}
-	if o.Corrections, err = json.Marshal(c); err != nil {
+	o := &jobs.DecideOpts{Fields: v.Effective.Fields()}
+	if o.Corrections, err = json.Marshal(v.Effective); err != nil {
 		return nil, err
 	}
-	if o.Changes, err = json.Marshal(c.Changes(base)); err != nil {
+	if o.Changes, err = json.Marshal(v.Effective.Changes(base)); err != nil {
 		return nil, err
 	}
 	return o, nil
@@ -296,10 +421,10 @@ func (s *Server) addReviewCorrections(ctx context.Context, r *jobs.Review, v *re
 	if err != nil {
 		return err
 	}
-	inv, err := extract.ValidateCorrected(&base, c)
+	verdict, err := extract.JudgeCorrections(&base, c, s.cfg.Policy)
 	if err != nil {
 		return nil // judged when decided; a result that no longer passes shows its fields only
 	}
-	v.CorrectedResult, err = json.Marshal(inv)
+	v.CorrectedResult, err = json.Marshal(verdict.Invoice)
 	return err
 }

@@ -32,6 +32,7 @@ const (
 	CodeNotDeadLettered      = "not_dead_lettered"
 	CodeJobCancelled         = "job_cancelled"
 	CodeInputExpired         = "input_expired"
+	CodePossibleDuplicate    = "possible_duplicate"
 	CodeDeliveryNotDead      = "delivery_not_dead"
 	CodePayloadTooLarge      = "payload_too_large"
 	CodeUnsupportedMediaType = "unsupported_media_type"
@@ -137,6 +138,11 @@ func errorFor(err error) *Error {
 	if errors.As(err, &e) {
 		return e
 	}
+	var de *jobs.DuplicateError
+	if errors.As(err, &de) {
+		return &Error{Status: http.StatusConflict, Code: CodePossibleDuplicate, Err: err,
+			Message: "this document is a possible duplicate of " + de.Of.String() + " (same supplier, number and total): approve it by naming that job in notDuplicateOf, or reject it"}
+	}
 	var ve *jobs.ValidationError
 	if errors.As(err, &ve) {
 		e := invalid(ve.Fields...)
@@ -184,13 +190,14 @@ func fromEcho(he *echo.HTTPError) *Error {
 func tooLarge(limit int64) *Error {
 	msg := "request body too large"
 	if limit > 0 {
-		msg = fmt.Sprintf("request body too large: the limit is %d bytes (%s)", limit, byteSize(limit))
+		msg = "request body too large: the limit is " + byteSize(limit)
 	}
 	return &Error{Status: http.StatusRequestEntityTooLarge, Code: CodePayloadTooLarge, Message: msg, Limit: limit}
 }
 
-// byteSize writes n in the largest binary unit that divides it, e.g. 1 MiB,
-// or in bytes.
+// byteSize writes n once, exactly and readably: in the largest binary unit
+// that divides it (1 MiB), else in bytes with the thousands grouped
+// (14,046,552 bytes).
 func byteSize(n int64) string {
 	for _, u := range []struct {
 		size int64
@@ -200,7 +207,24 @@ func byteSize(n int64) string {
 			return fmt.Sprintf("%d %s", n/u.size, u.name)
 		}
 	}
-	return fmt.Sprintf("%d bytes", n)
+	if n == 1 {
+		return "1 byte"
+	}
+	return groupThousands(n) + " bytes"
+}
+
+// groupThousands writes n (not negative) with a comma between groups of
+// three digits.
+func groupThousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	var b strings.Builder
+	for i, r := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // unavailable reports whether err means Redis could not be reached or did not

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -19,7 +20,7 @@ func TestSubmit_BodyOverTheLimit_413StatesTheLimit(t *testing.T) {
 	b := setup(t, nil)
 	declared := b.do(t, call{method: "POST", path: "/v1/jobs", token: tokAcme, body: big})
 	e := declared.requireError(t, http.StatusRequestEntityTooLarge, CodePayloadTooLarge)
-	require.Contains(t, e["message"], "request body too large: the limit is 1048576 bytes (1 MiB)")
+	require.Equal(t, "request body too large: the limit is 1 MiB for text content; send a larger document as a file (up to 10 MiB)", e["message"])
 
 	// A streamed body (no Content-Length) is cut at the limit with the same answer.
 	req := newRequest(t, call{method: "POST", path: "/v1/jobs", token: tokAcme, body: big})
@@ -27,12 +28,33 @@ func TestSubmit_BodyOverTheLimit_413StatesTheLimit(t *testing.T) {
 	rec := httptest.NewRecorder()
 	b.srv.Handler().ServeHTTP(rec, req)
 	require.Equal(t, http.StatusRequestEntityTooLarge, rec.Code)
-	require.Contains(t, rec.Body.String(), "the limit is 1048576 bytes (1 MiB)")
+	require.Contains(t, rec.Body.String(), `"request body too large: the limit is 1 MiB for text content`)
 
 	small := setup(t, &setupOpts{modify: func(c *Config) { c.BodyLimit = 5000 }})
 	e = small.do(t, call{method: "POST", path: "/v1/jobs", token: tokAcme, body: big}).
 		requireError(t, http.StatusRequestEntityTooLarge, CodePayloadTooLarge)
-	require.Contains(t, e["message"], "request body too large: the limit is 5000 bytes (5000 bytes)")
+	require.Contains(t, e["message"], "request body too large: the limit is 5,000 bytes for text content")
+}
+
+// The finding: a limit no binary unit divides was written twice, "the
+// limit is 14046552 bytes (14046552 bytes)". It is said once, exactly.
+func TestSubmit_JSONFileOverTheLimit_413SaysTheLimitOnce(t *testing.T) {
+	t.Parallel()
+	b := setup(t, &setupOpts{modify: func(c *Config) { c.MaxFileBytes = 10 << 20 }})
+	limit := b.srv.submitBodyLimit()
+	require.EqualValues(t, 14046552, limit, "10 MiB in base64 with room for the other members")
+	req := newRequest(t, call{method: "POST", path: "/v1/jobs", token: tokAcme, body: "{}"})
+	req.ContentLength = limit + 1
+	rec := httptest.NewRecorder()
+	b.srv.Handler().ServeHTTP(rec, req)
+	require.Equal(t, http.StatusRequestEntityTooLarge, rec.Code)
+	var e struct {
+		Error struct {
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &e), rec.Body.String())
+	require.Equal(t, "request body too large: the limit is 14,046,552 bytes", e.Error.Message)
 }
 
 func TestTooLarge_WithoutALimit_IsStatedByTheServer(t *testing.T) {
@@ -42,13 +64,14 @@ func TestTooLarge_WithoutALimit_IsStatedByTheServer(t *testing.T) {
 	c := b.srv.echo.NewContext(httptest.NewRequest("POST", "/v1/jobs", nil), rec)
 	b.srv.handleError(tooLarge(0), c)
 	require.Equal(t, http.StatusRequestEntityTooLarge, rec.Code)
-	require.Contains(t, rec.Body.String(), "the limit is 1048576 bytes (1 MiB)")
+	require.Contains(t, rec.Body.String(), `"request body too large: the limit is 1 MiB"`)
 }
 
 func TestByteSize_UsesTheLargestUnitThatDivides(t *testing.T) {
 	t.Parallel()
 	for n, want := range map[int64]string{
-		1 << 20: "1 MiB", 3 << 30: "3 GiB", 2048: "2 KiB", 1536: "1536 bytes", 1: "1 bytes", 10 << 20: "10 MiB",
+		1 << 20: "1 MiB", 3 << 30: "3 GiB", 2048: "2 KiB", 1536: "1,536 bytes", 1: "1 byte", 10 << 20: "10 MiB",
+		999: "999 bytes", 14046552: "14,046,552 bytes", 1234567890: "1,234,567,890 bytes",
 	} {
 		require.Equal(t, want, byteSize(n), "%d", n)
 	}

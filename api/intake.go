@@ -100,7 +100,7 @@ func (s *Server) fileMember(o *object) (*submittedFile, bool) {
 			f.data = b
 		}
 	}
-	checkFilename(o, "file.filename", f.filename)
+	f.filename = takeFilename(o, "file.filename", f.filename)
 	return f, true
 }
 
@@ -113,13 +113,46 @@ type submittedFile struct {
 	data      []byte
 }
 
-func checkFilename(o *object, field, name string) {
+// takeFilename checks a file name as a request gave it (UTF-8, at most
+// maxFilenameBytes: else a 400 naming field) and returns its safe base name
+// (baseFilename), the one stored and offered for download.
+func takeFilename(o *object, field, name string) string {
 	switch {
 	case len(name) > maxFilenameBytes:
 		o.fail(field, fmt.Sprintf("must be at most %d bytes", maxFilenameBytes))
-	case !utf8.ValidString(name) || strings.ContainsFunc(name, unicode.IsControl):
-		o.fail(field, "must be UTF-8 without control characters")
+	case !utf8.ValidString(name):
+		o.fail(field, "must be UTF-8")
 	}
+	return baseFilename(name)
+}
+
+// baseFilename reduces a client's file name to a safe base name, whichever
+// way the file came (a JSON member or a multipart part): what follows the
+// last path separator ('/' or '\'), without control, format (the
+// bidirectional overrides such as U+202E, zero-width characters) or line
+// and paragraph separator characters, trimmed of spaces, at most
+// maxFilenameBytes bytes; "." and ".." are no name. So a name never walks
+// out of a directory when saved, and never shows as other than it is
+// ("invoice\u202Efdp.exe" is "invoicefdp.exe").
+func baseFilename(name string) string {
+	if i := strings.LastIndexAny(name, `/\`); i >= 0 {
+		name = name[i+1:]
+	}
+	name = strings.Map(func(r rune) rune {
+		if r == utf8.RuneError || unicode.In(r, unicode.Cc, unicode.Cf, unicode.Zl, unicode.Zp) {
+			return -1
+		}
+		return r
+	}, name)
+	name = strings.TrimSpace(name)
+	for len(name) > maxFilenameBytes {
+		_, size := utf8.DecodeLastRuneInString(name)
+		name = name[:len(name)-size]
+	}
+	if name == "." || name == ".." {
+		return ""
+	}
+	return name
 }
 
 // checkFile decides the file's media type and applies the limits: 413 over
@@ -128,8 +161,8 @@ func checkFilename(o *object, field, name string) {
 // caller's page counts stay busy. It returns the stored content.
 func (s *Server) checkFile(ctx context.Context, caller string, f *submittedFile) (string, error) {
 	if int64(len(f.data)) > s.cfg.MaxFileBytes {
-		return "", limitTooLarge(s.cfg.MaxFileBytes, fmt.Sprintf("the file is %d bytes; files are limited to %d bytes (RELAYOPS_MAX_FILE_BYTES)",
-			len(f.data), s.cfg.MaxFileBytes))
+		return "", limitTooLarge(s.cfg.MaxFileBytes, fmt.Sprintf("the file is %s; files are limited to %s (RELAYOPS_MAX_FILE_BYTES)",
+			byteSize(int64(len(f.data))), byteSize(s.cfg.MaxFileBytes)))
 	}
 	mt, err := fileMediaType(f)
 	if err != nil {
@@ -285,10 +318,15 @@ func (s *Server) readMultipart(c echo.Context) (*object, *submittedFile, error) 
 				return nil, nil, s.multipartError(err)
 			}
 			if int64(len(data)) > s.cfg.MaxFileBytes {
-				return nil, nil, limitTooLarge(s.cfg.MaxFileBytes, fmt.Sprintf("files are limited to %d bytes (RELAYOPS_MAX_FILE_BYTES)", s.cfg.MaxFileBytes))
+				return nil, nil, limitTooLarge(s.cfg.MaxFileBytes, "files are limited to "+byteSize(s.cfg.MaxFileBytes)+" (RELAYOPS_MAX_FILE_BYTES)")
 			}
-			file = &submittedFile{field: "file", typeField: "file", mediaType: p.Header.Get("Content-Type"), filename: p.FileName(), data: data}
-			checkFilename(o, "file.filename", file.filename)
+			filename, hasName := partFilename(p)
+			if !hasName {
+				// curl -F file=invoice.pdf (the @ forgotten) sends the
+				// name itself as a form field: no document to read.
+				o.fail("file", "is a form field, not a file: send the file with its name, as curl -F file=@invoice.pdf does (the @ reads the file)")
+			}
+			file = &submittedFile{field: "file", typeField: "file", mediaType: p.Header.Get("Content-Type"), filename: takeFilename(o, "file.filename", filename), data: data}
 		case name == "":
 			o.fail("body", "has a part without a form name")
 		default:
@@ -303,6 +341,20 @@ func (s *Server) readMultipart(c echo.Context) (*object, *submittedFile, error) 
 		o.fail("file", "must not be empty")
 	}
 	return o, file, nil
+}
+
+// partFilename is the file name a multipart part declares in its
+// Content-Disposition (filename, or filename* decoded), as sent: a part
+// without one is a form field, not a file. (multipart.Part.FileName
+// cannot tell a missing name from an empty one, and trims the path its own
+// way.)
+func partFilename(p *multipart.Part) (string, bool) {
+	_, params, err := mime.ParseMediaType(p.Header.Get("Content-Disposition"))
+	if err != nil {
+		return "", false
+	}
+	name, ok := params["filename"]
+	return name, ok
 }
 
 // formValue stores one form field as the JSON member the JSON submission
@@ -337,7 +389,7 @@ func (o *object) formValue(name string, p *multipart.Part) error {
 func (s *Server) multipartError(err error) error {
 	var maxErr *http.MaxBytesError
 	if errors.As(err, &maxErr) {
-		return limitTooLarge(s.cfg.MaxFileBytes, fmt.Sprintf("files are limited to %d bytes (RELAYOPS_MAX_FILE_BYTES)", s.cfg.MaxFileBytes))
+		return limitTooLarge(s.cfg.MaxFileBytes, "files are limited to "+byteSize(s.cfg.MaxFileBytes)+" (RELAYOPS_MAX_FILE_BYTES)")
 	}
 	return invalid(jobs.FieldError{Field: "body", Problem: "is not a readable multipart/form-data body"})
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"mime"
 	"mime/multipart"
 	"net/http"
 	"net/textproto"
@@ -133,8 +134,8 @@ func TestSubmit_BadFiles_RefusedNamingTheField_WritesNothing(t *testing.T) {
 		{"text in latin-1", js(fileBody("inv-1", 1, "text/plain; charset=iso-8859-1", []byte("x"), "")), 415, CodeUnsupportedMediaType, "file.mediaType", ""},
 		{"unknown bytes, no type", mp(ok, "", []byte{0x00, 0x9F, 0x92, 0x96}), 415, CodeUnsupportedMediaType, "file", ""},
 		{"multipart type lies", mp(ok, "application/pdf", ublXML), 415, CodeUnsupportedMediaType, "file", ""},
-		{"too large json", js(fileBody("inv-1", 1, "application/pdf", append(bytes.Clone(tinyPDF), make([]byte, 5000)...), "")), 413, CodePayloadTooLarge, "", "4096 bytes"},
-		{"too large multipart", mp(ok, "application/pdf", append(bytes.Clone(tinyPDF), make([]byte, 5000)...)), 413, CodePayloadTooLarge, "", "4096 bytes"},
+		{"too large json", js(fileBody("inv-1", 1, "application/pdf", append(bytes.Clone(tinyPDF), make([]byte, 5000)...), "")), 413, CodePayloadTooLarge, "", "limited to 4 KiB"},
+		{"too large multipart", mp(ok, "application/pdf", append(bytes.Clone(tinyPDF), make([]byte, 5000)...)), 413, CodePayloadTooLarge, "", "limited to 4 KiB"},
 		{"empty file", js(fileBody("inv-1", 1, "application/pdf", nil, "")), 400, CodeInvalidRequest, "file.data", ""},
 		{"empty multipart file", mp(ok, "application/pdf", []byte{}), 400, CodeInvalidRequest, "file", ""},
 		{"not base64", js(`{"documentId":"inv-1","operationVersion":1,"file":{"mediaType":"application/pdf","data":"%%%"}}`), 400, CodeInvalidRequest, "file.data", ""},
@@ -142,7 +143,7 @@ func TestSubmit_BadFiles_RefusedNamingTheField_WritesNothing(t *testing.T) {
 		{"unknown file member", js(`{"documentId":"inv-1","operationVersion":1,"file":{"mediaType":"application/pdf","data":"JVBERi0=","size":5}}`), 400, CodeInvalidRequest, "file.size", ""},
 		{"content and file", js(`{"documentId":"inv-1","operationVersion":1,"content":"x","file":{"mediaType":"application/pdf","data":"JVBERi0="}}`), 400, CodeInvalidRequest, "file", ""},
 		{"neither", js(`{"documentId":"inv-1","operationVersion":1}`), 400, CodeInvalidRequest, "content", ""},
-		{"filename with a newline", js(fileBody("inv-1", 1, "application/pdf", tinyPDF, "a\nb.pdf")), 400, CodeInvalidRequest, "file.filename", ""},
+		{"filename over 255 bytes", js(fileBody("inv-1", 1, "application/pdf", tinyPDF, strings.Repeat("a", 252)+".pdf")), 400, CodeInvalidRequest, "file.filename", ""},
 		{"multipart without file", mp(ok, "", nil), 400, CodeInvalidRequest, "file", ""},
 		{"multipart bad version", mp(map[string]string{"documentId": "inv-1", "operationVersion": "one"}, "application/pdf", tinyPDF), 400, CodeInvalidRequest, "operationVersion", ""},
 		{"multipart unknown field", mp(map[string]string{"documentId": "inv-1", "operationVersion": "1", "tenant": "globex"}, "application/pdf", tinyPDF), 400, CodeInvalidRequest, "tenant", ""},
@@ -157,6 +158,72 @@ func TestSubmit_BadFiles_RefusedNamingTheField_WritesNothing(t *testing.T) {
 		require.Contains(t, e["message"], tc.inMsg, tc.name)
 		require.Equal(t, before, keys(t, b), "%s: Redis must hold no new keys", tc.name)
 	}
+}
+
+// multipartFileBody is a multipart submission of inv-1 whose file part
+// carries disposition as its Content-Disposition.
+func multipartFileBody(t testing.TB, disposition string, data []byte) call {
+	t.Helper()
+	var buf bytes.Buffer
+	w := multipart.NewWriter(&buf)
+	require.NoError(t, w.WriteField("documentId", "inv-1"))
+	require.NoError(t, w.WriteField("operationVersion", "1"))
+	h := textproto.MIMEHeader{}
+	h.Set("Content-Disposition", disposition)
+	p, err := w.CreatePart(h)
+	require.NoError(t, err)
+	_, err = p.Write(data)
+	require.NoError(t, err)
+	require.NoError(t, w.Close())
+	return call{method: "POST", path: "/v1/jobs", token: tokAcme, body: buf.String(), ctype: w.FormDataContentType()}
+}
+
+// The finding: a JSON filename kept "../" and U+202E where multipart
+// reduced it to the base name. Both paths store the same safe base name.
+func TestSubmit_FileNames_ReducedToASafeBaseName_OnBothPaths(t *testing.T) {
+	t.Parallel()
+	for i, tc := range []struct{ sent, stored string }{
+		{"../../etc/passwd", "passwd"},
+		{`..\..\windows\invoice.pdf`, "invoice.pdf"},
+		{"invoice\u202Efdp.exe", "invoicefdp.exe"},           // right-to-left override: shown as "invoiceexe.pdf"
+		{"a\u200Bb\u2066c\u2069.pdf", "abc.pdf"},             // zero-width space, isolates
+		{"line\nbreak\r\t.pdf", "linebreak.pdf"},             // control characters
+		{"para\u2029graph.pdf", "paragraph.pdf"},             // paragraph separator
+		{"  Rechnung März 42.pdf  ", "Rechnung März 42.pdf"}, // spaces and letters stay
+		{"dir/..", ""},
+		{"/", ""},
+	} {
+		sent := tc.sent
+		for _, path := range []string{"json", "multipart"} {
+			b := setup(t, nil)
+			c := call{method: "POST", path: "/v1/jobs", token: tokAcme, body: fileBody("inv-1", 1, "application/pdf", tinyPDF, sent)}
+			if path == "multipart" {
+				c = multipartFileBody(t, mime.FormatMediaType("form-data", map[string]string{"name": "file", "filename": sent}), tinyPDF)
+			}
+			r := b.do(t, c)
+			require.Equal(t, http.StatusAccepted, r.Status, "%d %s: %s", i, path, r.Body)
+			content, err := b.store.Input(context.Background(), mustKey(t, "acme:inv-1:v1"))
+			require.NoError(t, err)
+			require.Equal(t, tc.stored, jobs.DecodeInput(content).Filename, "%d %s: %q", i, path, sent)
+		}
+	}
+}
+
+// The finding: curl -F file=/path (the @ forgotten) sent the path as a form
+// field and it was taken as a document whose text is the path. A file part
+// without a file name is a 400 that says how to send the file.
+func TestSubmit_MultipartFileWithoutAFileName_400SaysToSendTheFile(t *testing.T) {
+	t.Parallel()
+	b := setup(t, nil)
+	e := b.do(t, multipartFileBody(t, `form-data; name="file"`, []byte("/home/me/invoice.pdf"))).
+		requireError(t, http.StatusBadRequest, CodeInvalidRequest)
+	require.Equal(t, []string{"file"}, fieldNames(e))
+	require.Contains(t, e["fields"].([]any)[0].(map[string]any)["problem"], "curl -F file=@invoice.pdf")
+	require.Zero(t, b.dbsize(t))
+
+	// An empty file name is still a file (a client may have none to give).
+	r := b.do(t, multipartFileBody(t, `form-data; name="file"; filename=""`, tinyPDF))
+	require.Equal(t, http.StatusAccepted, r.Status, "%s", r.Body)
 }
 
 // fakePages is a PDF reader that says every PDF has n pages and renders a

@@ -112,7 +112,7 @@ func (s *Server) submitRequest(ctx context.Context, o *object, file *submittedFi
 	}
 	if hasContent && o.size > s.cfg.BodyLimit {
 		e := tooLarge(s.cfg.BodyLimit)
-		e.Message += fmt.Sprintf(" for text content; send a larger document as a file (up to %d bytes)", s.cfg.MaxFileBytes)
+		e.Message += " for text content; send a larger document as a file (up to " + byteSize(s.cfg.MaxFileBytes) + ")"
 		return jobs.SubmitRequest{}, e
 	}
 	if file != nil {

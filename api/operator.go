@@ -66,7 +66,11 @@ func (s *Server) reprocessJob(ctx context.Context, req jobs.ReprocessRequest, co
 	}
 	var token *reservation
 	if job.State == jobs.StateDeadLettered && job.ReprocessedAs == "" {
-		if token, err = s.limiter.reserve(ctx, req.Key); err != nil {
+		limiter := s.limiter
+		if len(req.Corrections) > 0 {
+			limiter = s.corrector // a person's work is not a bulk retry
+		}
+		if token, err = limiter.reserve(ctx, req.Key); err != nil {
 			return nil, err
 		}
 	}

@@ -20,8 +20,10 @@ type reprocessLimiter struct {
 	bucket *tokenBucket
 }
 
-func newReprocessLimiter(rdb redis.UniversalClient, clk clock.Clock, r Rate) *reprocessLimiter {
-	return &reprocessLimiter{bucket: &tokenBucket{rdb: rdb, clock: clk, rate: r, kind: "reprocess"}}
+// newReprocessLimiter is a budget of kind ("reprocess": bulk retries;
+// "correction": a person's corrections), each a bucket of its own.
+func newReprocessLimiter(rdb redis.UniversalClient, clk clock.Clock, r Rate, kind string) *reprocessLimiter {
+	return &reprocessLimiter{bucket: &tokenBucket{rdb: rdb, clock: clk, rate: r, kind: kind}}
 }
 
 // reservation is the admission of one reprocess call of a job.
@@ -52,7 +54,7 @@ func (l *reprocessLimiter) reserve(ctx context.Context, k jobs.Key) (*reservatio
 	}
 	if g.wait > 0 {
 		return nil, &Error{Status: http.StatusTooManyRequests, Code: CodeRateLimited,
-			Message: "reprocess rate limit reached for this tenant", RetryAfter: g.wait}
+			Message: l.bucket.kind + " rate limit reached for this tenant", RetryAfter: g.wait}
 	}
 	return &reservation{l: l, key: k, taken: g.taken}, nil
 }

@@ -89,12 +89,20 @@ func (s *Server) decide(c echo.Context) error {
 	if corr != nil && status == jobs.ReviewRejected {
 		o.fail("corrections", "only an approval may correct fields")
 	}
+	notDup, hasNotDup := o.str("notDuplicateOf", false)
+	if hasNotDup {
+		if _, err := jobs.ParseKey(notDup); err != nil {
+			o.fail("notDuplicateOf", "must be the jobId of the first document this one is not a duplicate of")
+		} else if status == jobs.ReviewRejected {
+			o.fail("notDuplicateOf", "only an approval names the first document")
+		}
+	}
 	if err := o.done(nil); err != nil {
 		return err
 	}
 	ctx, cancel := s.storeCtx(c)
 	defer cancel()
-	r, err := s.decideReview(ctx, key, principal(c).name, status, note, corr)
+	r, err := s.decideReview(ctx, key, principal(c).name, status, note, corr, notDup)
 	if err != nil {
 		return fmt.Errorf("api: decide %s: %w", key, err)
 	}
@@ -112,10 +120,20 @@ func (s *Server) decide(c echo.Context) error {
 // are judged over the committed result by the validator every extraction
 // passes (a *jobs.ValidationError when they do not add up), and the audit
 // records each field's change.
-func (s *Server) decideReview(ctx context.Context, key jobs.Key, operator, status, note string, corr *extract.Corrections) (*jobs.Review, error) {
+//
+// notDuplicateOf, when not "", is the first job a possible duplicate is
+// approved as not being a duplicate of: a review marked as a strong
+// duplicate is approved only with it (409 possible_duplicate otherwise).
+func (s *Server) decideReview(ctx context.Context, key jobs.Key, operator, status, note string, corr *extract.Corrections, notDuplicateOf string) (*jobs.Review, error) {
 	opts, err := s.decisionCorrections(ctx, key, corr)
 	if err != nil {
 		return nil, err
+	}
+	if notDuplicateOf != "" {
+		if opts == nil {
+			opts = &jobs.DecideOpts{}
+		}
+		opts.NotDuplicateOf = notDuplicateOf
 	}
 	d, err := s.store.DecideWith(ctx, key, operator, status, note, opts)
 	if err != nil {

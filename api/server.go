@@ -26,11 +26,13 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
+	"github.com/relayops/relayops/extract"
 	"github.com/relayops/relayops/internal/clock"
 	"github.com/relayops/relayops/internal/credential"
 	"github.com/relayops/relayops/jobs"
 	"github.com/relayops/relayops/pages"
 	"github.com/relayops/relayops/quota"
+	"github.com/relayops/relayops/supplier"
 	"github.com/relayops/relayops/webhook"
 )
 
@@ -73,8 +75,20 @@ type Config struct {
 	// PageLimits bounds each caller's page renders and page counts (see
 	// package pages); zero fields take the defaults stated there.
 	PageLimits PageLimits
-	// ReprocessRate is the per-tenant reprocess budget. Default 10 per minute.
+	// ReprocessRate is the per-tenant budget of reprocesses without
+	// corrections (bulk retries after an outage or a fix). Default 10 per
+	// minute.
 	ReprocessRate Rate
+	// CorrectionRate is the per-tenant budget of reprocesses with
+	// corrections: a person's work, each judged before it counts, so its
+	// bound is against a runaway script only. Default 120 per minute.
+	CorrectionRate Rate
+	// Policy is what the deployment books (RELAYOPS_ACCEPT_DOCUMENTS); the
+	// worker must have the same. Default: every booked type.
+	Policy extract.Policy
+	// Suppliers serves the supplier profiles (/v1/suppliers); nil: the
+	// routes answer 404.
+	Suppliers *supplier.Store
 	// AuthFailures is how many failed authentications one client address
 	// (an IPv4 address or an IPv6 /64) may make per period before further
 	// failures answer 429 until the period ends. Default 20 per minute.
@@ -147,6 +161,9 @@ func (c Config) withDefaults() Config {
 	if c.ReprocessRate == (Rate{}) {
 		c.ReprocessRate = Rate{Count: 10, Per: time.Minute}
 	}
+	if c.CorrectionRate == (Rate{}) {
+		c.CorrectionRate = Rate{Count: 120, Per: time.Minute}
+	}
 	if c.AuthFailures == (Rate{}) {
 		c.AuthFailures = Rate{Count: 20, Per: time.Minute}
 	}
@@ -198,6 +215,9 @@ func (c Config) validate() error {
 	if c.ReprocessRate.Count < 1 || c.ReprocessRate.Per <= 0 {
 		errs = append(errs, errors.New("api: Config.ReprocessRate must be a positive count per positive duration"))
 	}
+	if c.CorrectionRate.Count < 1 || c.CorrectionRate.Per <= 0 {
+		errs = append(errs, errors.New("api: Config.CorrectionRate must be a positive count per positive duration"))
+	}
 	if c.AuthFailures.Count < 1 || c.AuthFailures.Per <= 0 {
 		errs = append(errs, errors.New("api: Config.AuthFailures must be a positive count per positive duration"))
 	}
@@ -228,6 +248,7 @@ type Server struct {
 	store        *jobs.Store
 	auth         *authenticator
 	limiter      *reprocessLimiter
+	corrector    *reprocessLimiter // reprocesses with corrections
 	metrics      *metrics
 	collector    *clusterCollector
 	authThrottle *authThrottle
@@ -258,7 +279,8 @@ func New(cfg Config) (*Server, error) {
 		log:       cfg.Logger,
 		store:     cfg.Store,
 		auth:      newAuthenticator(cfg.Tenants, cfg.Operators),
-		limiter:   newReprocessLimiter(cfg.Store.Redis(), cfg.Clock, cfg.ReprocessRate),
+		limiter:   newReprocessLimiter(cfg.Store.Redis(), cfg.Clock, cfg.ReprocessRate, "reprocess"),
+		corrector: newReprocessLimiter(cfg.Store.Redis(), cfg.Clock, cfg.CorrectionRate, "correction"),
 		metrics:   m,
 		collector: col,
 
@@ -269,6 +291,9 @@ func New(cfg Config) (*Server, error) {
 		q.Store = cfg.Store
 		if q.Clock == nil {
 			q.Clock = cfg.Clock
+		}
+		if q.Logger == nil {
+			q.Logger = s.log
 		}
 		if s.quota, err = quota.New(q); err != nil {
 			return nil, fmt.Errorf("api: Config.Quota: %w", err)
@@ -321,6 +346,11 @@ func (s *Server) routes() *echo.Echo {
 	e.GET("/v1/webhooks/:id/deliveries", s.webhookDeliveries, anyone)
 	e.POST("/v1/webhooks/:id/deliveries/:webhookId/resend", s.resendWebhook, operator, body)
 	e.GET("/v1/tenants", s.listTenants, operator)
+	if s.cfg.Suppliers != nil {
+		e.GET("/v1/suppliers", s.listSuppliers, anyone)
+		e.GET("/v1/suppliers/:supplierId", s.getSupplier, anyone)
+		e.DELETE("/v1/suppliers/:supplierId", s.deleteSupplier, operator)
+	}
 
 	e.GET("/healthz", s.healthz)
 	e.GET("/readyz", s.readyz)

@@ -148,7 +148,18 @@ type reviewView struct {
 	// fields; the job's result stays the extractor's.
 	CorrectedFields []string        `json:"correctedFields,omitempty"`
 	CorrectedResult json.RawMessage `json:"correctedResult,omitempty"`
-	Links           reviewLinks     `json:"links"`
+	// Duplicate: the document may be one the tenant already has under
+	// another document ID; Credits: the invoice a credit note refers to.
+	Duplicate *duplicateView `json:"duplicate,omitempty"`
+	Credits   *string        `json:"credits,omitempty"`
+	Links     reviewLinks    `json:"links"`
+}
+
+// duplicateView is a review's possible duplicate.
+type duplicateView struct {
+	Of       string   `json:"of"`       // the first document's jobId
+	Strength string   `json:"strength"` // strong (an approval must name Of) or weak
+	Matched  []string `json:"matched"`  // number, total, date
 }
 
 type reviewLinks struct {
@@ -177,6 +188,12 @@ func newReviewView(r *jobs.Review, viewer role) reviewView {
 	}
 	if !r.DecidedAt.IsZero() {
 		v.DecidedBy = optString(roleOperator.String())
+	}
+	if m := r.Match; m != nil && m.Strength != "" && m.Of.Tenant == r.Key.Tenant {
+		v.Duplicate = &duplicateView{Of: m.Of.String(), Strength: m.Strength, Matched: m.Matched}
+	}
+	if m := r.Match; m != nil && m.Credits != nil && m.Credits.Tenant == r.Key.Tenant {
+		v.Credits = optString(m.Credits.String())
 	}
 	if viewer == roleOperator {
 		v.Operator, v.Note = optString(r.Operator), optString(r.Note)

@@ -23,6 +23,7 @@ import (
 	"github.com/relayops/relayops/internal/browsertest"
 	"github.com/relayops/relayops/internal/redistest"
 	"github.com/relayops/relayops/jobs"
+	"github.com/relayops/relayops/supplier"
 	"github.com/relayops/relayops/worker"
 )
 
@@ -61,7 +62,9 @@ func startLive(t *testing.T) *live {
 
 	asynqRedis := redis.NewClient(&redis.Options{Addr: rs.Addr})
 	t.Cleanup(func() { _ = asynqRedis.Close() })
-	w, err := worker.New(worker.Config{Store: store, Redis: asynqRedis, Concurrency: 2, Relays: 1,
+	suppliers, err := supplier.NewStore(supplier.Config{Redis: rs.Client(t)})
+	require.NoError(t, err)
+	w, err := worker.New(worker.Config{Store: store, Redis: asynqRedis, Concurrency: 2, Relays: 1, Suppliers: suppliers,
 		Logger: slog.New(slog.DiscardHandler), ShutdownTimeout: 5 * time.Second, DrainTimeout: 2 * time.Second})
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -187,7 +190,7 @@ func TestBrowser_Console_ReviewApproveReprocessAndAudit(t *testing.T) {
 		return err == nil && state == "succeeded"
 	}, "the new version succeeds (the page reloads itself while it runs)")
 	require.Contains(t, text("h1"), "acme:inv-mismatch:v2")
-	require.Equal(t, "407.50", text("#f-total"))
+	require.Equal(t, "407.50 GBP", text("#f-total"), "the job page shows the fields as the review page does")
 
 	// Both actions are on the audit page, linking their jobs.
 	do(chromedp.Navigate(l.url + "/console/audit?operator=alice"))
@@ -206,4 +209,47 @@ func TestBrowser_Console_ReviewApproveReprocessAndAudit(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, violations, "nothing the policy refused")
 	require.Zero(t, external.Load(), "no request left the test server")
+}
+
+// panels reads the boxes of the page's fields panel and document panel:
+// left, right, top, bottom of each.
+func panels(t *testing.T, ctx context.Context) (fields, doc [4]float64) {
+	t.Helper()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[[]float64](`(() => {
+		const box = sel => { const e = document.querySelector(sel); if (!e) return []; const r = e.getBoundingClientRect(); return [r.left, r.right, r.top, r.bottom]; };
+		return box(".fields-panel").concat(box(".document-panel"));
+	})()`))
+	require.NoError(t, err)
+	require.Len(t, v, 8, "a fields panel and a document panel")
+	copy(fields[:], v[:4])
+	copy(doc[:], v[4:])
+	return fields, doc
+}
+
+// The finding: the job page showed the document under the extracted
+// fields, the review page beside them; the README promises beside. On a
+// wide screen both pages put the document's box to the right of the
+// fields' box, side by side.
+func TestBrowser_Console_JobAndReviewPages_ShowTheDocumentBesideTheFields(t *testing.T) {
+	t.Parallel()
+	ctx := browsertest.New(t, 120*time.Second, chromedp.WindowSize(1280, 900))
+	l := startLive(t)
+	k := l.submit(t, "inv-beside", "valid-basic-eur.txt")
+	l.await(t, k, jobs.StateSucceeded)
+	redistest.Eventually(t, 30*time.Second, func() bool {
+		_, err := l.store.GetReview(context.Background(), k)
+		return err == nil
+	}, "the review")
+
+	var external atomic.Int64
+	signIn(t, ctx, strings.TrimPrefix(l.url, "http://"), alice, &external)
+	for _, page := range []string{"/console/jobs/", "/console/reviews/"} {
+		require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(l.url+page+k.String()), chromedp.WaitVisible(chromedp.CSS("h1"))))
+		fields, doc := panels(t, ctx)
+		require.GreaterOrEqual(t, doc[0], fields[1], "%s: the document starts right of the fields (fields %v, document %v)", page, fields, doc)
+		require.Less(t, doc[2], fields[3], "%s: side by side, not below (fields %v, document %v)", page, fields, doc)
+		require.Less(t, fields[2], doc[3], "%s: side by side, not above", page)
+		shoot(t, ctx, "beside-"+strings.Trim(strings.TrimPrefix(page, "/console/"), "/"))
+	}
+	require.Zero(t, external.Load(), "no request left the console's origin")
 }

@@ -84,6 +84,8 @@ func aclEnv(t *testing.T, user, redisURL, dashboardURL string, extra map[string]
 		"RELAYOPS_TENANT_SUBMIT_RATE":       "1000/1s",
 		"RELAYOPS_TENANT_MAX_BACKLOG":       "1000",
 		"RELAYOPS_TENANT_MAX_BACKLOG_BYTES": "64MiB",
+		// The stored cap's recount walks the job indexes and inputs.
+		"RELAYOPS_TENANT_MAX_STORED_BYTES": "64MiB",
 	}
 	for k, v := range extra {
 		m[k] = v
@@ -99,7 +101,8 @@ type aclDeployment struct {
 	api         *httptest.Server
 	client      *http.Client
 	workerStore *jobs.Store
-	workerAddr  string // the worker's /metrics, /healthz and /readyz
+	workerAddr  string         // the worker's /metrics, /healthz and /readyz
+	apiConfig   *config.Config // the api's configuration (its data keys)
 }
 
 func startACLDeployment(t *testing.T, redisURL func(user string) string, extra map[string]string) *aclDeployment {
@@ -147,7 +150,7 @@ func startACLDeployment(t *testing.T, redisURL func(user string) string, extra m
 		cancel()
 		require.NoError(t, <-done, "the worker stops cleanly")
 	})
-	return &aclDeployment{api: ts, client: &http.Client{Timeout: 10 * time.Second}, workerStore: wstore, workerAddr: w.MetricsAddr()}
+	return &aclDeployment{api: ts, client: &http.Client{Timeout: 10 * time.Second}, workerStore: wstore, workerAddr: w.MetricsAddr(), apiConfig: ac}
 }
 
 // call sends a JSON request with a bearer token and returns the status and body.
@@ -305,20 +308,40 @@ func requireRefused(t *testing.T, c *redis.Client, user string, cmds ...[]any) {
 	}
 }
 
-// requireAllSealed checks, as the worker (worker -data-key-usage), that
-// every document value the run stored names the deployment's key.
-func (d *aclDeployment) requireAllSealed(t *testing.T) {
+// requireAllSealed checks that every document value the run stored names
+// the deployment's key, as worker -data-key-usage counts them: as an
+// administrator (adminURL), since the worker's user may not SCAN; as the
+// worker's user the command says so.
+func (d *aclDeployment) requireAllSealed(t *testing.T, adminURL string) {
 	t.Helper()
-	usage, err := d.workerStore.DataKeyUsage(context.Background())
+	_, err := d.workerStore.DataKeyUsage(context.Background())
+	require.ErrorContains(t, err, "SCAN, which this Redis user may not run")
+	require.ErrorContains(t, err, "RELAYOPS_REDIS_URL")
+
+	ac := aclEnv(t, "admin", adminURL, "", nil)
+	ac.DataKeys = d.apiConfig.DataKeys
+	rdb, err := app.StoreRedis(ac)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = rdb.Close() })
+	admin, err := jobs.NewStore(app.Jobs(ac, rdb))
+	require.NoError(t, err)
+	usage, err := admin.DataKeyUsage(context.Background())
 	require.NoError(t, err)
 	require.Len(t, usage, 1, "%v", usage)
 	require.Greater(t, usage["k1"], 0, "%v", usage)
 }
 
-// forbidden are the commands no component may run.
+// forbidden are the commands no component may run: Redis's @dangerous ones,
+// the FUNCTION commands (LOAD, FLUSH, DELETE and RESTORE are @write, not
+// @dangerous, in Redis 7.0) and the keyspace walks that show key names
+// outside a user's patterns (SCAN, RANDOMKEY).
 var forbidden = [][]any{
 	{"FLUSHALL"}, {"FLUSHDB"}, {"CONFIG", "GET", "*"}, {"CONFIG", "SET", "appendonly", "no"},
 	{"KEYS", "*"}, {"DEBUG", "SLEEP", "0"}, {"SHUTDOWN", "NOSAVE"}, {"ACL", "LIST"}, {"MONITOR"},
+	{"FUNCTION", "LOAD", "#!lua name=x\nredis.register_function('f', function() return 1 end)"},
+	{"FUNCTION", "FLUSH"}, {"FUNCTION", "DELETE", "x"}, {"FUNCTION", "RESTORE", "x"},
+	{"FUNCTION", "DUMP"}, {"FUNCTION", "LIST"}, {"FUNCTION", "STATS"}, {"FCALL", "f", "0"}, {"FCALL_RO", "f", "0"},
+	{"SCAN", "0"}, {"SCAN", "0", "MATCH", "ro:*"}, {"RANDOMKEY"},
 }
 
 func TestRedisACL_EachComponentRunsAsItsOwnUser_AndIsRefusedTheRest(t *testing.T) {
@@ -335,8 +358,8 @@ func TestRedisACL_EachComponentRunsAsItsOwnUser_AndIsRefusedTheRest(t *testing.T
 		return "redis://" + userinfo(user) + "@" + srv.Addr + "/0"
 	}, nil)
 	d.exercise(t)
-	d.requireAllSealed(t)
 	require.Empty(t, aclLog(t, admin), "no command or key of a real run was refused")
+	d.requireAllSealed(t, "redis://"+srv.Addr+"/0")
 
 	for user := range aclPasswords {
 		requireRefused(t, userClient(t, srv.Addr, user), user, forbidden...)
@@ -367,12 +390,12 @@ func TestRedisACL_OnACluster_URLUsersWorkOnEveryNode(t *testing.T) {
 		return "redis-cluster://" + userinfo(user) + "@" + strings.Join(c.Addrs, ",") + "/"
 	}, map[string]string{"RELAYOPS_REDIS_WAIT_REPLICAS": "1"}) // every master has a replica: WAIT runs
 	d.exercise(t)
-	d.requireAllSealed(t)
 	for _, addr := range c.Addrs {
 		node := redis.NewClient(&redis.Options{Addr: addr})
 		require.Empty(t, aclLog(t, node), "no command or key of a real run was refused on %s", addr)
 		_ = node.Close()
 	}
+	d.requireAllSealed(t, "redis-cluster://"+strings.Join(c.Addrs, ",")+"/")
 	wrong := aclEnv(t, "api", "redis-cluster://relayops-api:wrong-password@"+strings.Join(c.Addrs, ",")+"/", "", nil)
 	err := app.CheckRedis(context.Background(), wrong)
 	require.ErrorContains(t, err, "RELAYOPS_REDIS_URL")

@@ -6,7 +6,13 @@
 // media type (Readers.Read). A reader never guesses: a file it cannot read is
 // a permanent rejection with a reason code (extract.ReasonUnreadableDocument,
 // ReasonEncryptedDocument, ReasonNoTextLayer, ReasonTooManyPages,
-// ReasonInvalidEInvoice), and no reason quotes the document.
+// ReasonTooLargeToRead, ReasonInvalidEInvoice), and no reason quotes the
+// document.
+//
+// Reading is bounded before it is paid for: each reader checks from the
+// file's headers what it will cost (pages, decoded pixels, OCR), refuses a
+// document over a limit, and reserves the memory of each step in the
+// process's Budget, which every job shares.
 //
 // Structured beats inferred: an e-invoice (standalone XML, or embedded in a
 // hybrid PDF as factur-x.xml, zugferd-invoice.xml, ZUGFeRD-invoice.xml or
@@ -97,7 +103,8 @@ func (d *Document) HasText() bool {
 	return false
 }
 
-// Reader reads one input format.
+// Reader reads one input format; opts resumes a read OCR had begun (nil:
+// read it all).
 type Reader interface {
-	Read(ctx context.Context, data []byte) (*Document, error)
+	Read(ctx context.Context, data []byte, opts *ReadOpts) (*Document, error)
 }

@@ -55,7 +55,7 @@ func reasonOf(t testing.TB, err error) string {
 
 func TestRead_Text_IsOnePageExactlyAsSubmitted(t *testing.T) {
 	t.Parallel()
-	doc, err := document.New(document.Config{}).Read(context.Background(), "text/plain", []byte("INVOICE 7\n\nTotal 10.00"))
+	doc, err := document.New(document.Config{}).Read(context.Background(), "text/plain", []byte("INVOICE 7\n\nTotal 10.00"), nil)
 	require.NoError(t, err)
 	require.Len(t, doc.Pages, 1)
 	require.Equal(t, "INVOICE 7\n\nTotal 10.00", doc.Text())
@@ -65,7 +65,7 @@ func TestRead_Text_IsOnePageExactlyAsSubmitted(t *testing.T) {
 func TestRead_XMLEInvoice_IsStructured(t *testing.T) {
 	t.Parallel()
 	doc, err := document.New(document.Config{}).Read(context.Background(), "application/xml",
-		file(t, "einvoice", "en16931", "testfiles", "Invoice-Min_content_with_VAT.xml"))
+		file(t, "einvoice", "en16931", "testfiles", "Invoice-Min_content_with_VAT.xml"), nil)
 	require.NoError(t, err)
 	require.NotNil(t, doc.EInvoice)
 	require.Equal(t, "xml", doc.EInvoiceFrom)
@@ -90,7 +90,7 @@ func TestRead_BadFiles_AreRejectionsWithTheirReason(t *testing.T) {
 		{"empty", "application/pdf", nil, extract.ReasonUnreadableDocument},
 		{"unknown media type", "application/msword", []byte("x"), extract.ReasonUnreadableDocument},
 	} {
-		_, err := r.Read(context.Background(), tc.mediaType, tc.data)
+		_, err := r.Read(context.Background(), tc.mediaType, tc.data, nil)
 		require.Equal(t, tc.reason, reasonOf(t, err), tc.name)
 	}
 }
@@ -103,7 +103,7 @@ func TestRead_HybridPDF_CarriesItsXMLAndItsVisibleText(t *testing.T) {
 		"horstoeko-zugferd/pdf_zf_en16931_1.pdf",
 		"horstoeko-zugferd/pdf_zf_xrechnung_1.pdf",
 	} {
-		doc, err := r.Read(context.Background(), "application/pdf", pdfFile(t, name))
+		doc, err := r.Read(context.Background(), "application/pdf", pdfFile(t, name), nil)
 		require.NoError(t, err, name)
 		require.NotNil(t, doc.EInvoice, name)
 		require.Contains(t, []string{"factur-x.xml", "zugferd-invoice.xml", "xrechnung.xml"}, strings.ToLower(doc.EInvoiceFrom), name)
@@ -115,7 +115,7 @@ func TestRead_HybridPDF_CarriesItsXMLAndItsVisibleText(t *testing.T) {
 
 func TestRead_PlainPDF_IsItsLayoutText(t *testing.T) {
 	t.Parallel()
-	doc, err := readers(t).Read(context.Background(), "application/pdf", pdfFile(t, "horstoeko-zugferd/pdf_plain.pdf"))
+	doc, err := readers(t).Read(context.Background(), "application/pdf", pdfFile(t, "horstoeko-zugferd/pdf_plain.pdf"), nil)
 	if err != nil {
 		// A PDF without any text is a scan.
 		require.Equal(t, extract.ReasonNoTextLayer, reasonOf(t, err))
@@ -127,7 +127,7 @@ func TestRead_PlainPDF_IsItsLayoutText(t *testing.T) {
 
 func TestRead_PDFWithoutAReader_IsPermanentWithoutAReason(t *testing.T) {
 	t.Parallel()
-	_, err := document.New(document.Config{}).Read(context.Background(), "application/pdf", pdfFile(t, "mustangproject/EN16931_Einfach.pdf"))
+	_, err := document.New(document.Config{}).Read(context.Background(), "application/pdf", pdfFile(t, "mustangproject/EN16931_Einfach.pdf"), nil)
 	require.ErrorIs(t, err, document.ErrNoPDFReader)
 	require.ErrorIs(t, err, extract.ErrPermanent)
 }
@@ -150,7 +150,7 @@ func TestRead_EveryHybridPDFOfTheCorpus_IsReadFromItsXML(t *testing.T) {
 	for _, p := range paths {
 		data, err := os.ReadFile(p)
 		require.NoError(t, err)
-		doc, err := r.Read(context.Background(), "application/pdf", data)
+		doc, err := r.Read(context.Background(), "application/pdf", data, nil)
 		if err != nil || doc.EInvoice == nil {
 			noXML++
 			continue

@@ -54,6 +54,12 @@ type (
 		Operator  string `json:"operator"`
 		Note      string `json:"note"`
 		DecidedAt string `json:"decidedAt"`
+		Duplicate *struct {
+			Of       string   `json:"of"`
+			Strength string   `json:"strength"`
+			Matched  []string `json:"matched"`
+		} `json:"duplicate"`
+		Credits string `json:"credits"`
 
 		answer string
 	}
@@ -266,13 +272,19 @@ func (s *system) waitState(t *testing.T, token, jobID, want string) job {
 // review consumer creates it after the commit.
 func (s *system) waitReview(t *testing.T, token, jobID string) review {
 	t.Helper()
+	return s.waitReviewWithin(t, token, jobID, jobTimeout)
+}
+
+// waitReviewWithin is waitReview with its own timeout.
+func (s *system) waitReviewWithin(t *testing.T, token, jobID string, timeout time.Duration) review {
+	t.Helper()
 	var last *response
 	defer func() {
 		if t.Failed() && last != nil {
 			t.Logf("last answer: %s", last)
 		}
 	}()
-	redistest.Eventually(t, jobTimeout, func() bool {
+	redistest.Eventually(t, timeout, func() bool {
 		last = s.do(t, http.MethodGet, "/v1/reviews/"+jobID, token, nil)
 		return last.status == http.StatusOK
 	}, "review of %s to be created", jobID)

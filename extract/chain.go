@@ -71,13 +71,8 @@ func (c *Chain) Extract(ctx context.Context, content string, classification []by
 	return c.model.Extract(ctx, content, deferred)
 }
 
-// Validate judges the extraction, whoever made it, with ValidateExtraction
-// (with an operator's corrections over it when the chain has them: see
-// WithCorrections).
+// Validate judges the extraction, whoever made it, with ValidateExtraction.
 func (c *Chain) Validate(ctx context.Context, extraction []byte) ([]byte, error) {
-	if k, ok := c.first.(*corrected); ok {
-		return k.Validate(ctx, extraction)
-	}
 	return Validate(ctx, extraction)
 }
 

@@ -76,6 +76,8 @@ func marshalInvoice(inv Invoice) ([]byte, error) {
 	w := jsonWriter{b: make([]byte, 0, 512)}
 	w.raw(`{"documentType":`)
 	w.str(inv.DocumentType)
+	w.raw(`,"direction":`)
+	w.str(inv.Direction)
 	w.raw(`,"invoiceNumber":`)
 	w.str(inv.InvoiceNumber)
 	w.raw(`,"vendor":`)
@@ -115,12 +117,39 @@ func marshalInvoice(inv Invoice) ([]byte, error) {
 	}
 	w.raw(`,"total":`)
 	w.str(inv.Total)
+	w.raw(`,"signedTotal":`)
+	w.str(inv.SignedTotal)
 	w.source(inv.Source)
+	w.evidence(inv.Evidence)
+	w.status(inv.Status)
 	w.raw("}")
 	if w.bad {
 		return json.Marshal(inv)
 	}
 	return w.b, nil
+}
+
+// status writes a non-empty status map with its keys sorted, as
+// json.Marshal does.
+func (w *jsonWriter) status(st map[string]string) {
+	if len(st) == 0 {
+		return
+	}
+	keys := make([]string, 0, len(st))
+	for k := range st {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	w.raw(`,"fieldStatus":{`)
+	for i, k := range keys {
+		if i > 0 {
+			w.raw(",")
+		}
+		w.str(k)
+		w.raw(":")
+		w.str(st[k])
+	}
+	w.raw("}")
 }
 
 // jsonWriter appends compact JSON to b; bad turns true at the first string
@@ -189,6 +218,7 @@ func (w *jsonWriter) charges(cs []Charge) {
 		w.str(c.Kind)
 		w.raw(`,"amount":`)
 		w.str(c.Amount)
+		w.optStr(`,"reason":`, c.Reason)
 		w.raw("}")
 	}
 	w.raw("]")
@@ -232,11 +262,13 @@ func plainJSON(s string) bool {
 }
 
 // hasStructuredFields reports a member of inv that marshalInvoice does not
-// write: the e-invoice terms, evidence, flags.
+// write: the e-invoice terms, the payment and tax terms, the seller's
+// identifiers, flags.
 func (inv Invoice) hasStructuredFields() bool {
 	return inv.DueDate != "" || inv.OrderReference != "" || inv.SellerVATID != "" || inv.Buyer != "" ||
 		inv.IBAN != "" || inv.PaidAmount != "" || inv.AmountDue != "" || inv.InvoiceTypeCode != "" ||
-		len(inv.Evidence) > 0 || len(inv.Flags) > 0
+		inv.PrecedingInvoice != "" || inv.Rounding != "" || len(inv.TaxBreakdown) > 0 || inv.AccountingTax != nil ||
+		len(inv.Seller) > 0 || len(inv.Flags) > 0
 }
 
 // evidence writes a non-empty evidence map as json.Marshal does: keys in
@@ -255,7 +287,7 @@ func (w *jsonWriter) evidence(ev map[string]Evidence) {
 	w.raw(`,"evidence":{`)
 	for i, k := range keys {
 		e := ev[k]
-		if len(e.BusinessTerms) > 0 || e.Path != "" || e.LowConfidence {
+		if len(e.BusinessTerms) > 0 || e.Path != "" || e.LowConfidence || e.Profile != "" || e.Learned != "" {
 			w.bad = true
 			return
 		}
@@ -283,6 +315,10 @@ func (w *jsonWriter) evidence(ev map[string]Evidence) {
 		if e.Label != "" {
 			w.raw(sep + `"label":`)
 			w.str(e.Label)
+			sep = ","
+		}
+		if e.Computed {
+			w.raw(sep + `"computed":true`)
 		}
 		w.raw("}")
 	}

@@ -34,6 +34,16 @@ const (
 	// ReasonModelOutputInvalid: the model's answer did not match the schema
 	// after the bounded number of tries.
 	ReasonModelOutputInvalid = "model_output_invalid"
+	// ReasonTaxMismatch: the tax breakdown does not add up: its rates' tax
+	// is not the stated tax, or their taxable amounts are not the net
+	// total.
+	ReasonTaxMismatch = "tax_mismatch"
+	// ReasonAmountDueMismatch: the amount due is not the total less what
+	// was paid plus the rounding.
+	ReasonAmountDueMismatch = "amount_due_mismatch"
+	// ReasonNotAccepted: a credit note or corrective invoice where the
+	// deployment books only other types (RELAYOPS_ACCEPT_DOCUMENTS).
+	ReasonNotAccepted = "document_not_accepted"
 
 	// Reasons of the read stage, which turns a file into a document before
 	// any field is read.
@@ -45,25 +55,40 @@ const (
 	ReasonEncryptedDocument = "encrypted_document"
 	// ReasonNoTextLayer: a PDF without text (a scan) and no OCR to read it.
 	ReasonNoTextLayer = "no_text_layer"
-	// ReasonTooManyPages: more pages than the deployment reads.
+	// ReasonTooManyPages: more pages than the deployment reads (a scan:
+	// more than OCR reads).
 	ReasonTooManyPages = "too_many_pages"
+	// ReasonTooLargeToRead: reading the file would take more memory than
+	// the read stage's whole budget (a small file that declares a huge
+	// image), found from its headers before anything is decoded.
+	ReasonTooLargeToRead = "too_large_to_read"
+	// ReasonReadTimeout: the read (OCR of a scan) did not finish within the
+	// job's attempts: an attempt ran out of time without reading a page, or
+	// the last attempt ran out of time.
+	ReasonReadTimeout = "read_timeout"
 	// ReasonOCRUncertain: the invoice number or an amount of a scan was
 	// read by OCR from words it was unsure of; a person confirms it
 	// (a correction) rather than the machine committing it.
 	ReasonOCRUncertain = "ocr_uncertain"
 	// ReasonInvalidEInvoice + ":" + rule: a structured e-invoice that breaks
-	// a rule of EN 16931 (a rule from EInvoiceRules), or is not a readable
-	// e-invoice at all ("syntax").
+	// a rule of its syntax and profile that decides whether it can be paid
+	// (a rule from EInvoiceRules), or is not a readable e-invoice at all
+	// ("syntax").
 	ReasonInvalidEInvoice = "invalid_einvoice"
 )
 
-// EInvoiceRules are the rules an invalid_einvoice reason may name: the
-// EN 16931 business rules the validator checks (BR-CO-10 … BR-CO-17: the
-// document-level arithmetic; BR-01 … BR-16: required business terms;
-// BR-DEC-*: at most two decimals; BR-S-08, BR-S-09: the standard rated VAT
-// breakdown; BR-LIN-01, BR-LIN-03: each line's identifier and amount; the
-// list of package einvoice's Rules) and "syntax" for XML that is not a
-// readable invoice of a supported syntax, or a value not of its type.
+// EInvoiceRules are the rules an invalid_einvoice reason may name: every
+// rule package einvoice's Check applies (einvoice.Rules, a test holds
+// them equal): EN 16931's
+// (BR-01 … BR-16 required terms, BR-DEC-* at most two decimals, BR-LIN-01
+// and BR-LIN-03 line terms, BR-CO-10 … BR-CO-17 the document arithmetic,
+// BR-S-08 and BR-S-09 the standard rated VAT breakdown), XRechnung's
+// (BR-DE-1, BR-DE-14, BR-DE-15, BR-DE-16), ZUGFeRD 1.0's (ZF1-*), and
+// "syntax" for XML that is not a readable invoice of a supported syntax,
+// or a value not of its type. A rule about a detail (einvoice.DetailRules)
+// rejects no invoice whose payment amounts agree (it is a flag then,
+// EInvoiceRuleFlag), but it names the rejection of jobs judged before that
+// policy, so it stays a reason code.
 var EInvoiceRules = []string{
 	"syntax",
 	"BR-01", "BR-02", "BR-03", "BR-04", "BR-05", "BR-06", "BR-07", "BR-08",
@@ -73,13 +98,16 @@ var EInvoiceRules = []string{
 	"BR-DEC-01", "BR-DEC-02", "BR-DEC-05", "BR-DEC-06", "BR-DEC-09", "BR-DEC-10", "BR-DEC-11",
 	"BR-DEC-12", "BR-DEC-13", "BR-DEC-14", "BR-DEC-15", "BR-DEC-16", "BR-DEC-17", "BR-DEC-18",
 	"BR-DEC-19", "BR-DEC-20", "BR-DEC-23",
+	"BR-DE-1", "BR-DE-14", "BR-DE-15", "BR-DE-16",
+	"ZF1-NUMBER", "ZF1-DATE", "ZF1-TYPE", "ZF1-PROFILE", "ZF1-CURRENCY", "ZF1-SELLER", "ZF1-BUYER",
+	"ZF1-LINES", "ZF1-TOTALS", "ZF1-SUMS", "ZF1-VAT",
+	"ZF1-LINE-TOTAL", "ZF1-ALLOWANCE-TOTAL", "ZF1-CHARGE-TOTAL", "ZF1-TAX-BASIS", "ZF1-TAX-TOTAL",
+	"ZF1-TAX-RATE", "ZF1-GRAND-TOTAL", "ZF1-DUE",
 }
 
 // Fields are the invoice fields a reason code may name.
-// paidAmount and amountDue are named only by an e-invoice whose amount is
-// more precise than its currency (see FromEInvoice).
 var Fields = []string{"invoiceNumber", "vendor", "issueDate", "dueDate", "currency", "lineItems", "subtotal", "charges", "tax", "total",
-	"paidAmount", "amountDue"}
+	"paidAmount", "amountDue", "documentType", "rounding", "taxBreakdown", "accountingTax", "precedingInvoice"}
 
 // fieldReasons are the reasons that take a field.
 var fieldReasons = []string{ReasonMissingField, ReasonInvalidField, ReasonUnparseableAmount}
@@ -87,9 +115,9 @@ var fieldReasons = []string{ReasonMissingField, ReasonInvalidField, ReasonUnpars
 // bareReasons are the reasons that stand alone.
 var bareReasons = []string{
 	ReasonNotAnInvoice, ReasonAmbiguousDate, ReasonLineMismatch, ReasonSubtotalMismatch,
-	ReasonTotalMismatch, ReasonModelOutputInvalid,
+	ReasonTotalMismatch, ReasonModelOutputInvalid, ReasonTaxMismatch, ReasonAmountDueMismatch, ReasonNotAccepted,
 	ReasonUnreadableDocument, ReasonEncryptedDocument, ReasonNoTextLayer, ReasonTooManyPages,
-	ReasonOCRUncertain,
+	ReasonOCRUncertain, ReasonTooLargeToRead, ReasonReadTimeout,
 }
 
 // Reasons returns every reason code, in a stable order: the bounded set of
@@ -147,6 +175,17 @@ func (r *Rejection) RejectReason() string { return r.Reason }
 type Kept struct {
 	Fields *Extraction   `json:"fields,omitempty"`
 	Failed []FailedCheck `json:"failed,omitempty"`
+	// Status says what vouches for each field read (KeptStatus).
+	Status map[string]string `json:"fieldStatus,omitempty"`
+}
+
+// WithStatus returns k with the status of each field read, computed when
+// k was stored without one.
+func (k Kept) WithStatus() Kept {
+	if k.Status == nil && k.Fields != nil {
+		k.Status = KeptStatus(*k.Fields, k.Failed)
+	}
+	return k
 }
 
 // FailedCheck is one field a failing check concerns; Check is the
@@ -165,7 +204,7 @@ func (r *Rejection) Kept() *Kept {
 		return nil
 	}
 	k := &Kept{Fields: r.Extraction}
-	if r.Extraction != nil && r.Extraction.DocumentType == DocInvoice {
+	if r.Extraction != nil && IsBooked(r.Extraction.DocumentType) {
 		k.Failed = FailedChecks(*r.Extraction)
 	}
 	if len(k.Failed) == 0 || k.Failed[0].Check != r.Reason {
@@ -174,7 +213,8 @@ func (r *Rejection) Kept() *Kept {
 			k.Failed = append(k.Failed, FailedCheck{Field: f, Check: r.Reason})
 		}
 	}
-	return k
+	w := k.WithStatus()
+	return &w
 }
 
 // Classification sentinels for failures that are not a verdict on the

@@ -1,11 +1,11 @@
 package extract
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -16,40 +16,55 @@ import (
 // Limits of the validated fields.
 const (
 	maxVendorRunes      = 200
+	maxNumberRunes      = 100
 	maxDescriptionBytes = 1000
 	maxLineItems        = 1000
+	maxTaxRates         = 50
+	maxCharges          = 100
 )
 
-// invoiceNumberRe: letters, digits and . _ / -, starting with a letter or
-// digit, at most 64 characters.
-var invoiceNumberRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._/-]{0,63}$`)
-
 // ValidateExtraction judges an extraction from any extractor and returns
-// the invoice, or a *Rejection whose reason is one of Reasons(). It decides
-// in this order, and rejects with the first failure:
+// the invoice (an invoice, credit note or corrective invoice), or a
+// *Rejection whose reason is one of Reasons(). It decides in this order,
+// and rejects with the first failure:
 //
-//  1. the document type must be DocInvoice (not_an_invoice);
+//  1. the document type must be one of BookedTypes (not_an_invoice);
 //  2. a problem the extractor already recorded (the first valid one);
 //  3. required fields: invoice number, vendor, issue date, currency and
 //     total (missing_field:<field>). Line items are not required: an
 //     invoice that states only a total (a retainer, a one-line e-mail
 //     invoice) is accepted, its subtotal being total − charges − tax;
-//  4. field formats (invalid_field:<field>): invoice number as
-//     invoiceNumberRe, a printable vendor of at most 200 characters, a
-//     calendar date YYYY-MM-DD, an ISO 4217 code of a currency used for
-//     trade; a due date, when given, a calendar date not before the issue
-//     date;
+//  4. field formats (invalid_field:<field>): an invoice number as printed
+//     (IsInvoiceNumber: any printable text of at most 100 characters with
+//     a letter or digit: "FV 1/2021", "#A_17", "№ 12"), a printable vendor
+//     of at most 200 characters, a calendar date YYYY-MM-DD, an ISO 4217
+//     code of a currency used for trade; a due date, when given, a
+//     calendar date not before the issue date;
 //  5. amounts: canonical decimals (unparseable_amount:<field>), at most
-//     the currency's decimals, non-negative subtotal, tax and total, at most
-//     10^15 minor units (invalid_field:<field>);
-//  6. each line: a positive quantity, and an amount within half a minor
-//     unit of quantity × unit price (line_mismatch);
+//     the currency's decimals, at most 10^15 minor units, and
+//     non-negative subtotal, tax and total unless the document is a credit
+//     note or corrective invoice, which carry their amounts as printed
+//     (invalid_field:<field>). An invoice whose total is negative takes
+//     money back: it is booked as a credit note;
+//  6. each line: a quantity (positive, or negative on a credit document),
+//     and an amount within half a minor unit of quantity × unit price
+//     (line_mismatch);
 //  7. the lines add up to the stated subtotal (subtotal_mismatch);
 //  8. subtotal (or the lines) + charges + tax = total, exactly in minor
-//     units; without tax when the tax is stated as included (total_mismatch).
+//     units; without tax when the tax is stated as included (total_mismatch);
+//  9. the tax breakdown, when given: its rates' tax adds up to the tax,
+//     and their taxable amounts, when all are given, to the net total
+//     (tax_mismatch); a rate whose tax is not its base times its rate
+//     beyond its lines' rounding is flagged (tax_rate_mismatch), not
+//     refused;
+//  10. the amount due, when given: total − paid + rounding
+//     (amount_due_mismatch).
 //
-// A discount charge is subtracted whatever its sign; other charges are
-// added with theirs. Money is integer minor units throughout.
+// A discount charge reduces the total whatever the sign it is given with
+// (on a document whose total is negative, it reduces its magnitude);
+// other charges are added with theirs. Money is integer minor units
+// throughout. BT-111, a tax in the buyer's accounting currency, is
+// checked for its form and never added.
 //
 // A rejection keeps what was read (Rejection.Extraction, a copy of x) and
 // names the fields its check concerns (Rejection.Fields), so an operator
@@ -77,23 +92,33 @@ func rejectedFields(reason string, x Extraction) []string {
 		return []string{"lineItems"}
 	case ReasonSubtotalMismatch:
 		return []string{"subtotal", "lineItems"}
+	case ReasonTaxMismatch:
+		return []string{"tax", "taxBreakdown"}
+	case ReasonNotAccepted:
+		return []string{"documentType"}
+	case ReasonAmountDueMismatch:
+		return present([]string{"amountDue", "total"}, map[string]bool{"paidAmount": x.PaidAmount != "", "rounding": x.Rounding != ""})
 	case ReasonTotalMismatch:
-		out := []string{"total"}
-		for _, f := range []struct {
-			name    string
-			present bool
-		}{{"subtotal", x.Subtotal != ""}, {"lineItems", x.Subtotal == "" && len(x.LineItems) > 0}, {"tax", x.Tax != ""}, {"charges", len(x.Charges) > 0}} {
-			if f.present {
-				out = append(out, f.name)
-			}
-		}
-		return out
+		return present([]string{"total"}, map[string]bool{
+			"subtotal": x.Subtotal != "", "lineItems": x.Subtotal == "" && len(x.LineItems) > 0,
+			"tax": x.Tax != "", "charges": len(x.Charges) > 0,
+		})
 	}
 	return nil
 }
 
+// present appends to out, in Fields order, the fields of m that are true.
+func present(out []string, m map[string]bool) []string {
+	for _, f := range Fields {
+		if m[f] {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
 func validateExtraction(x Extraction) (*Invoice, error) {
-	if x.DocumentType != DocInvoice {
+	if !IsBooked(x.DocumentType) {
 		return nil, Reject(ReasonNotAnInvoice)
 	}
 	if err := checkProblems(x.Problems); err != nil {
@@ -110,21 +135,94 @@ func validateExtraction(x Extraction) (*Invoice, error) {
 	if err != nil {
 		return nil, err
 	}
-	lines, lineSum, err := validateLines(x.LineItems, minor)
+	breakdown, err := parseBreakdown(x.TaxBreakdown, minor, a.credit)
 	if err != nil {
 		return nil, err
 	}
-	subtotal, err := reconcile(a, lines, lineSum, x.TaxIncluded)
+	if !a.taxStated && len(breakdown.rates) > 0 {
+		a.tax, a.taxStated = breakdown.tax, true // the rates' rows state it
+	}
+	lines, lineSum, err := validateLines(x.LineItems, minor, a.credit)
 	if err != nil {
 		return nil, err
 	}
-	return &Invoice{
-		DocumentType: DocInvoice, InvoiceNumber: x.InvoiceNumber, Vendor: x.Vendor,
+	if a.subtotal, err = reconcile(a, lines, lineSum, x.TaxIncluded); err != nil {
+		return nil, err
+	}
+	terms, err := checkTerms(x, a, breakdown, minor, len(lines))
+	if err != nil {
+		return nil, err
+	}
+	return invoiceOf(x, a, lines, terms, minor), nil
+}
+
+// invoiceOf is the judged invoice of x: its amounts in the currency's
+// precision, its booked type and direction, and each field's status.
+func invoiceOf(x Extraction, a amounts, lines []LineItem, t terms, minor int) *Invoice {
+	docType, direction := bookedType(x.DocumentType, a.total)
+	inv := &Invoice{
+		DocumentType: docType, Direction: direction, InvoiceNumber: x.InvoiceNumber, Vendor: x.Vendor,
 		IssueDate: x.IssueDate, Currency: x.Currency, LineItems: lines,
-		Subtotal: formatMinor(subtotal, minor), Charges: a.charges, Tax: formatMinor(a.tax, minor),
-		TaxIncluded: x.TaxIncluded, Total: formatMinor(a.total, minor), Source: x.Source,
-		DueDate: x.DueDate, Evidence: x.Evidence,
-	}, nil
+		Subtotal: formatMinor(a.subtotal, minor), Charges: a.charges, Tax: formatMinor(a.tax, minor),
+		TaxIncluded: x.TaxIncluded, Total: formatMinor(a.total, minor),
+		SignedTotal: formatMinor(signedTotal(a.total, direction), minor), Source: x.Source,
+		DueDate: x.DueDate, PrecedingInvoice: x.PrecedingInvoice, PaidAmount: t.paid, Rounding: t.rounding,
+		AmountDue: t.due, TaxBreakdown: t.breakdown, AccountingTax: t.accounting,
+		Seller: x.Seller, Flags: mergeFlags(x.Flags, t.flags),
+	}
+	for _, id := range x.Seller {
+		switch id.Scheme {
+		case IDVAT:
+			inv.SellerVATID = cmp.Or(inv.SellerVATID, id.ID)
+		case IDIBAN:
+			inv.IBAN = cmp.Or(inv.IBAN, id.ID)
+		}
+	}
+	inv.Evidence = committedEvidence(x, a, t)
+	inv.Status = FieldStatus(inv)
+	return inv
+}
+
+// committedEvidence is x's evidence with what the validator derived
+// marked computed: a subtotal no row stated (the lines' sum, or what the
+// total leaves), a tax no row stated, the amount due.
+func committedEvidence(x Extraction, a amounts, t terms) map[string]Evidence {
+	ev := make(map[string]Evidence, len(x.Evidence)+2)
+	for f, e := range x.Evidence {
+		ev[f] = e
+	}
+	derive := func(field string) {
+		e := ev[field]
+		e.Computed, e.Label, e.Page, e.Line = true, "", 0, 0
+		if e.Source == "" {
+			e.Source = x.Source.Extractor
+		}
+		ev[field] = e
+	}
+	if x.Subtotal == "" {
+		derive("subtotal")
+	}
+	if !a.taxStated {
+		derive("tax")
+	}
+	if x.AmountDue == "" && t.due != "" {
+		derive("amountDue")
+	}
+	if len(ev) == 0 {
+		return nil
+	}
+	return ev
+}
+
+// mergeFlags is a and then the members of b not in a.
+func mergeFlags(a, b []string) []string {
+	out := slices.Clone(a)
+	for _, f := range b {
+		if !slices.Contains(out, f) {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // checkProblems rejects with the first problem that is a known reason; a
@@ -156,25 +254,50 @@ func checkRequired(x Extraction) error {
 
 func checkScalars(x Extraction) error {
 	invalid := func(field string) error { return Reject(FieldReason(ReasonInvalidField, field)) }
-	if !invoiceNumberRe.MatchString(x.InvoiceNumber) {
+	if !IsInvoiceNumber(x.InvoiceNumber) {
 		return invalid("invoiceNumber")
 	}
-	if utf8.RuneCountInString(x.Vendor) > maxVendorRunes || !printable(x.Vendor) ||
-		strings.TrimSpace(x.Vendor) != x.Vendor {
+	if !printedText(x.Vendor, maxVendorRunes) {
 		return invalid("vendor")
 	}
-	if d, err := time.Parse(time.DateOnly, x.IssueDate); err != nil || d.Format(time.DateOnly) != x.IssueDate {
+	if !isDate(x.IssueDate) {
 		return invalid("issueDate")
 	}
 	if _, ok := currencyMinor[x.Currency]; !ok {
 		return invalid("currency")
 	}
-	if x.DueDate != "" {
-		if d, err := time.Parse(time.DateOnly, x.DueDate); err != nil || d.Format(time.DateOnly) != x.DueDate || x.DueDate < x.IssueDate {
-			return invalid("dueDate")
-		}
+	if x.DueDate != "" && (!isDate(x.DueDate) || x.DueDate < x.IssueDate) {
+		return invalid("dueDate")
+	}
+	if x.PrecedingInvoice != "" && !IsInvoiceNumber(x.PrecedingInvoice) {
+		return invalid("precedingInvoice")
 	}
 	return nil
+}
+
+// isDate reports a calendar date written YYYY-MM-DD.
+func isDate(s string) bool {
+	d, err := time.Parse(time.DateOnly, s)
+	return err == nil && d.Format(time.DateOnly) == s
+}
+
+// IsInvoiceNumber reports whether s is acceptable as an invoice number
+// exactly as printed: printable text (letters and digits of any script,
+// punctuation such as # _ / -, spaces inside) of at most 100 characters,
+// with at least one letter or digit, no control or invisible characters
+// and no space at either end.
+func IsInvoiceNumber(s string) bool {
+	return printedText(s, maxNumberRunes) && strings.IndexFunc(s, func(r rune) bool {
+		return unicode.IsLetter(r) || unicode.IsDigit(r)
+	}) >= 0
+}
+
+// printedText reports a value as a person reads it off a page: non-empty,
+// at most maxRunes characters, every one printable (unicode.IsPrint: no
+// control, format or bidirectional characters, and no white space but the
+// plain space), none at either end a space.
+func printedText(s string, maxRunes int) bool {
+	return s != "" && utf8.RuneCountInString(s) <= maxRunes && printable(s) && strings.TrimSpace(s) == s
 }
 
 func printable(s string) bool {
@@ -191,31 +314,41 @@ func printable(s string) bool {
 
 // amounts are the document-level amounts in minor units.
 type amounts struct {
+	// credit: the document may print negative amounts (a credit note, a
+	// corrective invoice, an invoice whose total is negative).
+	credit      bool
 	subtotal    int64
 	hasSubtotal bool
 	charges     []Charge
 	chargeSum   int64
 	tax, total  int64
+	// taxStated: a row states the tax (Extraction.Tax), or the breakdown's
+	// rates do; otherwise the tax is zero, computed.
+	taxStated bool
 }
 
 func parseAmounts(x Extraction, minor int) (amounts, error) {
 	var a amounts
 	var err error
-	if a.total, err = parseMoney(x.Total, minor, "total", false); err != nil {
+	// The total is read signed first: a negative one makes an invoice a
+	// credit note, whose other amounts may be negative too.
+	if a.total, err = parseMoney(x.Total, minor, "total", true); err != nil {
 		return a, err
 	}
+	a.credit = creditType(x.DocumentType) || a.total < 0
 	if x.Tax != "" {
-		if a.tax, err = parseMoney(x.Tax, minor, "tax", false); err != nil {
+		a.taxStated = true
+		if a.tax, err = parseMoney(x.Tax, minor, "tax", a.credit); err != nil {
 			return a, err
 		}
 	}
 	if x.Subtotal != "" {
 		a.hasSubtotal = true
-		if a.subtotal, err = parseMoney(x.Subtotal, minor, "subtotal", false); err != nil {
+		if a.subtotal, err = parseMoney(x.Subtotal, minor, "subtotal", a.credit); err != nil {
 			return a, err
 		}
 	}
-	a.charges, a.chargeSum, err = parseCharges(x.Charges, minor)
+	a.charges, a.chargeSum, err = parseCharges(x.Charges, minor, a.total < 0)
 	return a, err
 }
 
@@ -237,9 +370,18 @@ func parseMoney(s string, minor int, field string, allowNegative bool) (int64, e
 
 var chargeKinds = []string{ChargeShipping, ChargeDiscount, ChargeFee, ChargeRounding}
 
-// parseCharges returns the charges with amounts in the currency's precision
-// (discounts negative) and their sum.
-func parseCharges(in []Charge, minor int) ([]Charge, int64, error) {
+// maxChargeReasonRunes bounds a charge's reason.
+const maxChargeReasonRunes = 200
+
+// parseCharges returns the charges with amounts in the currency's
+// precision and their sum. A discount reduces the total: negative on a
+// document whose total is positive, positive on one whose total is
+// negative (a credit printed with minus signs), whatever sign it came
+// with.
+func parseCharges(in []Charge, minor int, negativeTotal bool) ([]Charge, int64, error) {
+	if len(in) > maxCharges {
+		return nil, 0, Reject(FieldReason(ReasonInvalidField, "charges"))
+	}
 	var out []Charge
 	var sum int64
 	for _, c := range in {
@@ -247,16 +389,16 @@ func parseCharges(in []Charge, minor int) ([]Charge, int64, error) {
 		if err != nil {
 			return nil, 0, err
 		}
-		if !slices.Contains(chargeKinds, c.Kind) {
+		if !slices.Contains(chargeKinds, c.Kind) || c.Reason != "" && !printedText(c.Reason, maxChargeReasonRunes) {
 			return nil, 0, Reject(FieldReason(ReasonInvalidField, "charges"))
 		}
-		if c.Kind == ChargeDiscount && n > 0 {
+		if c.Kind == ChargeDiscount && (n > 0) != negativeTotal {
 			n = -n
 		}
 		if sum, err = addChecked(sum, n); err != nil {
 			return nil, 0, Reject(FieldReason(ReasonInvalidField, "charges"))
 		}
-		out = append(out, Charge{Kind: c.Kind, Amount: formatMinor(n, minor)})
+		out = append(out, Charge{Kind: c.Kind, Amount: formatMinor(n, minor), Reason: c.Reason})
 	}
 	return out, sum, nil
 }
@@ -281,7 +423,7 @@ func reconcile(a amounts, lines []LineItem, lineSum int64, taxIncluded bool) (in
 		a.subtotal = lineSum
 	default:
 		a.subtotal = a.total - extra
-		if a.subtotal < 0 {
+		if a.subtotal < 0 && !a.credit {
 			return 0, Reject(ReasonTotalMismatch)
 		}
 	}
@@ -312,7 +454,3 @@ func Validate(ctx context.Context, extraction []byte) ([]byte, error) {
 	}
 	return marshalInvoice(*inv)
 }
-
-// IsInvoiceNumber reports whether s has the shape the validator accepts
-// for an invoice number.
-func IsInvoiceNumber(s string) bool { return invoiceNumberRe.MatchString(s) }

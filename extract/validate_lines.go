@@ -6,15 +6,16 @@ import (
 )
 
 // validateLines checks every line and returns the validated lines and the
-// sum of their amounts in minor units.
-func validateLines(in []ExtractedLine, minor int) ([]LineItem, int64, error) {
+// sum of their amounts in minor units. On a credit document a line may
+// take back what an earlier invoice charged: a negative quantity.
+func validateLines(in []ExtractedLine, minor int, credit bool) ([]LineItem, int64, error) {
 	if len(in) > maxLineItems {
 		return nil, 0, Reject(FieldReason(ReasonInvalidField, "lineItems"))
 	}
 	out := make([]LineItem, 0, len(in))
 	var sum int64
 	for _, l := range in {
-		li, amount, err := validateLine(l, minor)
+		li, amount, err := validateLine(l, minor, credit)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -35,14 +36,15 @@ type lineParts struct {
 }
 
 // validateLine checks one line: a printable description, a positive
-// quantity, and an amount within half a minor unit of quantity × unit
-// price. It fills in what the line implies: the amount of a quantity and a
-// price, the quantity 1 of a line with only an amount.
-func validateLine(l ExtractedLine, minor int) (LineItem, int64, error) {
+// quantity (or a negative one on a credit document), and an amount within
+// half a minor unit of quantity × unit price. It fills in what the line
+// implies: the amount of a quantity and a price, the quantity 1 of a line
+// with only an amount.
+func validateLine(l ExtractedLine, minor int, credit bool) (LineItem, int64, error) {
 	if len(l.Description) > maxDescriptionBytes || !printable(l.Description) {
 		return LineItem{}, 0, invalidLineItems()
 	}
-	p, err := parseLineParts(l, minor)
+	p, err := parseLineParts(l, minor, credit)
 	if err != nil {
 		return LineItem{}, 0, err
 	}
@@ -94,7 +96,7 @@ func roundedPriceFits(p lineParts, shown string, minor int) bool {
 	price := new(big.Rat).SetFrac(big.NewInt(p.price.units), pow10(p.price.scale))
 	amount := new(big.Rat).SetFrac(big.NewInt(p.amount), pow10(minor))
 	diff := new(big.Rat).Sub(amount, new(big.Rat).Mul(qty, price))
-	bound := new(big.Rat).Add(new(big.Rat).Mul(qty, half(s)), half(minor))
+	bound := new(big.Rat).Add(new(big.Rat).Mul(new(big.Rat).Abs(qty), half(s)), half(minor))
 	return diff.Abs(diff).Cmp(bound) < 0 // the ends round away: 12.02 / 3 = 4.0067 shows as 4.01
 }
 
@@ -102,11 +104,11 @@ func roundedPriceFits(p lineParts, shown string, minor int) bool {
 // only when one is found (not for every line).
 func invalidLineItems() error { return Reject(FieldReason(ReasonInvalidField, "lineItems")) }
 
-func parseLineParts(l ExtractedLine, minor int) (lineParts, error) {
+func parseLineParts(l ExtractedLine, minor int, credit bool) (lineParts, error) {
 	var p lineParts
 	var err error
 	if l.Quantity != "" {
-		if p.qty, err = parseQuantity(l.Quantity); err != nil {
+		if p.qty, err = parseQuantity(l.Quantity, credit); err != nil {
 			return p, err
 		}
 		p.hasQty = true
@@ -129,13 +131,13 @@ func parseLineParts(l ExtractedLine, minor int) (lineParts, error) {
 // maxQuantityUnits bounds a quantity: a billion units.
 const maxQuantityUnits = 1_000_000_000
 
-func parseQuantity(s string) (decimal, error) {
+func parseQuantity(s string, credit bool) (decimal, error) {
 	d, err := parseDecimal(s)
 	if err != nil {
 		return decimal{}, Reject(FieldReason(ReasonUnparseableAmount, "lineItems"))
 	}
 	d = d.normalized()
-	if d.units <= 0 || d.scale > maxQuantityScale || d.units/pow10Int(d.scale) >= maxQuantityUnits {
+	if d.units == 0 || d.units < 0 && !credit || d.scale > maxQuantityScale || abs64(d.units)/pow10Int(d.scale) >= maxQuantityUnits {
 		return decimal{}, Reject(FieldReason(ReasonInvalidField, "lineItems"))
 	}
 	return d, nil
@@ -163,7 +165,7 @@ func (p *lineParts) fillFromAmount(minor int) {
 	switch {
 	case !p.hasQty && !p.hasPrice:
 		p.qty, p.price, p.hasQty, p.hasPrice = decimal{units: 1}, amount, true, true
-	case p.hasQty && p.qty.units > 0:
+	case p.hasQty && p.qty.units != 0:
 		if price, ok := exactQuotient(p.amount, p.qty); ok {
 			p.price, p.hasPrice = decimal{units: price, scale: minor}, true
 		}

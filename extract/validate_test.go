@@ -35,6 +35,12 @@ func TestValidateExtraction_AcceptsAValidInvoiceInMinorUnits(t *testing.T) {
 			{Description: "Consulting", Quantity: "9.5", UnitPrice: "120.00", Amount: "1140.00"},
 		},
 		Subtotal: "1152.00", Tax: "230.40", Total: "1382.40", Source: Source{Extractor: "rules"},
+		Direction: DirectionDebit, SignedTotal: "1382.40",
+		Status: map[string]string{
+			"invoiceNumber": StatusUnchecked, "vendor": StatusUnchecked, "issueDate": StatusUnchecked,
+			"currency": StatusUnchecked, "lineItems": StatusChecked, "subtotal": StatusChecked,
+			"tax": StatusChecked, "total": StatusChecked,
+		},
 	}, inv)
 }
 
@@ -193,7 +199,9 @@ func TestValidateExtraction_RejectsWithTheFirstReason(t *testing.T) {
 		{"missing date", func(x *Extraction) { x.IssueDate = "" }, "missing_field:issueDate"},
 		{"missing currency", func(x *Extraction) { x.Currency = "" }, "missing_field:currency"},
 		{"missing total", func(x *Extraction) { x.Total = "" }, "missing_field:total"},
-		{"number with spaces", func(x *Extraction) { x.InvoiceNumber = "INV 1" }, "invalid_field:invoiceNumber"},
+		{"number with a bidi override", func(x *Extraction) { x.InvoiceNumber = "INV\u202e1" }, "invalid_field:invoiceNumber"},
+		{"number of punctuation only", func(x *Extraction) { x.InvoiceNumber = "#-/" }, "invalid_field:invoiceNumber"},
+		{"number with a space at its end", func(x *Extraction) { x.InvoiceNumber = "INV 1 " }, "invalid_field:invoiceNumber"},
 		{"vendor with a control character", func(x *Extraction) { x.Vendor = "Acme\x00" }, "invalid_field:vendor"},
 		{"vendor too long", func(x *Extraction) { x.Vendor = strings.Repeat("a", 201) }, "invalid_field:vendor"},
 		{"impossible date", func(x *Extraction) { x.IssueDate = "2023-02-30" }, "invalid_field:issueDate"},
@@ -204,7 +212,8 @@ func TestValidateExtraction_RejectsWithTheFirstReason(t *testing.T) {
 		{"total not canonical", func(x *Extraction) { x.Total = "1,382.40" }, "unparseable_amount:total"},
 		{"tax not canonical", func(x *Extraction) { x.Tax = "20%" }, "unparseable_amount:tax"},
 		{"subtotal not canonical", func(x *Extraction) { x.Subtotal = "1.152,00" }, "unparseable_amount:subtotal"},
-		{"negative total", func(x *Extraction) { x.Total = "-1382.40" }, "invalid_field:total"},
+		{"negative subtotal of an invoice", func(x *Extraction) { x.Subtotal = "-1152.00" }, "invalid_field:subtotal"},
+		{"negative total of an invoice: a credit, whose sum must still hold", func(x *Extraction) { x.Total = "-1382.40" }, ReasonTotalMismatch},
 		{"too precise total", func(x *Extraction) { x.Total = "1382.401" }, "invalid_field:total"},
 		{"huge total", func(x *Extraction) { x.Total = "99999999999999999999.00" }, "invalid_field:total"},
 		{"line without numbers", func(x *Extraction) {
@@ -261,7 +270,7 @@ func TestReasons_AreASmallFixedSetOfFieldsAndBareCodes(t *testing.T) {
 	rs := Reasons()
 	require.Len(t, rs, len(bareReasons)+len(fieldReasons)*len(Fields)+len(EInvoiceRules))
 	for _, r := range rs {
-		require.Regexp(t, `^[a-z_]+(:([a-zA-Z]+|BR-[A-Z0-9-]+))?$`, r)
+		require.Regexp(t, `^[a-z_]+(:([a-zA-Z]+|(BR|ZF1)-[A-Z0-9-]+))?$`, r)
 	}
 	require.Contains(t, rs, "missing_field:charges")
 }

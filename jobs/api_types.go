@@ -41,9 +41,14 @@ type Claim struct {
 	Input        string
 	InputExpired bool
 	// Corrections are the operator's field overrides of a version made by
-	// a reprocess with corrections (JSON), nil for any other: the worker
-	// puts them over the extraction.
+	// a reprocess with corrections (JSON), nil for any other; Base is what
+	// they were judged over (JSON; nil when the version was made before
+	// bases were kept, "null" when nothing was read): the worker judges the
+	// same corrections over the same base.
 	Corrections []byte
+	Base        []byte
+	// CorrectedBy is the operator who gave the corrections.
+	CorrectedBy string
 	// Checkpoints holds the stage outputs of earlier attempts (empty on a
 	// first attempt), by stage name.
 	Checkpoints map[string][]byte
@@ -63,11 +68,13 @@ type ReprocessRequest struct {
 	Reason   string
 	Content  *string // nil: reuse the dead job's input
 	// Corrections, when not empty, are the operator's field overrides
-	// (JSON, as the caller validated them): stored sealed on the new job,
-	// which the worker puts over its extraction. The new version's payload
-	// hash covers the input and them (CorrectedPayloadHash), so the same
+	// (JSON, as the caller judged them): stored sealed on the new job with
+	// Base, what the caller judged them over (JSON), so the worker judges
+	// the same inputs. The new version's payload hash covers the input and
+	// the corrections, not the base (CorrectedPayloadHash), so the same
 	// corrections again repeat and others conflict.
 	Corrections []byte
+	Base        []byte
 	// Changes is what the audit entry records of each corrected field
 	// (JSON: its name, the value read, the value given), sealed.
 	Changes []byte
@@ -92,6 +99,10 @@ type Review struct {
 	Note      string
 	CreatedAt time.Time
 	DecidedAt time.Time
+	// Match is what the duplicate check found when the review was created:
+	// a possible duplicate, the invoice a credit note refers to; nil for
+	// nothing.
+	Match *Match
 }
 
 // Review statuses and decisions.
@@ -119,7 +130,10 @@ type AuditEntry struct {
 	Decision       string // review_decided: ReviewApproved or ReviewRejected
 	OldPayloadHash string
 	NewPayloadHash string
-	At             time.Time
+	// At is when the entry was written: its caller's clock, or a little
+	// later when its shard held a later entry already; the audit list is
+	// newest first by it, across shards.
+	At time.Time
 	// Note is a review decision's note.
 	Note string
 	// Changes are the corrected fields of a reprocess or a decision with
@@ -208,7 +222,36 @@ type Event struct {
 	// CorrectedFields names the fields a review.decided approval corrected
 	// (names only).
 	CorrectedFields []string
+	// Fingerprint is an extraction.committed row's duplicate fingerprint
+	// and DocumentType its result's type ("" when its result is no booked
+	// document).
+	Fingerprint, DocumentType string
+	// Match is what the review consumer found of the fingerprint before
+	// it applied the review (nil: nothing to record).
+	Match *Match
 }
+
+// Match is what the duplicate check found of a committed document: a
+// possible duplicate of an earlier one, and the invoice a credit note
+// refers to.
+type Match struct {
+	// Strength is DuplicateStrong (the same supplier, number and total:
+	// an approval must name the first job) or DuplicateWeak (the same
+	// number with another total, or the same total and date with another
+	// number: shown, not blocking); "" for no duplicate.
+	Strength string
+	Of       Key      // the first document's job
+	Matched  []string // "number", "total", "date"
+	// Credits is the job of the invoice a credit note refers to, when
+	// relayops has it.
+	Credits *Key
+}
+
+// Duplicate strengths.
+const (
+	DuplicateStrong = "strong"
+	DuplicateWeak   = "weak"
+)
 
 // Outbox event types.
 const (

@@ -52,7 +52,7 @@ func (s *Store) Claim(ctx context.Context, k Key, token string) (*Claim, error) 
 			if err != nil {
 				return nil, fmt.Errorf("jobs: claim %s: corrections: %w", k, err)
 			}
-			c.Corrections = corr
+			c.Corrections, c.Base, c.CorrectedBy = decodeCorrections(corr)
 		}
 		for i := 11; i+1 < len(r); i += 2 {
 			stage := r.str(i)
@@ -67,6 +67,13 @@ func (s *Store) Claim(ctx context.Context, k Key, token string) (*Claim, error) 
 
 // Checkpoint stores the output of one stage of the current attempt.
 func (s *Store) Checkpoint(ctx context.Context, k Key, fence int64, stage string, data []byte) error {
+	return s.ReplaceCheckpoints(ctx, k, fence, stage, data, nil)
+}
+
+// ReplaceCheckpoints stores the output of one stage of the current attempt
+// and, in the same step, deletes the checkpoints of the stages in replaced
+// (parts of it stored as they were done), so a job's checkpoints stay few.
+func (s *Store) ReplaceCheckpoints(ctx context.Context, k Key, fence int64, stage string, data []byte, replaced []string) error {
 	if err := checkKey(k); err != nil {
 		return err
 	}
@@ -74,7 +81,11 @@ func (s *Store) Checkpoint(ctx context.Context, k Key, fence int64, stage string
 	if err != nil {
 		return fmt.Errorf("jobs: checkpoint %s: %w", k, err)
 	}
-	r, err := s.call(ctx, checkpointScript, []string{s.keys.job(k), s.keys.checkpoints(k)}, fence, stage, blob)
+	args := []any{fence, stage, blob}
+	for _, r := range replaced {
+		args = append(args, r)
+	}
+	r, err := s.call(ctx, checkpointScript, []string{s.keys.job(k), s.keys.checkpoints(k)}, args...)
 	if err != nil {
 		return fmt.Errorf("jobs: checkpoint %s: %w", k, err)
 	}
@@ -144,6 +155,22 @@ func (s *Store) trimSucceeded(k Key) bool {
 // the ledger entry, and marks the job succeeded, atomically. payloadHash is
 // the hash of the input the attempt worked on; it must be the job's.
 func (s *Store) Commit(ctx context.Context, k Key, fence int64, payloadHash string, result []byte) (*CommitResult, error) {
+	return s.CommitWith(ctx, k, fence, payloadHash, result, nil)
+}
+
+// CommitOpts are what a commit carries beside its result.
+type CommitOpts struct {
+	// Fingerprint is the result's duplicate fingerprint (package supplier:
+	// salted hashes only), carried by the extraction.committed row to the
+	// review consumer, which claims it before it creates the review.
+	Fingerprint string
+	// DocumentType is the result's document type (invoice, creditNote,
+	// correctiveInvoice), carried by the row to the webhook.
+	DocumentType string
+}
+
+// CommitWith is Commit with options (o nil: none).
+func (s *Store) CommitWith(ctx context.Context, k Key, fence int64, payloadHash string, result []byte, o *CommitOpts) (*CommitResult, error) {
 	if err := checkKey(k); err != nil {
 		return nil, err
 	}
@@ -160,7 +187,11 @@ func (s *Store) Commit(ctx context.Context, k Key, fence int64, payloadHash stri
 	if err != nil {
 		return nil, fmt.Errorf("jobs: commit %s: %w", k, err)
 	}
-	args := s.familyArgs(k, fence, payloadHash, blob, ev, raw, trim)
+	var fp, doctype string
+	if o != nil {
+		fp, doctype = o.Fingerprint, o.DocumentType
+	}
+	args := s.familyArgs(k, fence, payloadHash, blob, ev, raw, trim, fp, doctype)
 	r, err := s.callAcked(ctx, commitScript, s.familyKeys(k), args...)
 	if err != nil {
 		return nil, fmt.Errorf("jobs: commit %s: %w", k, err)

@@ -7,13 +7,18 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 )
 
 // Audit entries live in one stream per shard. Their merged order is the
 // stream ID (ms, seq), ties between shards broken by shard number; a
-// position's member is "<seq>:<shard>", zero-padded so it sorts.
+// position's member is "<seq>:<shard>", zero-padded so it sorts. A script
+// writes an entry's ID from its time (lib.lua's audit_add: the caller's
+// now, or the stream's last time when that is later), and an entry's At
+// is read from its ID: so the list is newest first by the time it shows,
+// across shards, and a cursor is a time.
 
 func streamPos(id string, shard int, values map[string]any) (pos, error) {
 	msPart, seqPart, ok := strings.Cut(id, "-")
@@ -120,6 +125,7 @@ func (s *Store) ListAudit(ctx context.Context, o AuditOptions) (*AuditPage, erro
 			seq, _, _ := strings.Cut(p.member, ":")
 			n, _ := strconv.ParseUint(seq, 10, 64)
 			e := auditFromValues(fmt.Sprintf("%d-%d@%s", p.score, n, shardOfMember(p.member)), p.values)
+			e.At = time.UnixMilli(p.score).UTC()
 			if err := s.openChanges(e, p.values); err != nil {
 				return nil, nil, err
 			}

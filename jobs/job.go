@@ -53,7 +53,19 @@ var (
 	ErrInvalidCursor       = errors.New("jobs: invalid cursor")
 	ErrReviewNotFound      = errors.New("jobs: review not found")
 	ErrReviewDecided       = errors.New("jobs: review already decided otherwise")
+	// ErrPossibleDuplicate: the approval of a review marked as a strong
+	// possible duplicate did not name the first job (DuplicateError says
+	// which).
+	ErrPossibleDuplicate = errors.New("jobs: possible duplicate: the approval must name the first job")
 )
+
+// DuplicateError is ErrPossibleDuplicate with the first job.
+type DuplicateError struct{ Of Key }
+
+func (e *DuplicateError) Error() string { return ErrPossibleDuplicate.Error() + " " + e.Of.String() }
+
+// Is makes a DuplicateError match ErrPossibleDuplicate.
+func (e *DuplicateError) Is(target error) bool { return target == ErrPossibleDuplicate }
 
 // Limits are fixed on a job at submission. Their defaults are
 // DefaultLimits, applied by WithDefaults: the zero Limits is DefaultLimits;

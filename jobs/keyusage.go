@@ -31,7 +31,8 @@ const usageScanCount = 500
 // its ID, UsageClear or UsageUnnamed. A data key may leave the ring once no
 // value names it. It walks the keyspace with SCAN (on every master of a
 // cluster), one pass over the store: an operator's command, not a request
-// path.
+// path, run as a Redis user that may SCAN (the shipped ACL users may not:
+// SCAN shows key names outside their patterns).
 func (s *Store) DataKeyUsage(ctx context.Context) (map[string]int, error) {
 	out := map[string]int{}
 	var mu sync.Mutex
@@ -52,6 +53,11 @@ func (s *Store) DataKeyUsage(ctx context.Context) (map[string]int, error) {
 		err = scan(ctx, c)
 	default:
 		err = fmt.Errorf("a %T cannot be scanned", s.rdb)
+	}
+	var rerr redis.Error
+	if errors.As(err, &rerr) && strings.HasPrefix(rerr.Error(), "NOPERM") {
+		return nil, fmt.Errorf("jobs: data key usage walks the keyspace with SCAN, which this Redis user may not run "+
+			"(the shipped ACL users may not): run it as an administrator user, in RELAYOPS_REDIS_URL: %w", err)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("jobs: data key usage: %w", err)

@@ -2,11 +2,13 @@ package jobs
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/relayops/relayops/internal/clock"
 	"github.com/relayops/relayops/internal/redistest"
 )
 
@@ -111,6 +113,63 @@ func TestListAudit_PagesAcrossShards(t *testing.T) {
 			cursor = p.NextCursor
 		}
 		require.Len(t, seen, 12)
+	})
+}
+
+// The finding: the audit list, merged from per-shard streams by Redis's
+// own IDs, showed entries out of the order of their times (inversions of
+// tens of milliseconds between shards). Two API processes, one's clock
+// 35 ms behind, write entries on several shards; the list is newest first
+// by the time each entry shows, page after page, each entry once.
+func TestListAudit_NewestFirstByTime_AcrossShardsAndClocks(t *testing.T) {
+	redistest.Backends(t, func(t *testing.T, b *redistest.Backend) {
+		x := setup(t, b, nil)
+		behind := clock.NewStub(t0.Add(-35 * time.Millisecond))
+		other, err := NewStore(Config{Redis: b.Client, Clock: behind, Shards: 4})
+		require.NoError(t, err)
+		for i := range 12 {
+			x.submit(t, mustKey(t, "acme", fmt.Sprintf("a-%02d", i), 1), "c")
+			_, err := other.Submit(x.ctx, SubmitRequest{Key: mustKey(t, "acme", fmt.Sprintf("b-%02d", i), 1), Content: "c", Limits: DefaultLimits})
+			require.NoError(t, err)
+			x.clock.Advance(10 * time.Millisecond)
+			behind.Advance(10 * time.Millisecond)
+		}
+		var got []*AuditEntry
+		seen := map[string]bool{}
+		cursor := ""
+		for pages := 0; ; pages++ {
+			require.Less(t, pages, 10)
+			p, err := x.store.ListAudit(x.ctx, AuditOptions{Tenant: "acme", Limit: 5, Cursor: cursor})
+			require.NoError(t, err)
+			for _, e := range p.Entries {
+				require.False(t, seen[e.ID], "entry %s twice", e.ID)
+				seen[e.ID] = true
+				got = append(got, e)
+			}
+			if cursor = p.NextCursor; cursor == "" {
+				break
+			}
+		}
+		require.Len(t, got, 24)
+		for i := 1; i < len(got); i++ {
+			require.False(t, got[i].At.After(got[i-1].At), "entry %d (%s, %s) after entry %d (%s, %s)",
+				i, got[i].JobKey, got[i].At.Format("15:04:05.000"), i-1, got[i-1].JobKey, got[i-1].At.Format("15:04:05.000"))
+		}
+		// Each entry's time is its writer's clock, or a little later when
+		// its shard held a later entry already: never earlier, never by
+		// more than the clocks' difference.
+		for _, e := range got {
+			var i int
+			var who string
+			_, err := fmt.Sscanf(strings.Split(e.JobKey, ":")[1], "%1s-%d", &who, &i)
+			require.NoError(t, err, e.JobKey)
+			wrote := t0.Add(time.Duration(i) * 10 * time.Millisecond)
+			if who == "b" {
+				wrote = wrote.Add(-35 * time.Millisecond)
+			}
+			require.False(t, e.At.Before(wrote), "%s at %s, written at %s", e.JobKey, e.At, wrote)
+			require.LessOrEqual(t, e.At.Sub(wrote), 35*time.Millisecond, e.JobKey)
+		}
 	})
 }
 

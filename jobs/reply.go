@@ -61,7 +61,7 @@ var replyShapes = map[*script]map[string][]shape{
 	applyScript: {"statuses": atLeast(1)}, // then one status per event
 	decideScript: {
 		"decided": one(1 + len(reviewFields)), "same": one(1 + len(reviewFields)),
-		"other": one(1 + len(reviewFields)), "not_found": one(1),
+		"other": one(1 + len(reviewFields)), "not_found": one(1), "duplicate": one(2),
 	},
 }
 

@@ -2,6 +2,7 @@ package jobs
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -95,8 +96,11 @@ func (s *Store) sealCorrections(ctx context.Context, k Key, req ReprocessRequest
 		*ph = old // "" when the record is gone: the script answers for it
 	}
 	*ph = CorrectedPayloadHash(*ph, req.Corrections)
-	var err error
-	if out.corrections, err = s.seal.sealValue(k, kindCorrections, req.Corrections); err != nil {
+	blob, err := encodeCorrections(req.Corrections, req.Base, req.Operator)
+	if err != nil {
+		return out, fmt.Errorf("jobs: reprocess %s: %w", k, err)
+	}
+	if out.corrections, err = s.seal.sealValue(k, kindCorrections, blob); err != nil {
 		return out, err
 	}
 	if len(req.Changes) > 0 {
@@ -134,4 +138,37 @@ func reprocessError(r reply) error {
 		return ErrInputExpired
 	}
 	return unexpected("reprocess", r.status())
+}
+
+// correctionRecord is what a corrected version's record holds (sealed):
+// the corrections and the base they were judged over. A record written
+// before bases were kept holds the corrections' JSON alone.
+type correctionRecord struct {
+	V           int             `json:"v"`
+	Corrections json.RawMessage `json:"corrections"`
+	Base        json.RawMessage `json:"base,omitempty"`
+	Operator    string          `json:"operator,omitempty"` // who corrected: a supplier profile learns from them
+}
+
+// correctionRecordVersion marks a correctionRecord.
+const correctionRecordVersion = 2
+
+// encodeCorrections writes the record; without a base (a caller that
+// judged over nothing it can name) the worker reads and extracts the
+// document again to have one.
+func encodeCorrections(corrections, base []byte, operator string) ([]byte, error) {
+	if !json.Valid(corrections) || len(base) > 0 && !json.Valid(base) {
+		return nil, errors.New("corrections and their base must be JSON")
+	}
+	return json.Marshal(correctionRecord{V: correctionRecordVersion, Corrections: corrections, Base: base, Operator: operator})
+}
+
+// decodeCorrections splits a record's corrections from their base and
+// who gave them; a record from before bases were kept has neither.
+func decodeCorrections(b []byte) (corrections, base []byte, operator string) {
+	var r correctionRecord
+	if json.Unmarshal(b, &r) == nil && r.V == correctionRecordVersion && len(r.Corrections) > 0 {
+		return r.Corrections, r.Base, r.Operator
+	}
+	return b, nil, ""
 }

@@ -70,7 +70,7 @@ func (s *Store) applyArgs(shard int, evs []Event, ack []string) ([]string, []any
 	}
 	keys := make([]string, 1, 1+len(evs))
 	keys[0] = s.keys.outbox(shard)
-	args := make([]any, 0, 3+len(ack)+len(evs))
+	args := make([]any, 0, 3+len(ack)+2*len(evs))
 	args = append(args, s.nowMs(), RelayGroup, len(ack))
 	for _, id := range ack {
 		args = append(args, id)
@@ -86,9 +86,26 @@ func (s *Store) applyArgs(shard int, evs []Event, ack []string) ([]string, []any
 			return nil, nil, fmt.Errorf("jobs: apply %s: the job is on shard %d, not %d", ev.Key, got, shard)
 		}
 		keys = append(keys, s.keys.job(ev.Key))
-		args = append(args, ev.EventID)
+		args = append(args, ev.EventID, ev.Match.encode())
 	}
 	return keys, args, nil
+}
+
+// encode writes what apply.lua records of m: "strength|of|matched|credits",
+// "" for nothing.
+func (m *Match) encode() string {
+	if m == nil || m.Strength == "" && m.Credits == nil {
+		return ""
+	}
+	dup := ""
+	if m.Strength != "" {
+		dup = m.Strength + "|" + m.Of.String() + "|" + strings.Join(m.Matched, ",")
+	}
+	credits := ""
+	if m.Credits != nil {
+		credits = m.Credits.String()
+	}
+	return dup + "|" + credits
 }
 
 // decodeApply reads apply.lua's answer for n events.
@@ -130,7 +147,7 @@ func (s *Store) GetReview(ctx context.Context, k Key) (*Review, error) {
 }
 
 // reviewFields are the job record's review fields, in reviewFromFields' order.
-var reviewFields = []string{fReviewStatus, fEventID, fReviewOperator, fReviewNote, fReviewCreatedAt, fReviewDecidedAt}
+var reviewFields = []string{fReviewStatus, fEventID, fReviewOperator, fReviewNote, fReviewCreatedAt, fReviewDecidedAt, fDuplicate, fCredits}
 
 // reviewFromFields builds a review from HMGET reviewFields, opening its
 // note (sealed when a data key is set: an operator may quote the
@@ -149,8 +166,30 @@ func (s *Store) reviewFromFields(k Key, v []any) (*Review, error) {
 	}
 	return &Review{
 		Key: k, Status: f[0], EventID: f[1], Operator: f[2], Note: string(note),
-		CreatedAt: msTime(f[4]), DecidedAt: msTime(f[5]),
+		CreatedAt: msTime(f[4]), DecidedAt: msTime(f[5]), Match: decodeMatch(f[6], f[7]),
 	}, nil
+}
+
+// decodeMatch reads the record's duplicate mark and credits; nil for
+// neither, or for a mark that does not parse (it is only ever written by
+// apply.lua from Match.encode).
+func decodeMatch(dup, credits string) *Match {
+	var m Match
+	if parts := strings.SplitN(dup, "|", 3); len(parts) == 3 {
+		if of, err := ParseKey(parts[1]); err == nil {
+			m.Strength, m.Of = parts[0], of
+			if parts[2] != "" {
+				m.Matched = strings.Split(parts[2], ",")
+			}
+		}
+	}
+	if c, err := ParseKey(credits); err == nil {
+		m.Credits = &c
+	}
+	if m.Strength == "" && m.Credits == nil {
+		return nil
+	}
+	return &m
 }
 
 // DecideResult is the answer of Decide.
@@ -181,6 +220,10 @@ type DecideOpts struct {
 	// Fields names the corrected fields: the review.decided event carries
 	// the names, never the values.
 	Fields []string
+	// NotDuplicateOf is the first job a strong possible duplicate is
+	// approved as not being a duplicate of: an approval of such a review
+	// without it, or naming another job, is *DuplicateError.
+	NotDuplicateOf string
 }
 
 // DecideWith is Decide with corrections (o nil: none). Only an approval
@@ -197,7 +240,10 @@ func (s *Store) DecideWith(ctx context.Context, k Key, operator, status, note st
 		return nil, fmt.Errorf("jobs: decide %s: %w", k, err)
 	}
 	var corr, changes []byte
-	var names string
+	var names, notDup string
+	if o != nil {
+		notDup = o.NotDuplicateOf
+	}
 	if o != nil && len(o.Corrections) > 0 {
 		if status != ReviewApproved {
 			return nil, fmt.Errorf("jobs: decide %s: only an approval may correct fields", k)
@@ -213,7 +259,7 @@ func (s *Store) DecideWith(ctx context.Context, k Key, operator, status, note st
 	shard := s.keys.shardOf(k)
 	keys := []string{s.keys.job(k), s.keys.audit(shard), s.keys.outbox(shard)}
 	r, err := s.callAcked(ctx, decideScript, keys, k.String(), s.nowMs(), status, operator, sealed, k.Tenant, ms(s.ret.Audit),
-		corr, changes, names)
+		corr, changes, names, notDup)
 	if err != nil {
 		return nil, fmt.Errorf("jobs: decide %s: %w", k, err)
 	}
@@ -231,6 +277,12 @@ func (s *Store) DecideWith(ctx context.Context, k Key, operator, status, note st
 		return nil, ErrReviewDecided
 	case "not_found":
 		return nil, ErrReviewNotFound
+	case "duplicate":
+		of, err := ParseKey(r.str(1))
+		if err != nil {
+			return nil, unexpected("decide", "duplicate of a malformed key")
+		}
+		return nil, &DuplicateError{Of: of}
 	}
 	return nil, unexpected("decide", r.status())
 }

@@ -67,6 +67,8 @@ const (
 	fCheckpointed    = "ck"
 	fCorrections     = "cx"
 	fReviewCorrected = "rcx"
+	fDuplicate       = "dup"
+	fCredits         = "crd"
 )
 
 var recordFields = []field{
@@ -98,6 +100,8 @@ var recordFields = []field{
 	{fCheckpointed, "checkpointed", "result", "1 once a stage output was checkpointed (absent: the job never had a checkpoint)"},
 	{fCorrections, "corrections", "result", "a reprocess with corrections: the operator's field overrides (sealed JSON, like the input), put over the extraction"},
 	{fReviewCorrected, "review_corrections", "result", "a decision that corrected fields: the overrides (sealed JSON); the committed result stays as it was"},
+	{fDuplicate, "duplicate", "result", "a possible duplicate: \"strength|first job key|matched fields\" (strong or weak; number,total,date), set by the review consumer; absent for most jobs"},
+	{fCredits, "credits", "result", "a credit note or corrective invoice: the job key of the invoice it refers to, when relayops knows it"},
 }
 
 // The outbox stream's entry fields (one stream per shard, read by the
@@ -113,6 +117,10 @@ const (
 	evErrorReason = "er"
 	evDecision    = "d"
 	evCorrected   = "cf"
+	// extraction.committed of a booked document: its duplicate fingerprint
+	// and its document type.
+	evFingerprint = "fp"
+	evDocType     = "dt"
 )
 
 var outboxFields = []field{
@@ -125,6 +133,8 @@ var outboxFields = []field{
 	{evErrorReason, "error_reason", "", "job.dead_lettered: a rejected document's reason code, if any"},
 	{evDecision, "decision", "", "review.decided: approved or rejected"},
 	{evCorrected, "corrected_fields", "", "review.decided: the names of the fields the decision corrected, comma-separated (names only, never values)"},
+	{evFingerprint, "fingerprint", "", "extraction.committed of an invoice or credit note: its duplicate fingerprint (salted hashes only, package supplier)"},
+	{evDocType, "document_type", "", "extraction.committed of a booked document: invoice, creditNote or correctiveInvoice (for the webhook)"},
 }
 
 // The audit stream's entry fields (one stream per shard). One meaning per
@@ -146,6 +156,7 @@ const (
 	auNote     = "n"
 	auChanges  = "cf"
 	auOverrule = "ov"
+	auNotDup   = "nd"
 )
 
 var auditFields = []field{
@@ -162,6 +173,7 @@ var auditFields = []field{
 	{auNote, "note", "", "review_decided: the operator's note"},
 	{auChanges, "changes", "", "reprocessed, review_decided with corrections: each corrected field's name, value read and value given (sealed JSON: document data, shown to operators only)"},
 	{auOverrule, "overruled", "", "reprocessed with corrections: the reason code the operator overruled (not_an_invoice), if any"},
+	{auNotDup, "not_duplicate_of", "", "review_decided: the approval of a possible duplicate names the first job it is not a duplicate of"},
 }
 
 // The job states, in lifecycle order (State* constants).

@@ -254,6 +254,26 @@ func TestCheckpoint_StaleFence_IsRejected(t *testing.T) {
 	})
 }
 
+// A stage stored in parts (the read stage's pages) is replaced by its
+// whole output in one step: the parts are gone, the claim hands back the
+// whole, and a stale fence changes nothing.
+func TestReplaceCheckpoints_StoresTheWholeAndDropsItsParts(t *testing.T) {
+	redistest.Backends(t, func(t *testing.T, b *redistest.Backend) {
+		x := setup(t, b, nil)
+		k := mustKey(t, "acme", "scan-1", 1)
+		x.submit(t, k, "c")
+		c := x.claim(t, k)
+		for _, p := range []string{"read:page:1", "read:page:2"} {
+			require.NoError(t, x.store.Checkpoint(x.ctx, k, c.Fence, p, []byte(`{"text":"`+p+`"}`)))
+		}
+		require.ErrorIs(t, x.store.ReplaceCheckpoints(x.ctx, k, c.Fence-1, "read", []byte(`{}`), []string{"read:page:1"}), ErrStaleFence)
+		require.NoError(t, x.store.ReplaceCheckpoints(x.ctx, k, c.Fence, "read", []byte(`{"pages":2}`), []string{"read:page:1", "read:page:2"}))
+		cps, err := x.store.Checkpoints(x.ctx, k)
+		require.NoError(t, err)
+		require.Equal(t, map[string][]byte{"read": []byte(`{"pages":2}`)}, cps)
+	})
+}
+
 func TestCommit_WritesResultEventAndLedgerOnce(t *testing.T) {
 	redistest.Backends(t, func(t *testing.T, b *redistest.Backend) {
 		x := setup(t, b, nil)

@@ -34,6 +34,7 @@ func ParseEvent(shard int, m redis.XMessage) (Event, error) {
 	ev := Event{StreamID: m.ID, Shard: shard, Type: str(m.Values, evType), Key: k,
 		EventID: str(m.Values, evEventID), At: msTime(str(m.Values, evAt)),
 		Code: str(m.Values, evCode), ErrorReason: str(m.Values, evErrorReason), Decision: str(m.Values, evDecision)}
+	ev.Fingerprint, ev.DocumentType = str(m.Values, evFingerprint), str(m.Values, evDocType)
 	if names := str(m.Values, evCorrected); names != "" {
 		ev.CorrectedFields = strings.Split(names, ",")
 	}

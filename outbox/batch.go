@@ -36,9 +36,14 @@ func (r *Relay) deliverBatch(ctx context.Context, shard int, msgs []redis.XMessa
 	var submittedIDs []string
 	bp, batching := r.cfg.Publisher.(BatchPublisher)
 	var errs []error
-	for _, m := range msgs {
-		ev, err := jobs.ParseEvent(shard, m)
+	evs, perr := r.parseAndClaim(ctx, shard, msgs)
+	for i, m := range msgs {
+		ev, err := evs[i], perr[i]
 		switch {
+		case errors.Is(err, errUnclaimed):
+			r.cfg.OnEvent(ev, "error")
+			errs = append(errs, r.failHeld(ctx, RelayErrorConsume, err))
+			continue
 		case err != nil:
 			// It can never succeed: logged, and acked.
 			r.log.Error("dropping malformed outbox entry", "shard", shard, "stream_id", m.ID, "error", err)
@@ -78,6 +83,43 @@ func (r *Relay) deliverBatch(ctx context.Context, shard int, msgs []redis.XMessa
 		}
 	}
 	return owed{acks: acks, committed: committed}, errors.Join(errs...)
+}
+
+// errUnclaimed marks an extraction.committed entry whose fingerprint
+// could not be claimed: it stays pending, unnotified and unapplied.
+var errUnclaimed = errors.New("outbox: fingerprint not claimed")
+
+// parseAndClaim parses a shard's entries and claims the fingerprints of
+// the extraction.committed ones (one call for the batch), so their
+// webhooks and reviews carry what the claim found. An entry that does not
+// parse has its error; when the claim fails, every committed entry has
+// errUnclaimed.
+func (r *Relay) parseAndClaim(ctx context.Context, shard int, msgs []redis.XMessage) ([]jobs.Event, []error) {
+	evs, errs := make([]jobs.Event, len(msgs)), make([]error, len(msgs))
+	var committed []int
+	for i, m := range msgs {
+		evs[i], errs[i] = jobs.ParseEvent(shard, m)
+		if errs[i] == nil && evs[i].Type == jobs.EventExtractionCommitted && evs[i].Fingerprint != "" {
+			committed = append(committed, i)
+		}
+	}
+	if r.cfg.Claimer == nil || len(committed) == 0 {
+		return evs, errs
+	}
+	batch := make([]jobs.Event, len(committed))
+	for j, i := range committed {
+		batch[j] = evs[i]
+	}
+	err := r.cfg.Claimer.ClaimEvents(ctx, batch)
+	for j, i := range committed {
+		if err != nil {
+			r.log.Debug("fingerprints not claimed; the entries stay pending", "shard", shard, "error", err)
+			errs[i] = errUnclaimed
+			continue
+		}
+		evs[i] = batch[j]
+	}
+	return evs, errs
 }
 
 // applyAndAck applies the shard's extraction.committed events and acks them

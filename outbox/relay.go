@@ -40,12 +40,24 @@ type Notifier interface {
 	Notify(ctx context.Context, ev jobs.Event) error
 }
 
+// Claimer claims the duplicate fingerprints of extraction.committed
+// events before their reviews are applied (package supplier), setting
+// each event's Match. It must answer a repeat alike: an error leaves the
+// entries pending, to be claimed again.
+type Claimer interface {
+	ClaimEvents(ctx context.Context, evs []jobs.Event) error
+}
+
 // RelayConfig configures a Relay.
 type RelayConfig struct {
 	Store     *jobs.Store // required
 	Publisher Publisher   // required: receives job.submitted
 	// Notifier, if set, is told of terminal and review events (webhooks).
 	Notifier Notifier
+	// Claimer, if set, claims the fingerprints of committed documents
+	// before their webhooks are sent and their reviews applied, which then
+	// carry what it found (a possible duplicate).
+	Claimer Claimer
 	// Consumer names this relay in the consumer group; default hostname-pid.
 	// Names must be unique among live relays.
 	Consumer string

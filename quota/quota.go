@@ -18,7 +18,11 @@
 // (a bound from the job's deadline and the input retention until the job
 // ends, then the input's own), and every reservation first drops those
 // whose expiry passed. A tenant at the stored cap has the bounds of its
-// ended jobs replaced by their inputs' real expiries (HealStored).
+// ended jobs replaced by their inputs' real expiries (HealStored). Inputs
+// no reservation counted (stored before the cap was on, or by a process
+// without it) are counted by a recount of the tenant's job indexes
+// (Recount), which runs when the cap is first used and every RecountEvery
+// after.
 package quota
 
 import (
@@ -26,6 +30,7 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strconv"
 	"sync"
 	"time"
@@ -75,7 +80,17 @@ type Config struct {
 	// PruneBatch is how many of the oldest reservations one prune checks.
 	// Default 1000.
 	PruneBatch int
-	Clock      clock.Clock // default clock.Real{}
+	// RecountEvery is how often a tenant's stored inputs are recounted
+	// from its job indexes (with MaxStoredBytes only): a pass counts what
+	// the count lacks, inputs stored before the cap was on or by a process
+	// without it, and looks only at jobs created since the previous pass.
+	// Default 1m.
+	RecountEvery time.Duration
+	// RecountBatch is how many jobs one step of a recount looks at; a step
+	// runs before a reservation while a pass is under way. Default 1000.
+	RecountBatch int
+	Clock        clock.Clock  // default clock.Real{}
+	Logger       *slog.Logger // a recount that failed; default: discard
 }
 
 func (c Config) withDefaults() Config {
@@ -94,8 +109,17 @@ func (c Config) withDefaults() Config {
 	if c.EndSlack == 0 {
 		c.EndSlack = time.Hour
 	}
+	if c.RecountEvery == 0 {
+		c.RecountEvery = time.Minute
+	}
+	if c.RecountBatch == 0 {
+		c.RecountBatch = 1000
+	}
 	if c.Clock == nil {
 		c.Clock = clock.Real{}
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
 	}
 	return c
 }
@@ -122,6 +146,9 @@ func (c Config) validate() error {
 	}
 	if c.Grace < 0 || c.PruneEvery < 0 || c.PruneBatch < 1 {
 		errs = append(errs, errors.New("quota: Config.Grace and PruneEvery must not be negative, PruneBatch must be positive"))
+	}
+	if c.RecountEvery < 0 || c.RecountBatch < 1 {
+		errs = append(errs, fmt.Errorf("quota: Config.RecountEvery must not be negative and Config.RecountBatch must be positive, got %s and %d", c.RecountEvery, c.RecountBatch))
 	}
 	return errors.Join(errs...)
 }
@@ -160,8 +187,9 @@ type Limiter struct {
 	store *jobs.Store
 	rdb   redis.UniversalClient
 
-	mu     sync.Mutex
-	pruned map[string]time.Time // per tenant: this process's last prune
+	mu      sync.Mutex
+	pruned  map[string]time.Time // per tenant: this process's last prune
+	recount map[string]time.Time // per tenant: when this process steps its recount next
 }
 
 // New checks cfg and returns a Limiter.
@@ -170,7 +198,7 @@ func New(cfg Config) (*Limiter, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	return &Limiter{cfg: cfg, store: cfg.Store, rdb: cfg.Store.Redis(), pruned: map[string]time.Time{}}, nil
+	return &Limiter{cfg: cfg, store: cfg.Store, rdb: cfg.Store.Redis(), pruned: map[string]time.Time{}, recount: map[string]time.Time{}}, nil
 }
 
 func keys(tenant string) []string {
@@ -206,6 +234,7 @@ func (l *Limiter) Reserve(ctx context.Context, k jobs.Key, size int, deadline ti
 	if deadline <= 0 {
 		deadline = jobs.DefaultLimits.Deadline
 	}
+	l.recountIfDue(ctx, k.Tenant)
 	r, err := l.take(ctx, k, size, deadline)
 	var ex *ExceededError
 	if !errors.As(err, &ex) || ex.Limit == LimitRate || !l.pruneDue(k.Tenant) {
@@ -361,6 +390,7 @@ type Usage struct {
 // backlog and what is stored.
 func (l *Limiter) Usage(ctx context.Context, tenant string, prune bool) (Usage, error) {
 	if prune {
+		l.recountIfDue(ctx, tenant)
 		if _, err := l.Prune(ctx, tenant); err != nil {
 			return Usage{}, err
 		}

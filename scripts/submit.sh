@@ -1,7 +1,8 @@
 #!/bin/sh
 # submit.sh: submit one document file as a job and print the API's answer:
-# a PDF, XML e-invoice or image as the file itself (multipart), any other
-# file as text content escaped as a JSON string (no jq needed).
+# a PDF, XML e-invoice or image as the file itself (multipart, with the type
+# its name says), any other file as text content escaped as a JSON string
+# (no jq needed).
 #
 #   scripts/submit.sh [API_URL] FILE DOCUMENT_ID [OPERATION_VERSION]     version default 1
 #
@@ -40,14 +41,25 @@ trap 'rm -rf "$tmp"' EXIT
 (cd "$root" && go build -o "$tmp/demojson" ./scripts/demojson)
 
 # A PDF, an XML e-invoice or an image is sent as the file itself (a
-# multipart part named file; the API tells its type from its first bytes);
-# anything else as text content. documentId goes through the JSON quoting
-# too: the API, not this script, says whether it is valid.
+# multipart part named file), declared as the type its name says, as
+# curl -F file=@FILE does: the API checks the file's first bytes against
+# it, so a text file named .pdf is its 415, not a job rejected later as
+# not_an_invoice. Anything else goes as text content. documentId goes
+# through the JSON quoting too: the API, not this script, says whether it
+# is valid.
 case $file in
-*.pdf | *.PDF | *.xml | *.XML | *.png | *.PNG | *.jpg | *.JPG | *.jpeg | *.JPEG | *.tif | *.TIF | *.tiff | *.TIFF)
+*.pdf | *.PDF) type=application/pdf ;;
+*.xml | *.XML) type=application/xml ;;
+*.png | *.PNG) type=image/png ;;
+*.jpg | *.JPG | *.jpeg | *.JPEG) type=image/jpeg ;;
+*.tif | *.TIF | *.tiff | *.TIFF) type=image/tiff ;;
+*) type= ;;
+esac
+case $type in
+?*)
 	status=$(curl -sS -o "$tmp/answer" -w '%{http_code}' -X POST "$base/v1/jobs" \
 		-H "Authorization: Bearer $token" -F "documentId=$doc" -F "operationVersion=$version" \
-		-F "file=@$file;type=application/octet-stream")
+		-F "file=@$file;type=$type")
 	;;
 *)
 	printf '%s' "$doc" | "$tmp/demojson" quote >"$tmp/doc"

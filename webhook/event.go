@@ -68,7 +68,23 @@ type EventData struct {
 	// CorrectedFields: review.decided, an approval that corrected fields:
 	// their names (never their values; the review holds them).
 	CorrectedFields []string `json:"correctedFields,omitempty"`
-	Links           Links    `json:"links"`
+	// DocumentType: job.succeeded of a booked document: invoice, creditNote
+	// or correctiveInvoice.
+	DocumentType string `json:"documentType,omitempty"`
+	// PossibleDuplicateOf: job.succeeded of a document the tenant may
+	// already have under another document ID; Credits: of a credit note,
+	// the job of the invoice it refers to. Job IDs only.
+	PossibleDuplicateOf *Duplicate `json:"possibleDuplicateOf,omitempty"`
+	Credits             string     `json:"credits,omitempty"`
+	Links               Links      `json:"links"`
+}
+
+// Duplicate is a possible duplicate's first document and how strongly it
+// matched (strong: supplier, number and total; weak: fewer).
+type Duplicate struct {
+	JobID    string   `json:"jobId"`
+	Strength string   `json:"strength"`
+	Matched  []string `json:"matched"`
 }
 
 // Links are the API paths of the job (and its review).
@@ -89,6 +105,13 @@ func FromOutbox(ev jobs.Event) (Event, bool) {
 	case jobs.EventExtractionCommitted:
 		typ, d.State, d.EventID = EventJobSucceeded, string(jobs.StateSucceeded), ev.EventID
 		d.Links.Review = "/v1/reviews/" + url.PathEscape(ev.Key.String())
+		d.DocumentType = ev.DocumentType
+		if m := ev.Match; m != nil && m.Strength != "" {
+			d.PossibleDuplicateOf = &Duplicate{JobID: m.Of.String(), Strength: m.Strength, Matched: m.Matched}
+		}
+		if m := ev.Match; m != nil && m.Credits != nil {
+			d.Credits = m.Credits.String()
+		}
 	case jobs.EventJobDeadLettered:
 		typ, d.State, d.ErrorCode, d.ErrorReason = EventJobDeadLettered, string(jobs.StateDeadLettered), ev.Code, ev.ErrorReason
 	case jobs.EventJobCancelled:

@@ -31,13 +31,17 @@ const (
 	// PointWebhookAfterSend fires in a webhook delivery after the receiver
 	// answered, before the attempt is recorded.
 	PointWebhookAfterSend = "webhook_after_send_before_record"
+	// PointAfterFingerprint fires in the review consumer after a batch's
+	// duplicate fingerprints were claimed, before their webhooks and
+	// reviews.
+	PointAfterFingerprint = "consumer_after_fingerprint_before_review"
 )
 
 // Points lists every fault injection point.
 var Points = []string{
 	PointBeforeClaim, PointAfterClaim, PointRead, PointAfterRead,
 	PointClassify, PointAfterClassify, PointExtract, PointAfterExtract, PointValidate, PointAfterValidate,
-	PointAfterCommitBeforeAck, PointRelayAfterEnqueue, PointWebhookAfterSend,
+	PointAfterCommitBeforeAck, PointRelayAfterEnqueue, PointWebhookAfterSend, PointAfterFingerprint,
 }
 
 // Fault actions.

@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"runtime/debug"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -36,6 +37,12 @@ type HandlerConfig struct {
 	// Vision reads a scan's page images (RELAYOPS_LLM_VISION); nil: a scan
 	// without OCR text is no_text_layer.
 	Vision Vision
+	// Policy is what the deployment books (RELAYOPS_ACCEPT_DOCUMENTS).
+	// Default: every booked type.
+	Policy extract.Policy
+	// Memory reads a document with its supplier's profile and learns the
+	// profile from corrections; nil: no supplier memory.
+	Memory Memory
 	// Faults injects failures; nil injects none.
 	Faults *Faults
 	// Clock is the source of "now" for deadlines. Default clock.Real{}.
@@ -109,6 +116,8 @@ type Handler struct {
 	reader         DocumentReader
 	visibleTotal   VisibleTotal
 	vision         Vision
+	policy         extract.Policy
+	memory         Memory
 	faults         *Faults
 	clock          clock.Clock
 	logger         *slog.Logger
@@ -127,7 +136,7 @@ func NewHandler(cfg HandlerConfig) (*Handler, error) {
 	}
 	return &Handler{
 		store: cfg.Store, extractor: cfg.Extractor, reader: cfg.Reader, visibleTotal: cfg.VisibleTotal,
-		vision: cfg.Vision, faults: cfg.Faults, clock: cfg.Clock,
+		vision: cfg.Vision, policy: cfg.Policy, memory: cfg.Memory, faults: cfg.Faults, clock: cfg.Clock,
 		logger: cfg.Logger, metrics: cfg.Metrics, attemptTimeout: cfg.AttemptTimeout, onEnd: cfg.OnEnd,
 		newToken: uuid.NewString, setupLog: newLogLimiter(cfg.Clock, setupLogEvery),
 	}, nil
@@ -298,11 +307,25 @@ func (a *attempt) pipeline(ctx context.Context) ([]byte, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	if len(a.claim.Corrections) > 0 {
+		return a.corrected(ctx)
+	}
 	ckpts := a.claim.Checkpoints // the claim read them with the job
 	doc, err := a.read(ctx)
 	if err != nil {
 		return nil, err
 	}
+	out, err := a.extractDocument(ctx, doc, ckpts)
+	if err != nil {
+		return nil, keepSeller(keepFlags(err, doc.Flags), doc)
+	}
+	return withSeller(doc, out)
+}
+
+// extractDocument runs the stages after the read: the structured path for
+// a document that carries an e-invoice, the vision model for a scan kept
+// for it, else classify → extract → validate on the text.
+func (a *attempt) extractDocument(ctx context.Context, doc *document.Document, ckpts map[string][]byte) ([]byte, error) {
 	if doc.EInvoice != nil {
 		return a.structured(ctx, doc)
 	}
@@ -310,10 +333,7 @@ func (a *attempt) pipeline(ctx context.Context) ([]byte, error) {
 		return a.scanned(ctx, ckpts)
 	}
 	text := doc.Text()
-	x, err := a.extractor()
-	if err != nil {
-		return nil, err
-	}
+	x := a.h.extractor
 	cls, err := a.stage(ctx, extract.StageClassify, ckpts, func() ([]byte, error) {
 		return x.Classify(ctx, text)
 	})
@@ -326,6 +346,7 @@ func (a *attempt) pipeline(ctx context.Context) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	ext = a.withProfile(ctx, doc, ext)
 	out, err := a.stage(ctx, extract.StageValidate, ckpts, func() ([]byte, error) {
 		return x.Validate(ctx, ext)
 	})
@@ -337,6 +358,34 @@ func (a *attempt) pipeline(ctx context.Context) ([]byte, error) {
 	}
 	out, err = document.WithFlags(out, doc.Flags)
 	return out, badResult(err)
+}
+
+// keepFlags adds the read's flags to what a rejection keeps, so a version
+// corrected from it commits them too.
+func keepFlags(err error, flags []string) error {
+	var r *extract.Rejection
+	if len(flags) > 0 && errors.As(err, &r) && r.Extraction != nil {
+		x := *r.Extraction
+		for _, f := range flags {
+			if !slices.Contains(x.Flags, f) {
+				x.Flags = append(x.Flags, f)
+			}
+		}
+		r.Extraction = &x
+	}
+	return err
+}
+
+// admit is the deployment's policy on what it books
+// (RELAYOPS_ACCEPT_DOCUMENTS): a judged credit note where only invoices
+// are booked is rejected document_not_accepted, keeping what was read.
+func (a *attempt) admit(result []byte) error {
+	var inv extract.Invoice
+	if err := json.Unmarshal(result, &inv); err != nil {
+		return errBadOutput
+	}
+	x := extract.ExtractionOf(inv)
+	return a.h.policy.Admit(&inv, &x)
 }
 
 // stage returns the checkpointed output of stage name, or runs it (fault
@@ -389,7 +438,8 @@ func (a *attempt) input() (string, error) {
 // entry atomically. It uses a context that ignores cancellation: the fence,
 // not the context, decides whether the write may land.
 func (a *attempt) commit(ctx context.Context, result []byte) error {
-	res, err := a.h.store.Commit(context.WithoutCancel(ctx), a.key, a.claim.Fence, a.claim.PayloadHash, result)
+	res, err := a.h.store.CommitWith(context.WithoutCancel(ctx), a.key, a.claim.Fence, a.claim.PayloadHash, result,
+		commitOpts(a.key.Tenant, result))
 	switch {
 	case errors.Is(err, jobs.ErrStaleFence):
 		return a.stale()
@@ -433,7 +483,8 @@ func (a *attempt) fail(ctx context.Context, cause error) error {
 		return a.hold(ctx, cause)
 	}
 	code, reason := codeOf(cause, kind), Reason(cause)
-	a.log.Info("attempt failed", append([]any{"kind", kind.String(), "code", code, "reason", reason}, modelAttrs(cause)...)...)
+	attrs := append([]any{"kind", kind.String(), "code", code, "reason", reason}, modelAttrs(cause)...)
+	a.log.Info("attempt failed", append(attrs, limitAttrs(cause)...)...)
 	a.log.Debug("attempt failed: cause", "error", cause.Error())
 	wctx := context.WithoutCancel(ctx)
 	switch {

@@ -428,3 +428,29 @@ func (m *Metrics) watchRelays(relays []*outbox.Relay, clk clock.Clock) {
 		return age.Seconds()
 	}))
 }
+
+// readBudget is what the worker reads of its read stage's memory budget
+// (document.Budget).
+type readBudget interface {
+	Total() int64
+	Reserved() int64
+	Waits() int64
+}
+
+// watchReadBudget exports the read stage's memory budget: its size, what
+// is reserved now, and how many reservations waited for room. A Metrics
+// shared by several workers watches the first one's.
+func (m *Metrics) watchReadBudget(b readBudget) {
+	_ = m.Registry.Register(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "relayops_worker_read_memory_bytes",
+		Help: "The read stage's memory budget (RELAYOPS_READ_MEMORY): what decoded pages, rendered pages and OCR processes may hold at once in this worker.",
+	}, func() float64 { return float64(b.Total()) }))
+	_ = m.Registry.Register(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "relayops_worker_read_memory_reserved_bytes",
+		Help: "Bytes of the read stage's memory budget reserved now, estimated from the documents' headers.",
+	}, func() float64 { return float64(b.Reserved()) }))
+	_ = m.Registry.Register(prometheus.NewCounterFunc(prometheus.CounterOpts{
+		Name: "relayops_worker_read_memory_waits_total",
+		Help: "Reservations of read memory that waited for others to give theirs back (the budget was full).",
+	}, func() float64 { return float64(b.Waits()) }))
+}

@@ -22,13 +22,37 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/relayops/relayops/admission"
+	"github.com/relayops/relayops/document"
 	"github.com/relayops/relayops/extract"
 	"github.com/relayops/relayops/extract/rules"
 	"github.com/relayops/relayops/internal/clock"
 	"github.com/relayops/relayops/internal/task"
 	"github.com/relayops/relayops/jobs"
 	"github.com/relayops/relayops/outbox"
+	"github.com/relayops/relayops/supplier"
 )
+
+// claimer is the relays' Claimer: nil (an untyped nil, so the relay sees
+// none) without a supplier store; with one, each batch's claim passes the
+// fault point after it.
+func claimer(s *supplier.Store, f *Faults) outbox.Claimer {
+	if s == nil {
+		return nil
+	}
+	return faultyClaimer{s: s, faults: f}
+}
+
+type faultyClaimer struct {
+	s      *supplier.Store
+	faults *Faults
+}
+
+func (c faultyClaimer) ClaimEvents(ctx context.Context, evs []jobs.Event) error {
+	if err := c.s.ClaimEvents(ctx, evs); err != nil {
+		return err
+	}
+	return c.faults.Hit(PointAfterFingerprint)
+}
 
 // Config configures a Worker. Zero fields take the stated defaults, which
 // match the README's configuration table (internal/app maps the
@@ -46,6 +70,14 @@ type Config struct {
 	Reader DocumentReader
 	// VisibleTotal checks a hybrid PDF's visible total (HandlerConfig).
 	VisibleTotal VisibleTotal
+	// Policy is what the deployment books (HandlerConfig).
+	Policy extract.Policy
+	// Suppliers claims the duplicate fingerprints of committed documents
+	// before their reviews are created; nil: no duplicate check.
+	Suppliers *supplier.Store
+	// Memory reads documents with their supplier's profile and learns the
+	// profiles from corrections and approvals; nil: no supplier memory.
+	Memory Memory
 	// Vision reads scans' page images (HandlerConfig.Vision).
 	Vision Vision
 	// Faults injects failures (tests and chaos only); nil injects none.
@@ -302,13 +334,16 @@ func (w *Worker) build() error {
 	cfg := w.cfg
 	var err error
 	w.handler, err = NewHandler(HandlerConfig{
-		Store: cfg.Store, Extractor: cfg.Extractor, Reader: cfg.Reader, VisibleTotal: cfg.VisibleTotal, Vision: cfg.Vision,
-		Faults: cfg.Faults, Clock: cfg.Clock,
+		Store: cfg.Store, Extractor: cfg.Extractor, Reader: cfg.Reader, VisibleTotal: cfg.VisibleTotal, Vision: cfg.Vision, Policy: cfg.Policy,
+		Memory: cfg.Memory, Faults: cfg.Faults, Clock: cfg.Clock,
 		Logger: cfg.Logger.With("component", "worker.handler"), Metrics: cfg.Metrics,
 		AttemptTimeout: cfg.AttemptTimeout, OnEnd: w.release,
 	})
 	if err != nil {
 		return err
+	}
+	if r, ok := cfg.Reader.(interface{ Budget() *document.Budget }); ok {
+		cfg.Metrics.watchReadBudget(r.Budget())
 	}
 	w.client = asynq.NewClientFromRedisClient(cfg.Redis)
 	publisher, err := NewPublisher(PublisherConfig{
@@ -335,7 +370,7 @@ func (w *Worker) build() error {
 	}
 	for i := range cfg.Relays {
 		r, err := outbox.NewRelay(outbox.RelayConfig{
-			Store: cfg.Store, Publisher: pub, Notifier: w.webhooks.relayNotifier(),
+			Store: cfg.Store, Publisher: pub, Notifier: w.notifier(), Claimer: claimer(cfg.Suppliers, cfg.Faults),
 			Consumer: fmt.Sprintf("%s-r%d", cfg.RelayConsumer, i),
 			Logger:   cfg.Logger, Clock: cfg.Clock, OnEvent: w.onRelayEvent, OnTrim: cfg.Metrics.outboxTrim,
 			OnError: cfg.Metrics.relayError, ReadRedis: cfg.RelayReadRedis,
@@ -378,6 +413,29 @@ func (w *Worker) build() error {
 			cfg.MetricsToken, defaultMetricsTimeouts, cfg.Logger.With("component", "worker.metrics"))
 	}
 	return err
+}
+
+// notifier is the relays' Notifier: the learning of approved reviews
+// (with a supplier memory), then the webhooks; nil (untyped) for neither.
+func (w *Worker) notifier() outbox.Notifier {
+	next := w.webhooks.relayNotifier()
+	if w.cfg.Memory == nil {
+		return next
+	}
+	return &learner{next: next, client: w.client, layout: w.layout(), shards: w.cfg.Store.Shards()}
+}
+
+// mux routes the extraction servers' tasks: extractions, and with a
+// supplier memory the learning of approved reviews.
+func (w *Worker) mux() asynq.Handler {
+	if w.cfg.Memory == nil {
+		return w.handler
+	}
+	m := asynq.NewServeMux()
+	m.Handle(task.TypeExtract, w.handler)
+	m.Handle(task.TypeLearn, &LearnHandler{store: w.cfg.Store, reader: w.handler.reader, memory: w.cfg.Memory,
+		policy: w.cfg.Policy, log: w.log.With("component", "worker.learn")})
+	return m
 }
 
 // layout is the queue layout of this worker's tasks.
@@ -527,7 +585,7 @@ func (w *Worker) startServers() error {
 		return nil
 	}
 	for _, s := range w.servers {
-		if err := start(s, w.handler, "extraction"); err != nil {
+		if err := start(s, w.mux(), "extraction"); err != nil {
 			return err
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -57,6 +58,9 @@ func run(ctx context.Context, o options) error {
 	// it (http://127.0.0.1:...) are allowed. Production keeps https and
 	// public addresses only unless told otherwise.
 	cfg.Webhook.AllowInsecure, cfg.Webhook.AllowPrivate = true, true
+	if err := checkPorts(cfg); err != nil {
+		return err
+	}
 	logger := cfg.NewLogger(os.Stderr, "dev")
 	cfg.LogWarnings(logger)
 	lograte.RouteRedis(logger) // go-redis's own lines, as JSON and held back when repeated
@@ -138,6 +142,42 @@ func run(ctx context.Context, o options) error {
 	err = g.Wait()
 	fmt.Fprintln(os.Stdout, "relayops dev: stopped; the in-memory data is gone.")
 	return err
+}
+
+// checkPorts tries, before anything starts, every address run listens on,
+// so a user whose ports are taken learns all of them at once rather than
+// one per try; each is named by its variable, with a free-looking
+// alternative to set.
+func checkPorts(cfg *config.Config) error {
+	if cfg.HTTPAddr == cfg.MetricsAddr && !strings.HasSuffix(cfg.HTTPAddr, ":0") {
+		return fmt.Errorf("RELAYOPS_HTTP_ADDR and RELAYOPS_METRICS_ADDR are both %s: give them different ports", cfg.HTTPAddr)
+	}
+	var errs []error
+	var fix []string
+	for _, a := range []struct{ name, addr string }{{"RELAYOPS_HTTP_ADDR", cfg.HTTPAddr}, {"RELAYOPS_METRICS_ADDR", cfg.MetricsAddr}} {
+		ln, err := net.Listen("tcp", a.addr)
+		if err == nil {
+			_ = ln.Close()
+			continue
+		}
+		errs = append(errs, fmt.Errorf("listen on %s %s: %w", a.name, a.addr, err))
+		fix = append(fix, a.name+"="+nextPort(a.addr))
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	errs = append(errs, fmt.Errorf("choose other ports, e.g. %s make run", strings.Join(fix, " ")))
+	return errors.Join(errs...)
+}
+
+// nextPort is addr with the port after its own (":8080" gives ":8081").
+func nextPort(addr string) string {
+	host, port, err := net.SplitHostPort(addr)
+	n, perr := strconv.Atoi(port)
+	if err != nil || perr != nil || n >= 65535 {
+		return addr
+	}
+	return net.JoinHostPort(host, strconv.Itoa(n+1))
 }
 
 // followWallClock advances the embedded Redis's clock with the wall clock so

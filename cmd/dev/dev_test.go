@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -95,6 +96,14 @@ func TestMakeRun_DemoScript_Succeeds(t *testing.T) {
 	require.Error(t, err)
 	require.Contains(t, bad, "invalid_request")
 	require.Contains(t, bad, "answered 400")
+	// A text file named .pdf is the API's clear 415, as with curl -F
+	// file=@..., not a job that ends not_an_invoice.
+	fake := filepath.Join(t.TempDir(), "invoice.pdf")
+	require.NoError(t, os.WriteFile(fake, []byte("INVOICE 1\nTotal 10.00 EUR\n"), 0o600))
+	out415, err := submitFile(t, root, base, fake, "text-named-pdf")
+	require.Error(t, err)
+	require.Contains(t, out415, "unsupported_media_type")
+	require.Contains(t, out415, "answered 415")
 
 	interrupt(t, dev)
 }
@@ -167,6 +176,54 @@ func TestLocalhost_MakesListenAddressesBrowsable(t *testing.T) {
 		"[::1]:8080":      "[::1]:8080",
 	} {
 		require.Equal(t, want, localhost(in), in)
+	}
+}
+
+// The finding: scripts/submit.sh sent every file as
+// application/octet-stream, so the API took a text file named .pdf by its
+// bytes (text) and it ended not_an_invoice, where curl -F file=@ gets a 415.
+// The script declares the type the name says, as curl does, and the API
+// checks the bytes against it.
+func TestSubmitScript_SendsAFileAsTheTypeItsNameSays(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("-short: builds the script's helper")
+	}
+	root := repoRoot(t)
+	type part struct{ name, ctype, filename string }
+	got := make(chan part, 1)
+	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p := part{}
+		if mr, err := r.MultipartReader(); err == nil {
+			for {
+				fp, err := mr.NextPart()
+				if err != nil {
+					break
+				}
+				if fp.FormName() == "file" {
+					p = part{"file", fp.Header.Get("Content-Type"), fp.FileName()}
+				}
+			}
+		} else {
+			p = part{"json", r.Header.Get("Content-Type"), ""}
+		}
+		got <- p
+		w.WriteHeader(http.StatusAccepted)
+		_, _ = w.Write([]byte(`{"jobId":"acme:x:v1"}`))
+	}))
+	t.Cleanup(api.Close)
+	dir := t.TempDir()
+	for name, want := range map[string]part{
+		"a.pdf": {"file", "application/pdf", "a.pdf"}, "b.PDF": {"file", "application/pdf", "b.PDF"},
+		"c.xml": {"file", "application/xml", "c.xml"}, "d.png": {"file", "image/png", "d.png"},
+		"e.jpeg": {"file", "image/jpeg", "e.jpeg"}, "f.tif": {"file", "image/tiff", "f.tif"},
+		"g.txt": {"json", "application/json", ""},
+	} {
+		file := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(file, []byte("INVOICE 1\n"), 0o600))
+		out, err := submitFile(t, root, api.URL, file, "x")
+		require.NoError(t, err, "%s: %s", name, out)
+		require.Equal(t, want, <-got, name)
 	}
 }
 
@@ -266,6 +323,41 @@ func TestRun_MetricsAddressInUse_NamesTheVariable(t *testing.T) {
 	err = run(context.Background(), options{redisAddr: "127.0.0.1:0"})
 	require.ErrorContains(t, err, "listen on RELAYOPS_METRICS_ADDR "+busy.Addr().String())
 	require.ErrorContains(t, err, "address already in use")
+}
+
+// The finding: with 8080 and 9090 both taken, make run named one, then,
+// once that was fixed, the other. It names both at once, each with its
+// variable and another port to try, before starting anything.
+func TestRun_BothAddressesInUse_NamesBothAtOnce(t *testing.T) {
+	var busy []string
+	for range 2 {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = ln.Close() })
+		busy = append(busy, ln.Addr().String())
+	}
+	for _, kv := range os.Environ() {
+		if name, _, _ := strings.Cut(kv, "="); strings.HasPrefix(name, "RELAYOPS_") {
+			t.Setenv(name, "")
+		}
+	}
+	t.Setenv("RELAYOPS_HTTP_ADDR", busy[0])
+	t.Setenv("RELAYOPS_METRICS_ADDR", busy[1])
+	err := run(context.Background(), options{redisAddr: "127.0.0.1:0"})
+	require.ErrorContains(t, err, "listen on RELAYOPS_HTTP_ADDR "+busy[0])
+	require.ErrorContains(t, err, "listen on RELAYOPS_METRICS_ADDR "+busy[1])
+	require.ErrorContains(t, err, "RELAYOPS_HTTP_ADDR="+nextPort(busy[0])+" RELAYOPS_METRICS_ADDR="+nextPort(busy[1])+" make run")
+
+	t.Setenv("RELAYOPS_METRICS_ADDR", busy[0])
+	require.ErrorContains(t, run(context.Background(), options{redisAddr: "127.0.0.1:0"}),
+		"RELAYOPS_HTTP_ADDR and RELAYOPS_METRICS_ADDR are both "+busy[0])
+}
+
+func TestNextPort_IsThePortAfter(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{":8080": ":8081", "127.0.0.1:9090": "127.0.0.1:9091", "[::1]:80": "[::1]:81", "nonsense": "nonsense"} {
+		require.Equal(t, want, nextPort(in), in)
+	}
 }
 
 // A misspelled setting stops make run before anything starts, naming the

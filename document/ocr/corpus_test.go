@@ -176,11 +176,11 @@ var degradations = []struct {
 	name  string
 	apply func(t *testing.T, png []byte) []byte
 }{
-	{"skewed 1.5°", func(t *testing.T, b []byte) []byte { return encodePNG(t, rotate(grayOf(t, b), 1.5)) }},
-	{"noisy", func(t *testing.T, b []byte) []byte { return encodePNG(t, noisy(grayOf(t, b), 1)) }},
-	{"JPEG q35", func(t *testing.T, b []byte) []byte { return encodeJPEG(t, grayOf(t, b), 35) }},
+	{"skewed 1.5°", func(t *testing.T, b []byte) []byte { return encodePNG(t, rotate(decodeGray(t, b), 1.5)) }},
+	{"noisy", func(t *testing.T, b []byte) []byte { return encodePNG(t, noisy(decodeGray(t, b), 1)) }},
+	{"JPEG q35", func(t *testing.T, b []byte) []byte { return encodeJPEG(t, decodeGray(t, b), 35) }},
 	{"skewed, noisy, JPEG", func(t *testing.T, b []byte) []byte {
-		return encodeJPEG(t, noisy(rotate(grayOf(t, b), -1), 2), 50)
+		return encodeJPEG(t, noisy(rotate(decodeGray(t, b), -1), 2), 50)
 	}},
 }
 
@@ -247,7 +247,7 @@ func BenchmarkPage(b *testing.B) {
 	}
 }
 
-func grayOf(t *testing.T, data []byte) *image.Gray {
+func decodeGray(t *testing.T, data []byte) *image.Gray {
 	t.Helper()
 	img, err := png.Decode(bytes.NewReader(data))
 	require.NoError(t, err)

@@ -67,7 +67,7 @@ func TestPage_ReadsTheCommandsTSVIntoLayoutText(t *testing.T) {
 	fixture, err := filepath.Abs("testdata/MustangBeispiel20221026-300dpi.tsv")
 	require.NoError(t, err)
 	tmp := t.TempDir()
-	cmd := fakeCommand(t, "eng deu", `case "$1" in "`+tmp+`"/relayops-ocr-*/page.png) ;; *) exit 3;; esac
+	cmd := fakeCommand(t, "eng deu", `case "$1" in "`+tmp+`"/relayops-ocr-*/page.pgm) ;; *) exit 3;; esac
 [ "$3 $4 $5 $6 $7" = "-l deu --psm 3 tsv" ] || exit 4
 cp '`+fixture+`' "$2.tsv"`)
 	e, err := New(Config{Command: cmd, Languages: "deu", TempDir: tmp})

@@ -2,14 +2,10 @@ package ocr
 
 import (
 	"bytes"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"image"
-	"image/jpeg"
-	"image/png"
-
-	"golang.org/x/image/tiff"
+	"image/color"
 )
 
 // Media types of the images this package reads.
@@ -25,6 +21,11 @@ const (
 // a decompression bomb (a small file that declares a huge image).
 const MaxPagePixels = 40_000_000
 
+// PagePixels is the size a page is read at for OCR: about 300 dpi on A4,
+// where tesseract reads best. A larger page is scaled down while it is
+// decoded.
+const PagePixels = 9_000_000
+
 // Refusals of an image. None of their messages quotes the image.
 var (
 	// ErrUnsupportedMediaType: not image/png, image/jpeg or image/tiff.
@@ -35,9 +36,24 @@ var (
 	ErrUnreadableImage = errors.New("ocr: unreadable image")
 	// ErrImageTooLarge: an image over MaxPagePixels.
 	ErrImageTooLarge = fmt.Errorf("ocr: image larger than %d pixels", MaxPagePixels)
-	// ErrTooManyPages: a multi-page TIFF with more pages than allowed.
+	// ErrTooManyPages: a multi-page TIFF with more pages than allowed (a
+	// *PageCountError says how many it has).
 	ErrTooManyPages = errors.New("ocr: more pages than allowed")
 )
+
+// PageCountError is a multi-page image with more pages than allowed. Pages
+// is the number of pages the file really has (every image directory of the
+// chain counted), not a number it declares.
+type PageCountError struct {
+	Pages, Max int
+}
+
+func (e *PageCountError) Error() string {
+	return fmt.Sprintf("ocr: %d pages, at most %d", e.Pages, e.Max)
+}
+
+// Is makes a PageCountError an ErrTooManyPages.
+func (e *PageCountError) Is(target error) bool { return target == ErrTooManyPages }
 
 // Sniff returns the media type that data's signature shows (MediaPNG,
 // MediaJPEG or MediaTIFF), or "".
@@ -53,13 +69,32 @@ func Sniff(data []byte) string {
 	return ""
 }
 
-// Pages checks an image file and returns its pages, each a PNG or JPEG file
-// that Engine.Page reads: a PNG or JPEG is one page, returned as it came; a
-// TIFF gives one PNG per page, in order, at most maxPages (more is
-// ErrTooManyPages; maxPages <= 0 means no limit). Every page is decoded once
-// here, so a corrupt or truncated file is refused now (ErrUnreadableImage),
-// and its dimensions are checked from the header first (ErrImageTooLarge).
-func Pages(data []byte, mediaType string, maxPages int) ([][]byte, error) {
+// Image is an image file checked from its headers: its type, its pages and
+// their sizes, and what decoding each will cost. Nothing is decoded until
+// Gray, so the caller can refuse or budget a page before it pays for it.
+type Image struct {
+	MediaType string
+	pages     []page
+}
+
+// page is one page of an image file.
+type page interface {
+	size() (w, h int)
+	// cost is the memory, in bytes, that decoding the page to gray at
+	// maxPixels holds at its peak, the output included.
+	cost(maxPixels int) int64
+	// decode decodes the page to 8-bit gray, scaled down to maxPixels.
+	decode(maxPixels int) (*image.Gray, error)
+}
+
+// Open checks an image file from its headers without decoding it: the
+// signature against mediaType, each page's dimensions (ErrImageTooLarge
+// over MaxPagePixels), the structure that shows a file cut short (PNG
+// chunks and the size of their image data, JPEG markers to the end of the
+// image, TIFF image directories and strips: ErrUnreadableImage), and the
+// number of pages of a TIFF, at most maxPages (a *PageCountError past it;
+// maxPages <= 0 means no limit). A PNG or JPEG is one page.
+func Open(data []byte, mediaType string, maxPages int) (*Image, error) {
 	switch mediaType {
 	case MediaPNG, MediaJPEG, MediaTIFF:
 	default:
@@ -68,54 +103,53 @@ func Pages(data []byte, mediaType string, maxPages int) ([][]byte, error) {
 	if Sniff(data) != mediaType {
 		return nil, ErrMediaTypeMismatch
 	}
-	if mediaType == MediaTIFF {
-		return tiffPages(data, maxPages)
-	}
-	if _, err := decode(data); err != nil {
-		return nil, err
-	}
-	return [][]byte{data}, nil
-}
-
-// decode decodes one PNG, JPEG or TIFF image (a TIFF's first page) after
-// checking its dimensions.
-func decode(data []byte) (image.Image, error) {
-	dec, cfg := decoders(Sniff(data))
-	if dec == nil {
-		return nil, ErrUnsupportedMediaType
-	}
-	c, err := cfg(bytes.NewReader(data))
-	if err != nil {
-		return nil, ErrUnreadableImage
-	}
-	if err := checkSize(c.Width, c.Height); err != nil {
-		return nil, err
-	}
-	img, err := dec(bytes.NewReader(data))
-	if err != nil {
-		return nil, ErrUnreadableImage
-	}
-	return img, nil
-}
-
-type (
-	decodeFunc       func(r *bytes.Reader) (image.Image, error)
-	decodeConfigFunc func(r *bytes.Reader) (image.Config, error)
-)
-
-func decoders(mediaType string) (decodeFunc, decodeConfigFunc) {
+	im := &Image{MediaType: mediaType}
 	switch mediaType {
 	case MediaPNG:
-		return func(r *bytes.Reader) (image.Image, error) { return png.Decode(r) },
-			func(r *bytes.Reader) (image.Config, error) { return png.DecodeConfig(r) }
+		p, err := openPNG(data)
+		if err != nil {
+			return nil, err
+		}
+		im.pages = []page{p}
 	case MediaJPEG:
-		return func(r *bytes.Reader) (image.Image, error) { return jpeg.Decode(r) },
-			func(r *bytes.Reader) (image.Config, error) { return jpeg.DecodeConfig(r) }
+		p, err := openJPEG(data)
+		if err != nil {
+			return nil, err
+		}
+		im.pages = []page{p}
 	case MediaTIFF:
-		return func(r *bytes.Reader) (image.Image, error) { return tiff.Decode(r) },
-			func(r *bytes.Reader) (image.Config, error) { return tiff.DecodeConfig(r) }
+		pages, err := openTIFF(data, maxPages)
+		if err != nil {
+			return nil, err
+		}
+		im.pages = pages
 	}
-	return nil, nil
+	return im, nil
+}
+
+// Pages is the number of pages.
+func (im *Image) Pages() int { return len(im.pages) }
+
+// Size is page i's width and height in pixels (0-based i).
+func (im *Image) Size(i int) (w, h int) { return im.pages[i].size() }
+
+// Cost is the memory, in bytes, that Gray(i, maxPixels) holds at its peak,
+// the returned image included: the caller reserves it before decoding.
+func (im *Image) Cost(i, maxPixels int) int64 { return im.pages[i].cost(maxPixels) }
+
+// Gray decodes page i (0-based) to 8-bit gray on white, scaled down to at
+// most maxPixels pixels (maxPixels <= 0: its own size) while it is decoded
+// where the format allows it. A page whose data is corrupt or ends early is
+// ErrUnreadableImage.
+func (im *Image) Gray(i, maxPixels int) (*image.Gray, error) {
+	g, err := im.pages[i].decode(maxPixels)
+	if err != nil {
+		return nil, err
+	}
+	if g == nil {
+		return nil, ErrUnreadableImage
+	}
+	return g, nil
 }
 
 func checkSize(w, h int) error {
@@ -128,66 +162,45 @@ func checkSize(w, h int) error {
 	return nil
 }
 
-// tiffPages splits a multi-page TIFF. golang.org/x/image/tiff decodes only
-// the first image directory (IFD), so each page is decoded from a copy of
-// the file whose header points at that page's IFD: offsets inside a TIFF
-// are absolute, so the rest of the file reads unchanged.
-func tiffPages(data []byte, maxPages int) ([][]byte, error) {
-	offsets, err := tiffIFDs(data, maxPages)
-	if err != nil {
-		return nil, err
+// grayOf scales an image decoded whole (by a standard decoder) to gray at
+// maxPixels, row by row.
+func grayOf(img image.Image, maxPixels int) *image.Gray {
+	b := img.Bounds()
+	s := newScaler(b.Dx(), b.Dy(), maxPixels)
+	row := make([]uint8, b.Dx())
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		grayRowOf(img, y, row)
+		s.push(row)
 	}
-	pages := make([][]byte, 0, len(offsets))
-	view := bytes.Clone(data)
-	order := tiffOrder(data)
-	for _, off := range offsets {
-		order.PutUint32(view[4:8], off)
-		img, err := decode(view)
-		if err != nil {
-			return nil, err
-		}
-		var buf bytes.Buffer
-		if err := png.Encode(&buf, img); err != nil {
-			return nil, fmt.Errorf("ocr: encode TIFF page: %w", err)
-		}
-		pages = append(pages, buf.Bytes())
-	}
-	return pages, nil
+	return s.image()
 }
 
-func tiffOrder(data []byte) binary.ByteOrder {
-	if data[0] == 'I' {
-		return binary.LittleEndian
-	}
-	return binary.BigEndian
-}
-
-// tiffIFDs walks the chain of image directories and returns their offsets;
-// a chain that loops or leaves the file is unreadable.
-func tiffIFDs(data []byte, maxPages int) ([]uint32, error) {
-	if len(data) < 8 {
-		return nil, ErrUnreadableImage
-	}
-	order := tiffOrder(data)
-	seen := map[uint32]bool{}
-	var offsets []uint32
-	for off := order.Uint32(data[4:8]); off != 0; {
-		if seen[off] || uint64(off)+2 > uint64(len(data)) {
-			return nil, ErrUnreadableImage
+// grayRowOf converts row y of img to gray on white, without an interface
+// call per pixel for the types the decoders return.
+func grayRowOf(img image.Image, y int, row []uint8) {
+	b := img.Bounds()
+	switch m := img.(type) {
+	case *image.Gray:
+		copy(row, m.Pix[m.PixOffset(b.Min.X, y):])
+	case *image.YCbCr:
+		copy(row, m.Y[m.YOffset(b.Min.X, y):]) // luma is gray
+	case *image.RGBA:
+		p := m.Pix[m.PixOffset(b.Min.X, y):]
+		for x := range row {
+			// Premultiplied: what is not drawn is white.
+			v := gray(uint32(p[4*x]), uint32(p[4*x+1]), uint32(p[4*x+2]))
+			row[x] = uint8(min(uint32(v)+255-uint32(p[4*x+3]), 255))
 		}
-		seen[off] = true
-		offsets = append(offsets, off)
-		if maxPages > 0 && len(offsets) > maxPages {
-			return nil, ErrTooManyPages
+	case *image.NRGBA:
+		p := m.Pix[m.PixOffset(b.Min.X, y):]
+		for x := range row {
+			row[x] = onWhite(uint32(gray(uint32(p[4*x]), uint32(p[4*x+1]), uint32(p[4*x+2]))), uint32(p[4*x+3]))
 		}
-		next := uint64(off) + 2 + 12*uint64(order.Uint16(data[off:off+2]))
-		if next+4 > uint64(len(data)) {
-			return nil, ErrUnreadableImage
+	default:
+		for x := range row {
+			r, g, bl, a := img.At(b.Min.X+x, y).RGBA() // premultiplied, 16-bit
+			v := uint32(color.GrayModel.Convert(color.RGBA64{R: uint16(r), G: uint16(g), B: uint16(bl), A: 0xFFFF}).(color.Gray).Y)
+			row[x] = uint8(min(v+(0xFFFF-a)>>8, 255))
 		}
-		off = order.Uint32(data[next : next+4])
 	}
-	if len(offsets) == 0 {
-		return nil, ErrUnreadableImage
-	}
-	return offsets, nil
 }

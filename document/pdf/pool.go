@@ -123,7 +123,7 @@ func (p *pool) run(ctx context.Context, size int, fn func(*instance) error) erro
 	borrowed, err := p.inner.GetInstanceWithContext(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
-			return fmt.Errorf("pdf: wait for an instance: %w", context.Cause(ctx))
+			return fmt.Errorf("%w: %w", ErrBusy, context.Cause(ctx))
 		}
 		return fmt.Errorf("pdf: wait for an instance: %w", err)
 	}

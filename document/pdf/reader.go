@@ -36,7 +36,23 @@ var (
 	ErrTooManyPages = errors.New("pdf: too many pages")
 	// ErrNoPage: Render was asked for a page the document does not have.
 	ErrNoPage = errors.New("pdf: no such page")
+	// ErrBusy: the call waited for an instance until its context ended;
+	// nothing was read, and the document is not at fault.
+	ErrBusy = errors.New("pdf: waited for an instance")
 )
+
+// PageCountError is a document with more pages than Config.MaxPages; Pages
+// is its real number of pages (see PageCount). It is an ErrTooManyPages.
+type PageCountError struct {
+	Pages, Max int
+}
+
+func (e *PageCountError) Error() string {
+	return fmt.Sprintf("%v: %d pages, at most %d", ErrTooManyPages, e.Pages, e.Max)
+}
+
+// Is makes a PageCountError an ErrTooManyPages.
+func (e *PageCountError) Is(target error) bool { return target == ErrTooManyPages }
 
 // errCleanUnreadable marks an ErrUnreadable that PDFium reported cleanly (it
 // refused the file); the instance stays fit for the next document.
@@ -50,6 +66,11 @@ type File struct {
 	// Attachments are the embedded files, in the document's order; files
 	// larger than Config.MaxAttachmentBytes are left out.
 	Attachments []Attachment
+	// Omitted names the embedded files that were left out: larger than
+	// Config.MaxAttachmentBytes, failing to decompress within the instance's
+	// memory (a decompression bomb), or past Config.MaxAttachments. A reader
+	// that looks for one by name learns it was there and not read.
+	Omitted []string
 	// Encrypted reports an encrypted document that opened without a
 	// password (only an owner password restricts it).
 	Encrypted bool
@@ -110,19 +131,47 @@ func (r *Reader) Read(ctx context.Context, data []byte) (*File, error) {
 	return file, err
 }
 
-// PageCount returns the number of pages; it does not refuse a document over
-// Config.MaxPages, so the caller can state the count it refuses.
+// PageCount returns the number of pages (pageCount's); it does not refuse
+// a document over Config.MaxPages, so the caller can state the count it
+// refuses.
 func (r *Reader) PageCount(ctx context.Context, data []byte) (int, error) {
 	var count int
 	err := r.open(ctx, data, func(inst *instance, doc references.FPDF_DOCUMENT) error {
-		n, err := inst.FPDF_GetPageCount(&requests.FPDF_GetPageCount{Document: doc})
-		if err != nil {
-			return unreadable(err)
-		}
-		count = n.PageCount
-		return nil
+		n, err := pageCount(inst, doc)
+		count = n
+		return err
 	})
 	return count, err
+}
+
+// pageCount is the number of pages the document really has. PDFium takes
+// the page tree's /Count when it is plausible, and a crafted tree may
+// claim more pages than it holds: the last page it claims must be found in
+// the tree, else the count is the number of pages that are (a binary
+// search, a few look-ups).
+func pageCount(inst *instance, doc references.FPDF_DOCUMENT) (int, error) {
+	n, err := inst.FPDF_GetPageCount(&requests.FPDF_GetPageCount{Document: doc})
+	if err != nil {
+		return 0, unreadable(err)
+	}
+	exists := func(i int) bool {
+		_, err := inst.FPDF_GetPageSizeByIndexF(&requests.FPDF_GetPageSizeByIndexF{Document: doc, Index: i})
+		return err == nil
+	}
+	count := n.PageCount
+	if count < 1 || exists(count-1) {
+		return count, nil
+	}
+	lo, hi := 0, count-1 // pages [0, lo) exist; page hi does not
+	for lo < hi {
+		mid := (lo + hi) / 2
+		if exists(mid) {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	return lo, nil
 }
 
 // Render returns a PNG of page (1-based), scaled to fit maxPixels
@@ -142,20 +191,38 @@ func (r *Reader) Render(ctx context.Context, data []byte, page int, maxPixels in
 	return out, err
 }
 
+// RenderGray renders page (1-based) as 8-bit gray on white, scaled to fit
+// maxPixels like Render, for OCR: PDFium draws in gray, and no PNG is
+// encoded or decoded. The image is the caller's (copied out of the
+// instance's memory): maxPixels bytes at most.
+func (r *Reader) RenderGray(ctx context.Context, data []byte, page int, maxPixels int) (*image.Gray, error) {
+	maxPixels = renderBudget(maxPixels, r.cfg.MaxRenderPixels)
+	var out *image.Gray
+	err := r.withDocument(ctx, data, func(inst *instance, doc references.FPDF_DOCUMENT, pages int) error {
+		if page < 1 || page > pages {
+			return fmt.Errorf("%w: page %d of %d", ErrNoPage, page, pages)
+		}
+		g, err := renderGray(inst, doc, page-1, maxPixels)
+		out = g
+		return err
+	})
+	return out, err
+}
+
 // withDocument opens data, refuses more than MaxPages, and calls fn.
 func (r *Reader) withDocument(ctx context.Context, data []byte, fn func(*instance, references.FPDF_DOCUMENT, int) error) error {
 	return r.open(ctx, data, func(inst *instance, doc references.FPDF_DOCUMENT) error {
-		n, err := inst.FPDF_GetPageCount(&requests.FPDF_GetPageCount{Document: doc})
+		n, err := pageCount(inst, doc)
 		if err != nil {
-			return unreadable(err)
+			return err
 		}
-		if n.PageCount > r.cfg.MaxPages {
-			return fmt.Errorf("%w: %d pages, at most %d", ErrTooManyPages, n.PageCount, r.cfg.MaxPages)
+		if n > r.cfg.MaxPages {
+			return &PageCountError{Pages: n, Max: r.cfg.MaxPages}
 		}
-		if n.PageCount < 1 {
+		if n < 1 {
 			return fmt.Errorf("%w: no pages: %w", ErrUnreadable, errCleanUnreadable)
 		}
-		return fn(inst, doc, n.PageCount)
+		return fn(inst, doc, n)
 	})
 }
 
@@ -215,7 +282,7 @@ func (r *Reader) readFile(inst *instance, doc references.FPDF_DOCUMENT, pages in
 		}
 		file.Pages[i] = text
 	}
-	file.Attachments, err = r.attachments(inst, doc)
+	file.Attachments, file.Omitted, err = r.attachments(inst, doc)
 	if err != nil {
 		return nil, unreadable(err)
 	}
@@ -226,13 +293,14 @@ func (r *Reader) readFile(inst *instance, doc references.FPDF_DOCUMENT, pages in
 // over MaxAttachmentBytes. The memory to decode one is bounded by the
 // instance's MaxMemoryBytes; one that fails inside PDFium (a decompression
 // bomb exhausts the memory) is left out and the instance is not reused.
-func (r *Reader) attachments(inst *instance, doc references.FPDF_DOCUMENT) ([]Attachment, error) {
+// What is left out is named in omitted, with the names of the files past
+// MaxAttachments (up to maxAttachmentNames entries are looked at).
+func (r *Reader) attachments(inst *instance, doc references.FPDF_DOCUMENT) (out []Attachment, omitted []string, err error) {
 	count, err := inst.FPDFDoc_GetAttachmentCount(&requests.FPDFDoc_GetAttachmentCount{Document: doc})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	var out []Attachment
-	for i := range min(count.AttachmentCount, r.cfg.MaxAttachments) {
+	for i := range min(count.AttachmentCount, maxAttachmentNames) {
 		a, err := inst.FPDFDoc_GetAttachment(&requests.FPDFDoc_GetAttachment{Document: doc, Index: i})
 		if err != nil {
 			continue // a broken entry in the name tree: skip it, keep the others
@@ -241,18 +309,27 @@ func (r *Reader) attachments(inst *instance, doc references.FPDF_DOCUMENT) ([]At
 		if err != nil {
 			continue
 		}
+		if i >= r.cfg.MaxAttachments {
+			omitted = append(omitted, name.Name)
+			continue
+		}
 		f, err := inst.FPDFAttachment_GetFile(&requests.FPDFAttachment_GetFile{Attachment: a.Attachment})
 		if err != nil {
 			inst.tainted = true
+			omitted = append(omitted, name.Name)
 			continue
 		}
 		if f.Contents == nil || len(f.Contents) > r.cfg.MaxAttachmentBytes {
+			omitted = append(omitted, name.Name)
 			continue
 		}
 		out = append(out, Attachment{Name: name.Name, Data: bytes.Clone(f.Contents)})
 	}
-	return out, nil
+	return out, omitted, nil
 }
+
+// maxAttachmentNames bounds the embedded files whose names are read.
+const maxAttachmentNames = 256
 
 // renderPage renders page index (0-based) to fit maxPixels and encodes it.
 func renderPage(inst *instance, doc references.FPDF_DOCUMENT, index, maxPixels int) ([]byte, error) {
@@ -296,6 +373,33 @@ func fitPixels(w, h float64, maxPixels int) (int, int) {
 		}
 	}
 	return pw, ph
+}
+
+// renderGray renders page index (0-based) in gray to fit maxPixels and
+// copies it out of the instance.
+func renderGray(inst *instance, doc references.FPDF_DOCUMENT, index, maxPixels int) (*image.Gray, error) {
+	page := requests.Page{ByIndex: &requests.PageByIndex{Document: doc, Index: index}}
+	size, err := inst.GetPageSize(&requests.GetPageSize{Page: page})
+	if err != nil {
+		return nil, unreadable(err)
+	}
+	w, h := fitPixels(size.Width, size.Height, maxPixels)
+	res, err := inst.RenderPageInPixels(&requests.RenderPageInPixels{Page: page, Width: w, Height: h,
+		RenderFlags: enums.FPDF_RENDER_FLAG_ANNOT, ImageFormat: requests.RenderImageFormatGrayscale})
+	if err != nil {
+		return nil, unreadable(err)
+	}
+	defer res.Cleanup()
+	src, ok := res.Result.RenderedImage.(*image.Gray)
+	if !ok {
+		return nil, unreadable(errors.New("pdfium rendered no gray image"))
+	}
+	b := src.Bounds()
+	out := image.NewGray(image.Rect(0, 0, b.Dx(), b.Dy()))
+	for y := range b.Dy() {
+		copy(out.Pix[y*out.Stride:(y+1)*out.Stride], src.Pix[y*src.Stride:])
+	}
+	return out, nil
 }
 
 func encodePNG(img image.Image) ([]byte, error) {

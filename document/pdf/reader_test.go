@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -284,6 +285,7 @@ func TestRead_FlateBomb_IsBoundedAndTheReaderGoesOn(t *testing.T) {
 				require.ErrorIs(t, err, ErrUnreadable)
 			} else {
 				require.Empty(t, f.Attachments, "1 GiB is over MaxAttachmentBytes")
+				require.Equal(t, []string{"factur-x.xml"}, f.Omitted, "the reader says which file it left out")
 				require.Contains(t, f.Pages[0], "Invoice 4711")
 			}
 			f, err = r.Read(testContext(t), readTestdata(t, "horstoeko-zugferd/pdf_plain.pdf"))
@@ -555,4 +557,46 @@ func BenchmarkRead(b *testing.B) {
 		pages += len(f.Pages)
 	}
 	b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(pages), "ms/page")
+}
+
+// A page tree whose /Count claims more pages than its kids hold: PDFium
+// trusts the count, the reader counts the pages that are there.
+func TestPageCount_TreeThatClaimsMorePages_IsItsRealCount(t *testing.T) {
+	t.Parallel()
+	r := newReader(t, Config{MaxPages: 5})
+	data := textPDF(t, []string{showText(textAt{72, 700, 12, "one"}), showText(textAt{72, 700, 12, "two"})}, "")
+	data = bytes.Replace(data, []byte("/Count 2"), []byte("/Count 9"), 1) // same length: the offsets hold
+	n, err := r.PageCount(testContext(t), data)
+	require.NoError(t, err)
+	require.Equal(t, 2, n)
+	f, err := r.Read(testContext(t), data)
+	require.NoError(t, err, "9 claimed pages are over MaxPages, the 2 real ones are not")
+	require.Len(t, f.Pages, 2)
+	require.Contains(t, f.Pages[1], "two")
+
+	many := textPDF(t, slices.Repeat([]string{showText(textAt{72, 700, 12, "page"})}, 7), "")
+	_, err = r.Read(testContext(t), many)
+	var pc *PageCountError
+	require.ErrorAs(t, err, &pc)
+	require.Equal(t, PageCountError{Pages: 7, Max: 5}, *pc)
+	require.ErrorIs(t, err, ErrTooManyPages)
+}
+
+func TestRenderGray_IsThePageInGrayWithinItsPixels(t *testing.T) {
+	t.Parallel()
+	r := sharedReader(t)
+	g, err := r.RenderGray(testContext(t), readTestdata(t, "mustangproject/EN16931_Einfach.pdf"), 1, 1_000_000)
+	require.NoError(t, err)
+	require.LessOrEqual(t, g.Rect.Dx()*g.Rect.Dy(), 1_000_000)
+	dark, white := 0, 0
+	for _, v := range g.Pix {
+		switch {
+		case v < 64:
+			dark++
+		case v == 0xFF:
+			white++
+		}
+	}
+	require.Greater(t, white, len(g.Pix)/2, "a white page")
+	require.Greater(t, dark, 1000, "with print on it")
 }

@@ -203,6 +203,13 @@ func numberMarked(h hit) bool {
 		len(f) == 1 && h.rank == rankBelow && numberLabel(h.phrase)
 }
 
+// numberTokenRe is the shape of a word the rules take as an invoice number
+// by itself: letters, digits and . _ / -, starting with a letter or digit,
+// at most 64 characters. The validator accepts more (a number as printed,
+// spaces inside); a word of another shape is read only where a layout
+// says where the number ends.
+var numberTokenRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._/-]{0,63}$`)
+
 // invoiceNumberToken returns the first word of v when it is an invoice
 // number: letters, digits and . _ / -, at least one digit, not a date.
 func invoiceNumberToken(v string) string { return markedNumberToken(v, false) }
@@ -224,7 +231,7 @@ func markedNumberToken(v string, marked bool) string {
 	}
 	w := strings.TrimLeft(words[0], "#:№")
 	w = strings.TrimRight(w, ".,;:)]")
-	if !hasDigit(w) || !extract.IsInvoiceNumber(w) {
+	if !hasDigit(w) || !numberTokenRe.MatchString(w) {
 		return ""
 	}
 	if ds := findDates(w); len(ds) == 1 && ds[0].start == 0 && ds[0].end == len(w) && !marked {

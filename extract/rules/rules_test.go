@@ -181,7 +181,6 @@ func TestRules_NonInvoicesAreRejectedNotGuessed(t *testing.T) {
 		{"other-purchase-order.txt", extract.DocPurchaseOrder},
 		{"other-quote.txt", extract.DocQuote},
 		{"other-statement.txt", extract.DocStatement},
-		{"other-credit-note.txt", extract.DocCreditNote},
 		{"other-memo.txt", extract.DocOther},
 		{"other-email-question.txt", extract.DocOther},
 		{"other-empty.txt", extract.DocOther},

@@ -20,6 +20,7 @@ import (
 	"github.com/relayops/relayops/internal/keyring"
 	"github.com/relayops/relayops/jobs"
 	"github.com/relayops/relayops/quota"
+	"github.com/relayops/relayops/supplier"
 	"github.com/relayops/relayops/webhook"
 	"github.com/relayops/relayops/worker"
 )
@@ -45,6 +46,33 @@ func DataKeys(c *config.Config) *keyring.Ring {
 		panic(fmt.Sprintf("app: data keys from a validated configuration: %v", err))
 	}
 	return r
+}
+
+// Suppliers is the supplier store on the job store's Redis: fingerprints
+// and aliases live as long as the ledger; nil without a store.
+func Suppliers(c *config.Config, store *jobs.Store) *supplier.Store {
+	if store == nil {
+		return nil
+	}
+	window := c.Retention.Ledger
+	if window == 0 {
+		window = -1 // RELAYOPS_RETENTION_LEDGER=0: forever
+	}
+	maxBytes := c.Tenants.MaxSupplierBytes
+	if maxBytes == 0 {
+		maxBytes = -1 // RELAYOPS_TENANT_MAX_SUPPLIER_BYTES=0: no cap
+	}
+	s, err := supplier.NewStore(supplier.Config{Redis: store.Redis(), Window: window, Keys: DataKeys(c),
+		MaxBytes: maxBytes, AuditRetention: c.Retention.Audit})
+	if err != nil {
+		panic(fmt.Sprintf("app: supplier store from a validated configuration: %v", err))
+	}
+	return s
+}
+
+// Policy is what the deployment books (RELAYOPS_ACCEPT_DOCUMENTS).
+func Policy(c *config.Config) extract.Policy {
+	return extract.Policy{Accept: c.AcceptDocuments}
 }
 
 // Limits are the job limits the deployment stamps on every job.
@@ -74,9 +102,12 @@ func API(c *config.Config, store *jobs.Store, rdb redis.UniversalClient, dash ht
 			CacheBytes: cacheBytes,
 		},
 		Store: store, Tenants: c.TenantTokens, Operators: c.OperatorTokens,
-		Limits:        Limits(c),
-		ReprocessRate: api.Rate{Count: c.ReprocessRate.Count, Per: c.ReprocessRate.Per},
-		Dashboard:     dash, Logger: log,
+		Limits:         Limits(c),
+		ReprocessRate:  api.Rate{Count: c.ReprocessRate.Count, Per: c.ReprocessRate.Per},
+		CorrectionRate: api.Rate{Count: c.CorrectionRate.Count, Per: c.CorrectionRate.Per},
+		Policy:         Policy(c),
+		Suppliers:      Suppliers(c, store),
+		Dashboard:      dash, Logger: log,
 		Inspector: asynq.NewInspectorFromRedisClient(rdb), MetricsTenantLabels: c.MetricsTenantLabels,
 		MetricsToken: c.MetricsToken, Queues: c.Queues,
 		Webhooks:        WebhookRegistry(c, store),
@@ -165,6 +196,7 @@ func Worker(c *config.Config, store *jobs.Store, asynqRedis redis.UniversalClien
 	if err != nil {
 		return worker.Config{}, err
 	}
+	x = extract.WithPolicy(x, Policy(c))
 	var vision worker.Vision
 	if c.LLM.Vision && model != nil {
 		vision = model
@@ -175,9 +207,11 @@ func Worker(c *config.Config, store *jobs.Store, asynqRedis redis.UniversalClien
 	}
 	return worker.Config{
 		Store: store, Redis: asynqRedis, Extractor: x, Faults: faults, Logger: log, Metrics: metrics,
-		Reader: reader, VisibleTotal: visibleTotal(rules.Rules{}), Vision: vision,
+		Reader: reader, VisibleTotal: visibleTotal(rules.Rules{}), Vision: vision, Policy: Policy(c),
+		Suppliers:   Suppliers(c, store),
 		Concurrency: c.Concurrency, Servers: c.AsynqServers, Queues: c.Queues, AttemptTimeout: c.AttemptTimeout,
 		RetryBase: c.RetryBase, RetryMax: c.RetryMax, TaskCheckInterval: c.TaskCheckInterval,
+		ReconcileInterval: c.ReconcileInterval, ReconcileThreshold: c.ReconcileAfter,
 		Limits:      Limits(c),
 		MetricsAddr: c.MetricsAddr, MetricsTenantLabels: c.MetricsTenantLabels, RelayStallTimeout: c.RelayStallTimeout,
 		MetricsToken:      c.MetricsToken,

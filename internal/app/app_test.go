@@ -7,6 +7,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 
+	"github.com/relayops/relayops/extract"
 	"github.com/relayops/relayops/internal/config"
 	"github.com/relayops/relayops/jobs"
 	"github.com/relayops/relayops/webhook"
@@ -59,4 +60,30 @@ func TestWebhooks_EnvironmentMapsOntoTheWorkerAndTheRegistry(t *testing.T) {
 	require.Equal(t, 5*time.Second, w.RetryBase)
 	require.Equal(t, webhook.TargetPolicy{AllowInsecure: true}, w.Registry.Policy())
 	require.Nil(t, Webhooks(c, nil))
+}
+
+// The configuration names the booked types itself (it imports no pipeline
+// package); they must be the pipeline's.
+func TestPolicy_ConfigNamesThePipelinesBookedTypes(t *testing.T) {
+	t.Parallel()
+	require.Equal(t, extract.BookedTypes, config.BookedTypes)
+	p := Policy(load(t, map[string]string{"RELAYOPS_ACCEPT_DOCUMENTS": "invoice"}))
+	require.True(t, p.Accepts(extract.DocInvoice))
+	require.False(t, p.Accepts(extract.DocCreditNote))
+	require.True(t, Policy(load(t, nil)).Accepts(extract.DocCorrectiveInvoice))
+}
+
+// The reconciler's pace is a setting, so a test (or an operator) can make
+// it look at lost tasks in seconds; unset, the worker keeps its defaults.
+func TestWorker_ReconcileSettings_ReachTheWorker(t *testing.T) {
+	t.Parallel()
+	w, err := Worker(load(t, map[string]string{"RELAYOPS_RECONCILE_INTERVAL": "1s", "RELAYOPS_RECONCILE_AFTER": "5s"}), nil, nil, nil, nil, nil)
+	require.NoError(t, err)
+	require.Equal(t, time.Second, w.ReconcileInterval)
+	require.Equal(t, 5*time.Second, w.ReconcileThreshold)
+
+	w, err = Worker(load(t, nil), nil, nil, nil, nil, nil)
+	require.NoError(t, err)
+	require.Equal(t, time.Minute, w.ReconcileInterval)
+	require.Zero(t, w.ReconcileThreshold, "auto: the worker's own, from its attempt timeout and backoff")
 }

@@ -95,7 +95,8 @@ func OpenDocuments(ctx context.Context, c *config.Config) (*Documents, error) {
 	if err != nil {
 		return nil, fmt.Errorf("app: PDF reader: %w", err)
 	}
-	d := &Documents{PDF: p, cfg: document.Config{PDF: p, MaxPages: c.Documents.MaxPages}}
+	d := &Documents{PDF: p, cfg: document.Config{PDF: p, MaxPages: c.Documents.MaxPages,
+		OCRMaxPages: c.Documents.OCR.MaxPages, MemoryBytes: c.Documents.ReadMemory}}
 	d.Readers = document.New(d.cfg)
 	return d, nil
 }

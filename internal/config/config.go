@@ -20,6 +20,7 @@ import (
 	"net/url"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -50,7 +51,11 @@ type Config struct {
 	RetryBase         time.Duration // RELAYOPS_RETRY_BASE, default 1s (> 0)
 	RetryMax          time.Duration // RELAYOPS_RETRY_MAX, default 5m (>= RetryBase)
 	TaskCheckInterval time.Duration // RELAYOPS_TASK_CHECK_INTERVAL, default auto (0: 2.5ms per queue served, at least 5ms; worker.DefaultTaskCheckInterval)
+	ReconcileInterval time.Duration // RELAYOPS_RECONCILE_INTERVAL, default 1m (>= 100ms): the reconciler's passes
+	ReconcileAfter    time.Duration // RELAYOPS_RECONCILE_AFTER, default auto (0: the worker's, max(10m, attempt timeout + grace + 1m, RetryMax + 1m)); >= 1s: age of an open job the reconciler checks
 	ReprocessRate     Rate          // RELAYOPS_REPROCESS_RATE, default 10/1m (per tenant)
+	CorrectionRate    Rate          // RELAYOPS_CORRECTION_RATE, default 120/1m (per tenant): reprocesses with corrections
+	AcceptDocuments   []string      // RELAYOPS_ACCEPT_DOCUMENTS, default invoice,creditNote,correctiveInvoice (BookedTypes)
 	DataKeys          []keyring.Key // RELAYOPS_DATA_KEYS (id:base64,…; the first seals) or RELAYOPS_DATA_KEY (one key, ID "default"), default none
 	Faults            string        // RELAYOPS_FAULTS, default none; parsed by the worker
 	LogLevel          slog.Level    // RELAYOPS_LOG_LEVEL, default info
@@ -216,8 +221,12 @@ var vars = []Var{
 	{"RELAYOPS_ATTEMPT_TIMEOUT", "5m", "time limit of one handler attempt (>= 1s)"},
 	{"RELAYOPS_RETRY_BASE", "1s", "first retry backoff (> 0)"},
 	{"RELAYOPS_RETRY_MAX", "5m", "largest retry backoff (>= RELAYOPS_RETRY_BASE)"},
+	{"RELAYOPS_RECONCILE_INTERVAL", "1m", "how often each worker's reconciler looks for open jobs whose Asynq task is gone (>= 100ms)"},
+	{"RELAYOPS_RECONCILE_AFTER", "auto", "age from which the reconciler checks an open job: auto (10m, or when longer the attempt timeout + 10s + 1m or RELAYOPS_RETRY_MAX + 1m) or >= 1s"},
 	{"RELAYOPS_TASK_CHECK_INTERVAL", "auto", "how often an idle worker polls for tasks (> 0); auto: 2.5ms per queue it serves, at least 5ms (5ms on one Redis, about 42ms on a cluster's 16 queues)"},
-	{"RELAYOPS_REPROCESS_RATE", "10/1m", "reprocess rate limit per tenant as count/duration"},
+	{"RELAYOPS_REPROCESS_RATE", "10/1m", "rate limit per tenant of reprocesses without corrections (bulk retries) as count/duration"},
+	{"RELAYOPS_CORRECTION_RATE", "120/1m", "rate limit per tenant of reprocesses with corrections (a person's work) as count/duration"},
+	{"RELAYOPS_ACCEPT_DOCUMENTS", "invoice,creditNote,correctiveInvoice", "document types booked, comma-separated (invoice, creditNote, correctiveInvoice); another type is rejected document_not_accepted; api and worker must match"},
 	{"RELAYOPS_DATA_KEY", "", "standard base64 of a 32-byte key; enables AES-256-GCM for stored document data and webhook secrets (a one-key ring, key ID \"default\"; not with RELAYOPS_DATA_KEYS)"},
 	{"RELAYOPS_DATA_KEYS", "", "data key ring as id:base64,id:base64 (32-byte keys): the first encrypts, every one decrypts; for key rotation (not with RELAYOPS_DATA_KEY)"},
 	{"RELAYOPS_FAULTS", "", "fault injection points for tests and chaos (point=action,...)"},
@@ -258,12 +267,15 @@ var vars = []Var{
 	{"RELAYOPS_OCR_LANGUAGES", "eng+deu+fra+nld+spa+ita", "tesseract languages joined by +; only the installed ones are used (fewer is faster)"},
 	{"RELAYOPS_OCR_PAGE_TIMEOUT", "60s", "time limit of OCR on one page (>= 1s); a page over it is unreadable_document"},
 	{"RELAYOPS_OCR_MIN_CONFIDENCE", "60", "tesseract word confidence (0..100) below which a word is marked uncertain in the evidence"},
+	{"RELAYOPS_OCR_MAX_PAGES", "10", "most pages of a scan that OCR reads (1..1000, capped at RELAYOPS_MAX_PAGES): a scan with more is too_many_pages before any page is read"},
+	{"RELAYOPS_READ_MEMORY", "1GiB", "memory the worker's read stage may hold at once, over all its jobs (256MiB..1TiB): decoded images, rendered pages, OCR processes; a document that needs more than all of it is too_large_to_read"},
 	{"RELAYOPS_PDF_INSTANCES", "2", "PDFium (WebAssembly) instances a process keeps for reading and rendering PDFs (1..64); each holds up to a few hundred MiB while busy"},
 	{"RELAYOPS_PAGE_RENDER_RATE", "120/1m", "page images (GET /v1/jobs/{jobId}/document/pages/{page}, the console) one tenant or operator may render per period in an API process, as count/duration; a cached page costs none"},
 	{"RELAYOPS_PAGE_RENDER_CONCURRENCY", "1", "page images one tenant or operator renders at once in an API process (1..64); further ones wait up to 10s, then 429"},
 	{"RELAYOPS_PAGE_COUNT_CONCURRENCY", "1", "page counts of one tenant's submitted PDFs run at once in an API process (1..64); further ones wait up to 10s, then 429"},
 	{"RELAYOPS_PAGE_RENDER_INSTANCES", "1", "page renderer processes an API process runs for page images (1..64), each with one PDFium instance, apart from the RELAYOPS_PDF_INSTANCES that count submitted PDFs' pages"},
 	{"RELAYOPS_PAGE_CACHE_BYTES", "64MiB", "rendered pages an API process keeps, per tenant, job, page and size, for 10 minutes, e.g. 256MiB (0: none; at most 16GiB)"},
+	{"RELAYOPS_TENANT_MAX_SUPPLIER_BYTES", "16MiB", "supplier profiles a tenant may have stored (learned from corrections and approvals), e.g. 64MiB; past it nothing more is learned; 0: no cap"},
 	{"RELAYOPS_TENANT_MAX_STORED_BYTES", "0", "input bytes a tenant may have stored over the input retention (open and ended jobs' inputs until they expire), e.g. 1GiB; 0: no cap"},
 	{AllowUnknownSettings, "false", "true (or 1) makes an unknown RELAYOPS_ variable a warning instead of an error, for a rollout of mixed versions"},
 }
@@ -336,8 +348,12 @@ func (l *loader) load() *Config {
 		AttemptTimeout:    l.duration("RELAYOPS_ATTEMPT_TIMEOUT", atLeast(time.Second), "a duration of at least 1s"),
 		RetryBase:         l.duration("RELAYOPS_RETRY_BASE", atLeast(1), "a positive duration"),
 		RetryMax:          l.duration("RELAYOPS_RETRY_MAX", atLeast(1), "a positive duration"),
+		ReconcileInterval: l.duration("RELAYOPS_RECONCILE_INTERVAL", atLeast(100*time.Millisecond), "a duration of at least 100ms"),
+		ReconcileAfter:    l.autoDuration("RELAYOPS_RECONCILE_AFTER", atLeast(time.Second), "auto or a duration of at least 1s"),
 		TaskCheckInterval: l.autoDuration("RELAYOPS_TASK_CHECK_INTERVAL", atLeast(1), "auto or a positive duration"),
 		ReprocessRate:     l.rate("RELAYOPS_REPROCESS_RATE"),
+		CorrectionRate:    l.rate("RELAYOPS_CORRECTION_RATE"),
+		AcceptDocuments:   l.documentTypes("RELAYOPS_ACCEPT_DOCUMENTS"),
 		DataKeys:          l.dataKeys("RELAYOPS_DATA_KEYS", "RELAYOPS_DATA_KEY"),
 		Faults:            l.raw("RELAYOPS_FAULTS"),
 		LogLevel:          l.logLevel("RELAYOPS_LOG_LEVEL"),
@@ -621,6 +637,31 @@ func (l *loader) rate(name string) Rate {
 		return Rate{}
 	}
 	return Rate{Count: n, Per: d}
+}
+
+// BookedTypes are the document types RELAYOPS_ACCEPT_DOCUMENTS may name:
+// extract.BookedTypes (a test holds the two equal; this package reads the
+// environment and imports no pipeline package).
+var BookedTypes = []string{"invoice", "creditNote", "correctiveInvoice"}
+
+// documentTypes reads a comma-separated list of BookedTypes.
+func (l *loader) documentTypes(name string) []string {
+	var out []string
+	for _, t := range strings.Split(l.raw(name), ",") {
+		t = strings.TrimSpace(t)
+		switch {
+		case t == "":
+		case !slices.Contains(BookedTypes, t):
+			l.fail(name, "must name document types among %s, comma-separated, got %q", strings.Join(BookedTypes, ", "), t)
+			return nil
+		case !slices.Contains(out, t):
+			out = append(out, t)
+		}
+	}
+	if len(out) == 0 {
+		l.fail(name, "must name at least one document type among %s", strings.Join(BookedTypes, ", "))
+	}
+	return out
 }
 
 var nameRE = regexp.MustCompile(`^[a-z][a-z0-9-]{1,32}$`)

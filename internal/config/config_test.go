@@ -42,7 +42,10 @@ func TestFromEnv_NothingSet_UsesDefaults(t *testing.T) {
 		AttemptTimeout:    5 * time.Minute,
 		RetryBase:         time.Second,
 		RetryMax:          5 * time.Minute,
+		ReconcileInterval: time.Minute,
 		ReprocessRate:     Rate{Count: 10, Per: time.Minute},
+		CorrectionRate:    Rate{Count: 120, Per: time.Minute},
+		AcceptDocuments:   []string{"invoice", "creditNote", "correctiveInvoice"},
 		LogLevel:          slog.LevelInfo,
 		Retention: Retention{
 			Input: 7 * day, Result: 30 * day, Outbox: 24 * time.Hour, Audit: 400 * day, Ledger: 400 * day,
@@ -51,9 +54,9 @@ func TestFromEnv_NothingSet_UsesDefaults(t *testing.T) {
 		LLM:       LLM{Timeout: time.Minute, MaxTokens: 2048, ImageMaxPixels: 2_500_000},
 		Webhook: Webhook{Timeout: 10 * time.Second, Window: day, RetryBase: 5 * time.Second, RetryMax: time.Hour,
 			DisableAfter: 100, RotationGrace: day, CacheTTL: 5 * time.Second, Concurrency: 10},
-		Tenants: Tenants{MaxInFlight: 100},
-		Documents: Documents{MaxFileBytes: 10 << 20, MaxPages: 50, PDFInstances: 2,
-			OCR: OCR{Command: "tesseract", Languages: "eng+deu+fra+nld+spa+ita", PageTimeout: time.Minute, MinConfidence: 60}},
+		Tenants: Tenants{MaxInFlight: 100, MaxSupplierBytes: 16 << 20},
+		Documents: Documents{MaxFileBytes: 10 << 20, MaxPages: 50, PDFInstances: 2, ReadMemory: 1 << 30,
+			OCR: OCR{Command: "tesseract", Languages: "eng+deu+fra+nld+spa+ita", PageTimeout: time.Minute, MinConfidence: 60, MaxPages: 10}},
 		Pages: Pages{RenderRate: Rate{Count: 120, Per: time.Minute}, RenderConcurrency: 1, CountConcurrency: 1,
 			RenderInstances: 1, CacheBytes: 64 << 20},
 	}, c)
@@ -106,6 +109,9 @@ func TestFromEnv_GoodValue_IsApplied(t *testing.T) {
 		{"RELAYOPS_RETRY_MAX", "1d", func(c *Config) any { return c.RetryMax }, day},
 		{"RELAYOPS_TASK_CHECK_INTERVAL", "1s", func(c *Config) any { return c.TaskCheckInterval }, time.Second},
 		{"RELAYOPS_TASK_CHECK_INTERVAL", "auto", func(c *Config) any { return c.TaskCheckInterval }, time.Duration(0)},
+		{"RELAYOPS_RECONCILE_INTERVAL", "1s", func(c *Config) any { return c.ReconcileInterval }, time.Second},
+		{"RELAYOPS_RECONCILE_AFTER", "5s", func(c *Config) any { return c.ReconcileAfter }, 5 * time.Second},
+		{"RELAYOPS_RECONCILE_AFTER", "auto", func(c *Config) any { return c.ReconcileAfter }, time.Duration(0)},
 		{"RELAYOPS_REPROCESS_RATE", "3/1h", func(c *Config) any { return c.ReprocessRate }, Rate{3, time.Hour}},
 		{"RELAYOPS_REPROCESS_RATE", "100/1d", func(c *Config) any { return c.ReprocessRate }, Rate{100, day}},
 		{"RELAYOPS_PAGE_RENDER_RATE", "30/10s", func(c *Config) any { return c.Pages.RenderRate }, Rate{30, 10 * time.Second}},
@@ -150,6 +156,8 @@ func TestFromEnv_BadValue_MessageNamesVariable(t *testing.T) {
 		{"RELAYOPS_HTTP_ADDR", "8080", `RELAYOPS_HTTP_ADDR: must be host:port or :port, got "8080"`},
 		{"RELAYOPS_METRICS_ADDR", "localhost:", `RELAYOPS_METRICS_ADDR: must be host:port or :port, got "localhost:"`},
 		{"RELAYOPS_RELAY_STALL_TIMEOUT", "500ms", `RELAYOPS_RELAY_STALL_TIMEOUT: must be a duration of at least 1s`},
+		{"RELAYOPS_RECONCILE_INTERVAL", "10ms", `RELAYOPS_RECONCILE_INTERVAL: must be a duration of at least 100ms`},
+		{"RELAYOPS_RECONCILE_AFTER", "0", `RELAYOPS_RECONCILE_AFTER: must be auto or a duration of at least 1s`},
 		{"RELAYOPS_METRICS_TOKEN", "short-token", "RELAYOPS_METRICS_TOKEN: token must be at least 16 characters, got 11 (value not shown)"},
 		{"RELAYOPS_METRICS_TOKEN", "scrape token 0123456789", "RELAYOPS_METRICS_TOKEN: token must be printable ASCII without spaces (value not shown)"},
 		{"RELAYOPS_TENANT_TOKENS", "acme", "RELAYOPS_TENANT_TOKENS: entry 1 must be name:token (value not shown)"},
@@ -467,7 +475,7 @@ func TestFromEnv_TenantSettings_Parsed(t *testing.T) {
 	require.Equal(t, Tenants{
 		MaxInFlight: 0, Limits: map[string]int{"acme": 50, "globex": 5, "initech": 0},
 		SubmitRate: Rate{1000, time.Second}, MaxBacklog: 50000, MaxBacklogBytes: 256 << 20,
-		MaxStoredBytes: 2 << 30,
+		MaxStoredBytes: 2 << 30, MaxSupplierBytes: 16 << 20,
 	}, c.Tenants)
 }
 
@@ -478,4 +486,25 @@ func TestFromEnv_AsynqServers_AtMostTheConcurrency(t *testing.T) {
 	require.Zero(t, c.AsynqServers)
 	_, err = FromEnv(env(map[string]string{"RELAYOPS_CONCURRENCY": "3", "RELAYOPS_ASYNQ_SERVERS": "4"}))
 	require.ErrorContains(t, err, `RELAYOPS_ASYNQ_SERVERS: must be at most RELAYOPS_CONCURRENCY (3): each server needs a slot, got "4"`)
+}
+
+func TestFromEnv_AcceptDocuments_NamesTheBookedTypesOnly(t *testing.T) {
+	t.Parallel()
+	c, err := FromEnv(func(k string) string {
+		if k == "RELAYOPS_ACCEPT_DOCUMENTS" {
+			return " invoice , invoice"
+		}
+		return ""
+	})
+	require.NoError(t, err)
+	require.Equal(t, []string{"invoice"}, c.AcceptDocuments)
+	for _, bad := range []string{"invoice,credit_note", ",", "receipt"} {
+		_, err := FromEnv(func(k string) string {
+			if k == "RELAYOPS_ACCEPT_DOCUMENTS" {
+				return bad
+			}
+			return ""
+		})
+		require.ErrorContains(t, err, "RELAYOPS_ACCEPT_DOCUMENTS", bad)
+	}
 }

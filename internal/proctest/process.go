@@ -99,6 +99,7 @@ type Process struct {
 // process in t.Cleanup and, when t failed, prints the tail of its output.
 func Start(t testing.TB, o Options) *Process {
 	t.Helper()
+	SkipShort(t)
 	o.withDefaults()
 	for attempt := 1; ; attempt++ {
 		p := launch(t, o)

@@ -15,6 +15,10 @@
 //	func TestMain(m *testing.M) { os.Exit(proctest.Main(m)) }
 //
 // Redis comes from internal/redistest (redistest.Start).
+//
+// Process tests are skipped with -short (Binary and Start skip the test):
+// `make test`, a developer's quick run, passes -short; `make test-all`,
+// which CI runs, runs them.
 package proctest
 
 import (
@@ -55,11 +59,20 @@ func Main(m *testing.M) int {
 	return code
 }
 
+// SkipShort skips t with -short: a process test is for make test-all.
+func SkipShort(t testing.TB) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("process test: skipped with -short (make test); make test-all runs it")
+	}
+}
+
 // Binary returns the path of the main package pkg (relative to the module,
 // e.g. "cmd/worker"), built once per test binary; the first caller builds
 // it, later ones wait for that build.
 func Binary(t testing.TB, pkg string) string {
 	t.Helper()
+	SkipShort(t)
 	b, err := buildFor(pkg)
 	if err != nil {
 		t.Fatalf("proctest: %v", err)

@@ -91,3 +91,32 @@ func groupMembers(pgid int) []int {
 	}
 	return pids
 }
+
+// Memory reports the process's resident memory from /proc/<pid>/status:
+// its peak since it started (VmHWM, the high-water mark) and now (VmRSS),
+// in bytes. Child processes (OCR) are not counted.
+func (p *Process) Memory() (peak, now int64, err error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.Pid()))
+	if err != nil {
+		return 0, 0, fmt.Errorf("proctest: memory of %s: %w", p.Name, err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		name, value, ok := strings.Cut(line, ":")
+		if !ok || (name != "VmHWM" && name != "VmRSS") {
+			continue
+		}
+		kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(value), " kB"), 10, 64)
+		if err != nil {
+			return 0, 0, fmt.Errorf("proctest: memory of %s: %s: %w", p.Name, line, err)
+		}
+		if name == "VmHWM" {
+			peak = kb << 10
+		} else {
+			now = kb << 10
+		}
+	}
+	if peak == 0 {
+		return 0, 0, fmt.Errorf("proctest: memory of %s: no VmHWM in /proc/%d/status", p.Name, p.Pid())
+	}
+	return peak, now, nil
+}

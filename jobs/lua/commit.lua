@@ -10,6 +10,10 @@
 --            done by the caller so the script need not convert hex)
 --   ARGV[NARGS+6] "1": trim the tenant's succeeded index (one commit in several
 --            into it per process does; see Store.trimSucceeded), "0": only add to it
+--   ARGV[NARGS+7] the result's duplicate fingerprint (hashes only), "" for none:
+--            carried by the extraction.committed row to the review consumer
+--   ARGV[NARGS+8] the result's document type, "" for none: carried by the row to
+--            the webhook
 -- Returns:
 --   {"committed", eventId}
 --   {"deduped", eventId}   this commit was already applied (same fence, same payload)
@@ -17,6 +21,7 @@
 --   {"stale"}              the fence is not current, or the job ended otherwise
 local fence, wantph, result, eventid, raw = ARGV[NARGS + 1], ARGV[NARGS + 2], ARGV[NARGS + 3], ARGV[NARGS + 4], ARGV[NARGS + 5]
 local trim = ARGV[NARGS + 6] == '1'
+local fp, doctype = ARGV[NARGS + 7] or '', ARGV[NARGS + 8] or ''
 local f = redis.call('HMGET', J.job, F.state, F.fence, F.payload_hash, F.event_id, F.created_at, F.checkpointed)
 local st, fen, ph, ev, ca, ck = f[1], f[2], f[3], f[4], f[5], f[6]
 if not st then
@@ -34,7 +39,10 @@ if st == STATE.succeeded then return { 'deduped', ev } end
 if st ~= STATE.running then return { 'stale' } end
 
 redis.call('SET', J.result, result, 'PX', RESULT_TTL)
-redis.call('XADD', KEYS[KEY.outbox], '*', EV.type, 'extraction.committed', EV.key, J.key, EV.event_id, eventid, EV.at, NOW)
+local row = { EV.type, 'extraction.committed', EV.key, J.key, EV.event_id, eventid, EV.at, NOW }
+if fp ~= '' then row[#row + 1], row[#row + 2] = EV.fingerprint, fp end
+if doctype ~= '' then row[#row + 1], row[#row + 2] = EV.document_type, doctype end
+redis.call('XADD', KEYS[KEY.outbox], '*', unpack(row))
 -- Fence 1 is the job's only claim ever: this attempt is the only one that
 -- could have checkpointed, through the checkpoint.lua that marks the record
 -- (F.checkpointed), so an unmarked record has no checkpoint hash to delete.

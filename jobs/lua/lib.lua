@@ -46,8 +46,28 @@ local function index_add(key, score, member, no_trim)
   end
 end
 
+-- audit_xadd appends an audit entry (fields: field, value pairs) to
+-- stream key whose ID carries its time, now: the audit list merges the
+-- shards' streams by ID and reads each entry's time from it, so it is
+-- newest first by the time it shows. When the stream holds a later ID
+-- already (another process's clock ahead, or a request whose now came
+-- first ran second) the entry takes that ID's time; on a Redis before 7.0
+-- (no "<ms>-*" IDs) Redis picks the ID. decide.lua, which has no prelude,
+-- carries a copy.
+local function audit_xadd(key, now, retention, fields)
+  local minid = tostring(now - retention)
+  local id = redis.pcall('XADD', key, 'MINID', '~', minid, tostring(now) .. '-*', unpack(fields))
+  if type(id) ~= 'table' or not id.err then return end
+  local top = redis.call('XREVRANGE', key, '+', '-', 'COUNT', 1)[1]
+  if top then
+    id = redis.pcall('XADD', key, 'MINID', '~', minid, string.match(top[1], '^%d+') .. '-*', unpack(fields))
+    if type(id) ~= 'table' or not id.err then return end
+  end
+  redis.call('XADD', key, 'MINID', '~', minid, '*', unpack(fields))
+end
+
 local function audit_add(...)
-  redis.call('XADD', KEYS[KEY.audit], 'MINID', '~', tostring(NOW - AUDIT_RETENTION), '*', ...)
+  audit_xadd(KEYS[KEY.audit], NOW, AUDIT_RETENTION, { ... })
 end
 
 -- set_state changes job J's state from o.from (nil: the job is created) to

@@ -34,6 +34,8 @@
 --   F.checkpointed               'ck'   1 once a stage output was checkpointed (absent: the job never had a checkpoint)
 --   F.corrections                'cx'   a reprocess with corrections: the operator's field overrides (sealed JSON, like the input), put over the extraction
 --   F.review_corrections         'rcx'  a decision that corrected fields: the overrides (sealed JSON); the committed result stays as it was
+--   F.duplicate                  'dup'  a possible duplicate: "strength|first job key|matched fields" (strong or weak; number,total,date), set by the review consumer; absent for most jobs
+--   F.credits                    'crd'  a credit note or corrective invoice: the job key of the invoice it refers to, when relayops knows it
 --
 -- EV: the outbox stream's entry fields
 --   EV.type                      't'    the event type: job.submitted, extraction.committed, job.dead_lettered, job.cancelled or review.decided
@@ -45,6 +47,8 @@
 --   EV.error_reason              'er'   job.dead_lettered: a rejected document's reason code, if any
 --   EV.decision                  'd'    review.decided: approved or rejected
 --   EV.corrected_fields          'cf'   review.decided: the names of the fields the decision corrected, comma-separated (names only, never values)
+--   EV.fingerprint               'fp'   extraction.committed of an invoice or credit note: its duplicate fingerprint (salted hashes only, package supplier)
+--   EV.document_type             'dt'   extraction.committed of a booked document: invoice, creditNote or correctiveInvoice (for the webhook)
 --
 -- AU: the audit stream's entry fields
 --   AU.action                    'a'    submitted, reprocessed or review_decided
@@ -60,6 +64,7 @@
 --   AU.note                      'n'    review_decided: the operator's note
 --   AU.changes                   'cf'   reprocessed, review_decided with corrections: each corrected field's name, value read and value given (sealed JSON: document data, shown to operators only)
 --   AU.overruled                 'ov'   reprocessed with corrections: the reason code the operator overruled (not_an_invoice), if any
+--   AU.not_duplicate_of          'nd'   review_decided: the approval of a possible duplicate names the first job it is not a duplicate of
 --
 -- STATE.<state>: the state's name (queued, running, retrying, succeeded, dead_lettered, cancelled)
 --

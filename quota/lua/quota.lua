@@ -28,7 +28,7 @@
 -- KEYS[7] the stored input bytes in total (string)
 -- KEYS[8] the stored inputs whose expiry is still the bound (sorted set:
 --         job key -> when last looked at, ms): what heal looks at
--- ARGV[1] now ms   ARGV[2] op: "take", "give", "release" or "heal"
+-- ARGV[1] now ms   ARGV[2] op: "take", "give", "release", "heal" or "adopt"
 -- take:    ARGV[3] job key  ARGV[4] bytes  ARGV[5] rate interval ms (0: no
 --          rate)  ARGV[6] burst  ARGV[7] max jobs (0: none)  ARGV[8] max
 --          bytes (0: none)  ARGV[9] max stored bytes (0: none, and stored
@@ -46,6 +46,12 @@
 -- heal:    ARGV[3..] triples (job key, verdict, ms): "at" the input expires
 --          at ms; "open" its job is still open (looked at now); "gone" no
 --          input is stored under it
+-- adopt:   ARGV[3..] quadruples (job key, bytes, expiry ms, bound): count a
+--          stored input the recount found (quota.go walks the tenant's
+--          job indexes: inputs stored before the cap was on, or by a
+--          process without it), unless it is counted already or expired;
+--          bound "1": the expiry is a bound (its job is open), heal looks
+--          at it later
 -- Returns:
 --   take:    {"taken", stored} reserved now; stored is 1 when a stored
 --                      input was counted
@@ -59,6 +65,7 @@
 --   give:    {"given"} or {"none"} (nothing was reserved)
 --   release: {"released", n}
 --   heal:    {"healed", n} entries changed
+--   adopt:   {"adopted", n, bytes} inputs newly counted, and their bytes
 local now, op = tonumber(ARGV[1]), ARGV[2]
 
 -- Dropped per call at most: a take adds one entry, so expiry keeps up.
@@ -132,6 +139,22 @@ if op == 'heal' then
     end
   end
   return { 'healed', n }
+end
+
+if op == 'adopt' then
+  expire_stored()
+  local n, added = 0, 0
+  for i = 3, #ARGV, 4 do
+    local key, bytes, at = ARGV[i], tonumber(ARGV[i + 1]), tonumber(ARGV[i + 2])
+    if at > now and not redis.call('ZSCORE', KEYS[5], key) then
+      redis.call('ZADD', KEYS[5], at, key)
+      redis.call('HSET', KEYS[6], key, bytes)
+      redis.call('INCRBY', KEYS[7], bytes)
+      if ARGV[i + 3] == '1' then redis.call('ZADD', KEYS[8], now, key) end
+      n, added = n + 1, added + bytes
+    end
+  end
+  return { 'adopted', n, added }
 end
 
 local key = ARGV[3]

@@ -39,6 +39,15 @@ type hybridEntry struct {
 	// Note then says what differs.
 	Visible *truth `json:"visible,omitempty"`
 	Note    string `json:"note,omitempty"`
+	// Supplier is the truth's supplier key (see truth.Supplier).
+	Supplier string `json:"supplier,omitempty"`
+	// Fields, when set, replaces the fields the XML vouches for with those
+	// the visible page states as the XML does (a page that prints no due
+	// date, or another total than its XML).
+	Fields []string `json:"fields,omitempty"`
+	// Expect and DuplicateOf as in truth.
+	Expect      string `json:"expect,omitempty"`
+	DuplicateOf string `json:"duplicateOf,omitempty"`
 	// Origin names sample data a project took from a standard's own
 	// examples ("FeRD/FNFE sample data"): counted in a row of its own, so
 	// that the figures can be read with and without it.
@@ -69,7 +78,7 @@ func readWithReader(path string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	doc, err := readers.Read(context.Background(), "application/pdf", data)
+	doc, err := readers.Read(context.Background(), "application/pdf", data, nil)
 	if err != nil {
 		return "", fmt.Errorf("read %s: %w", path, err)
 	}
@@ -132,12 +141,24 @@ func loadHybrid(root string) ([]document, error) {
 			return nil, fmt.Errorf("%s: %w", rel, err)
 		}
 		t.Language, t.Country, t.Note = e.Language, e.Country, e.Note
+		t.Supplier, t.Expect, t.DuplicateOf = e.Supplier, e.Expect, e.DuplicateOf
 		if e.DocumentType != "" {
 			t.DocumentType = e.DocumentType
+		}
+		if !booked(t.DocumentType) {
+			t.Fields = nil
+		}
+		if e.Fields != nil {
+			t.Fields = e.Fields
 		}
 		if v := e.Visible; v != nil {
 			t.InvoiceNumber, t.IssueDate, t.Total = pick(v.InvoiceNumber, t.InvoiceNumber), pick(v.IssueDate, t.IssueDate), pick(v.Total, t.Total)
 			t.Vendor, t.Currency = pick(v.Vendor, t.Vendor), pick(v.Currency, t.Currency)
+			t.Subtotal, t.Tax, t.DueDate = pick(v.Subtotal, t.Subtotal), pick(v.Tax, t.Tax), pick(v.DueDate, t.DueDate)
+			t.VendorAliases = append(t.VendorAliases, v.VendorAliases...)
+		}
+		if err := t.check(); err != nil {
+			return nil, fmt.Errorf("%s: %w", rel, err)
 		}
 		source := e.Source + " (hybrid)"
 		if e.Origin != "" {

@@ -25,23 +25,116 @@ type outcome struct {
 	took       time.Duration
 }
 
-func (o outcome) isInvoice() bool { return o.doc.truth.DocumentType == extract.DocInvoice }
+// isInvoice: a document accounts payable books (an invoice, a credit note,
+// a corrective invoice); every other kind must be rejected.
+func (o outcome) isInvoice() bool { return booked(o.doc.truth.DocumentType) }
 func (o outcome) succeeded() bool { return o.invoice != nil }
 
-// correct: an invoice that succeeded with the document's number and total.
+// expectsRejection: a person verified that the document's own figures do
+// not add up or that it names no issuer; rejecting it is right.
+func (o outcome) expectsRejection() bool { return o.doc.truth.Expect == expectRejection }
+
+// correct: a booked document that succeeded with the document's number and
+// total and no field that differs from one the truth vouches for.
 func (o outcome) correct() bool {
 	return o.isInvoice() && o.succeeded() && o.invoice.InvoiceNumber == o.doc.truth.InvoiceNumber &&
-		extract.SameDecimal(o.invoice.Total, o.doc.truth.Total)
+		extract.SameDecimal(o.invoice.Total, o.doc.truth.Total) && len(o.wrongFields()) == 0
 }
 
-// falseSuccess: succeeded, yet not the document's number and total, or not
-// an invoice at all. An accounts-payable team would pay it.
+// falseSuccess: succeeded, yet a committed field is not the document's, or
+// it is no invoice at all. An accounts-payable team would book it.
 func (o outcome) falseSuccess() bool { return o.succeeded() && !o.correct() }
 
-// otherVendor: a correct invoice whose vendor is not the truth's (a truth
-// without a vendor, as a page that prints none, compares with nothing).
-func (o outcome) otherVendor() bool {
-	return o.correct() && o.doc.truth.Vendor != "" && !sameVendor(o.invoice.Vendor, o.doc.truth.Vendor)
+// fieldDocumentType names a committed document type that is not the
+// truth's (a credit note booked as an invoice, a receipt committed) in the
+// lists of wrong fields.
+const fieldDocumentType = "documentType"
+
+// wrong is one committed field that differs from the truth.
+type wrong struct {
+	field, committed, want string
+}
+
+// wrongFields lists the committed fields of a success that differ from the
+// truth: every field it vouches for that was committed (a field vouched
+// empty, which the document does not state, is wrong whenever committed),
+// the number and total always, and the document type.
+func (o outcome) wrongFields() []wrong {
+	if !o.succeeded() {
+		return nil
+	}
+	t, inv := o.doc.truth, o.invoice
+	var ws []wrong
+	if got := committedType(inv.DocumentType); got != t.DocumentType {
+		ws = append(ws, wrong{fieldDocumentType, got, t.DocumentType})
+	}
+	if !booked(t.DocumentType) {
+		return ws
+	}
+	for _, f := range vouchable {
+		got := committed(inv, f)
+		required := f == "invoiceNumber" || f == "total"
+		if !required && (!t.vouches(f) || got == "") {
+			continue
+		}
+		if !sameField(f, got, t) {
+			ws = append(ws, wrong{f, got, t.value(f)})
+		}
+	}
+	return ws
+}
+
+// committedType is the committed document type in the truth's names (the
+// pipeline named a credit note "credit_note" before "creditNote").
+func committedType(v string) string {
+	switch v {
+	case "", extract.DocInvoice:
+		return docInvoice
+	case "credit_note":
+		return docCreditNote
+	}
+	return v
+}
+
+// committed returns the invoice's value of a vouchable field.
+func committed(inv *extract.Invoice, field string) string {
+	switch field {
+	case "invoiceNumber":
+		return inv.InvoiceNumber
+	case "issueDate":
+		return inv.IssueDate
+	case "currency":
+		return inv.Currency
+	case "vendor":
+		return inv.Vendor
+	case "total":
+		return inv.Total
+	case "subtotal":
+		return inv.Subtotal
+	case "tax":
+		return inv.Tax
+	case "dueDate":
+		return inv.DueDate
+	}
+	return ""
+}
+
+// sameField compares a committed value with the truth's: amounts as
+// decimals, a vendor by name (or one of its aliases), the rest exactly.
+func sameField(field, got string, t truth) bool {
+	want := t.value(field)
+	switch field {
+	case "total", "subtotal", "tax":
+		return extract.SameDecimal(got, want)
+	case "vendor":
+		for _, name := range append([]string{want}, t.VendorAliases...) {
+			if sameVendor(got, name) {
+				return true
+			}
+		}
+		return false
+	}
+	return got == want
 }
 
 func evaluate(ctx context.Context, d document) outcome {

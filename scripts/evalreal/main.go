@@ -4,10 +4,17 @@
 // that testdata/real/einvoice.json lists, whose truth is the CII XML they
 // embed (read with pdfdetach at run time). Each PDF's text comes from
 // readText (the project's read stage; -text pdftotext for poppler's); it goes through Classify → Extract → Validate as the worker
-// runs them, and the command prints, per source and per language:
-// documents, succeeded, correct (number and total), FALSE SUCCESSES
-// (succeeded with a wrong number or total, or a non-invoice accepted),
-// non-invoices rejected, the reasons, and milliseconds per document.
+// runs them, and the command prints, per source, per language and per
+// document type (invoices, credit notes, corrective invoices, the documents
+// whose truth expects a rejection, duplicate copies, non-invoices):
+// documents, succeeded, correct, FALSE SUCCESSES, expected rejections
+// rejected, non-invoices rejected, the reasons, and milliseconds per
+// document; then, per field, how the committed values compare with the
+// truth. A false success is a success with any committed field (number,
+// total, subtotal, tax, currency, issue date, vendor, due date) that
+// differs from a field the truth vouches for, or with another document
+// type than the truth's (a credit note booked as an invoice, a receipt
+// committed).
 //
 // It exits 1 when a false success occurs, 2 on bad usage or a broken
 // corpus, and skips loudly (exit 0) when pdfdetach is not installed.
@@ -71,8 +78,8 @@ func main() {
 	case err != nil:
 		fmt.Fprintln(os.Stderr, "evalreal:", err)
 		os.Exit(2)
-	case falseSuccesses > 0:
-		fmt.Fprintf(os.Stderr, "evalreal: %d false successes\n", falseSuccesses)
+	case len(falseSuccesses) > 0:
+		fmt.Fprintf(os.Stderr, "evalreal: %d false successes (committed fields that differ from the truth)\n", len(falseSuccesses))
 		os.Exit(1)
 	}
 }
@@ -85,25 +92,25 @@ type options struct {
 
 // run evaluates every document under opt.root (those whose path contains
 // opt.only) and writes the report to w, progress to progress. It returns
-// the number of false successes.
-func run(ctx context.Context, opt options, w, progress io.Writer) (int, error) {
+// every false success, field by field.
+func run(ctx context.Context, opt options, w, progress io.Writer) ([]falseSuccess, error) {
 	docs, err := loadCorpus(opt.root)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	if opt.only != "" {
 		docs = slices.DeleteFunc(docs, func(d document) bool { return !strings.Contains(d.file, opt.only) })
 	}
 	switch {
 	case len(docs) == 0 && opt.only != "":
-		return 0, fmt.Errorf("no document's path contains %q", opt.only)
+		return nil, fmt.Errorf("no document's path contains %q", opt.only)
 	case len(docs) == 0:
-		return 0, errors.New("no documents under testdata/real")
+		return nil, errors.New("no documents under testdata/real")
 	}
 	outs := make([]outcome, 0, len(docs))
 	for i, d := range docs {
 		if ctx.Err() != nil {
-			return 0, ctx.Err()
+			return nil, ctx.Err()
 		}
 		o := evaluate(ctx, d)
 		if opt.show {

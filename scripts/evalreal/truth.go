@@ -9,29 +9,154 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
+
+	"github.com/relayops/relayops/extract"
 )
 
 // truth is what a document says, checked by a person or read from the XML
-// a hybrid PDF embeds. DocumentType is one of extract's Doc* values.
+// a hybrid PDF embeds. Amounts are as the document prints them: a credit
+// note's positive amounts stay positive, a corrective invoice's printed
+// "-8.79" stays "-8.79".
 type truth struct {
+	// DocumentType is docInvoice, docCreditNote, docCorrectiveInvoice (the
+	// booked kinds) or a kind that is no invoice ("receipt", "statement",
+	// "quote", "purchase_order", "other", …: extract's Doc* values).
 	DocumentType  string `json:"documentType"`
 	InvoiceNumber string `json:"invoiceNumber,omitempty"`
 	IssueDate     string `json:"issueDate,omitempty"`
+	DueDate       string `json:"dueDate,omitempty"` // BT-9, when printed
 	Currency      string `json:"currency,omitempty"`
 	Vendor        string `json:"vendor,omitempty"`
-	Total         string `json:"total,omitempty"`
+	// VendorAliases are other names the page prints for the same issuer
+	// (a trading name, the legal form written out); a vendor matching one
+	// of them is right too.
+	VendorAliases []string `json:"vendorAliases,omitempty"`
+	// Supplier is a stable key naming the issuer and its layout
+	// ("hetzner-de"): the documents of one supplier share it, and the inbox
+	// replay groups and orders by it.
+	Supplier    string `json:"supplier,omitempty"`
+	SellerVATID string `json:"sellerVatId,omitempty"` // BT-31 as printed
+	IBAN        string `json:"iban,omitempty"`        // BT-84 as printed
+	// Subtotal is the net sum of the lines before document-level charges
+	// and allowances and before tax (BT-106).
+	Subtotal string `json:"subtotal,omitempty"`
+	// Tax is the total tax (BT-110): "0.00" when the document states none
+	// or says it is exempt.
+	Tax   string `json:"tax,omitempty"`
+	Total string `json:"total,omitempty"` // BT-112
 	// AmountDue is BT-115 when it differs from the total (a prepaid part).
 	AmountDue string `json:"amountDue,omitempty"`
-	Language  string `json:"language"`
-	Country   string `json:"country,omitempty"`
-	Kind      string `json:"kind,omitempty"` // "saas", "utility", "goods", "services", …
-	Lines     []struct {
+	// PrecedingInvoice is the invoice a credit note or corrective invoice
+	// names as the one it corrects (BT-25).
+	PrecedingInvoice string `json:"precedingInvoice,omitempty"`
+	// DuplicateOf is the file name (in the same folder) of the first copy
+	// of the same invoice, for a deliberate duplicate.
+	DuplicateOf string `json:"duplicateOf,omitempty"`
+	// Fields lists the fields this truth vouches for (vouchable): a person
+	// checked each against the page. A field listed with an empty value
+	// means the document states none, so committing one is wrong.
+	Fields []string `json:"fields,omitempty"`
+	// Expect is "rejection" where a person verified that the document's own
+	// figures do not add up or that it names no issuer (Note says which):
+	// its rejection is correct.
+	Expect   string `json:"expect,omitempty"`
+	Language string `json:"language"`
+	Country  string `json:"country,omitempty"`
+	Kind     string `json:"kind,omitempty"` // "saas", "utility", "goods", "services", …
+	Lines    []struct {
 		Description string `json:"description"`
 		Amount      string `json:"amount"`
 	} `json:"lines,omitempty"`
 	Note string `json:"note,omitempty"`
 }
+
+// The booked document types of the truth (a credit note and a corrective
+// invoice are booked as an invoice is; every other kind is rejected).
+const (
+	docInvoice           = "invoice"
+	docCreditNote        = "creditNote"
+	docCorrectiveInvoice = "correctiveInvoice"
+)
+
+// expectRejection is the Expect value of a document a correct reader rejects.
+const expectRejection = "rejection"
+
+// booked reports whether a document of this type is booked (committed) by
+// accounts payable rather than rejected as no invoice.
+func booked(documentType string) bool {
+	switch documentType {
+	case docInvoice, docCreditNote, docCorrectiveInvoice:
+		return true
+	}
+	return false
+}
+
+// vouchable are the fields a truth can vouch for, in report order.
+var vouchable = []string{"invoiceNumber", "issueDate", "currency", "vendor", "total", "subtotal", "tax", "dueDate"}
+
+// value returns the truth's value of a vouchable field.
+func (t truth) value(field string) string {
+	switch field {
+	case "invoiceNumber":
+		return t.InvoiceNumber
+	case "issueDate":
+		return t.IssueDate
+	case "currency":
+		return t.Currency
+	case "vendor":
+		return t.Vendor
+	case "total":
+		return t.Total
+	case "subtotal":
+		return t.Subtotal
+	case "tax":
+		return t.Tax
+	case "dueDate":
+		return t.DueDate
+	}
+	return ""
+}
+
+// vouches reports whether the truth vouches for field.
+func (t truth) vouches(field string) bool { return slices.Contains(t.Fields, field) }
+
+// check returns what is wrong with a truth file: an unknown document type
+// or field name, a booked document that vouches for no number or total, a
+// vouched amount that is no decimal.
+func (t truth) check() error {
+	var errs []error
+	if !booked(t.DocumentType) && !slices.Contains(nonInvoiceTypes, t.DocumentType) {
+		errs = append(errs, fmt.Errorf("documentType %q is none of %v or %v", t.DocumentType,
+			[]string{docInvoice, docCreditNote, docCorrectiveInvoice}, nonInvoiceTypes))
+	}
+	for _, f := range t.Fields {
+		if !slices.Contains(vouchable, f) {
+			errs = append(errs, fmt.Errorf("fields: %q is none of %v", f, vouchable))
+		}
+	}
+	if booked(t.DocumentType) && t.Expect == "" {
+		for _, f := range []string{"invoiceNumber", "total"} {
+			if !t.vouches(f) || t.value(f) == "" {
+				errs = append(errs, fmt.Errorf("a booked document must vouch for its %s", f))
+			}
+		}
+	}
+	for _, f := range []string{"total", "subtotal", "tax"} {
+		if v := t.value(f); v != "" && !extract.SameDecimal(v, v) {
+			errs = append(errs, fmt.Errorf("%s %q is no decimal", f, v))
+		}
+	}
+	if t.Expect != "" && t.Expect != expectRejection {
+		errs = append(errs, fmt.Errorf("expect %q: only %q is known", t.Expect, expectRejection))
+	}
+	return errors.Join(errs...)
+}
+
+// nonInvoiceTypes are the document types that are no invoice (extract's
+// Doc* values that are rejected as not_an_invoice).
+var nonInvoiceTypes = []string{extract.DocReceipt, extract.DocPurchaseOrder, extract.DocQuote, extract.DocStatement, extract.DocOther}
 
 func readTruthFile(path string) (truth, error) {
 	var t truth
@@ -42,6 +167,9 @@ func readTruthFile(path string) (truth, error) {
 	dec := json.NewDecoder(strings.NewReader(string(b)))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&t); err != nil {
+		return t, fmt.Errorf("%s: %w", path, err)
+	}
+	if err := t.check(); err != nil {
 		return t, fmt.Errorf("%s: %w", path, err)
 	}
 	return t, nil
@@ -85,11 +213,13 @@ func embeddedTruth(pdf string) (truth, error) {
 }
 
 // ciiTruth walks a CII document (ZUGFeRD 1 CrossIndustryDocument or
-// ZUGFeRD 2 / Factur-X CrossIndustryInvoice) by local element names.
+// ZUGFeRD 2 / Factur-X CrossIndustryInvoice) by local element names. The
+// truth vouches for every field the XML states.
 func ciiTruth(r io.Reader) (truth, error) {
 	dec := xml.NewDecoder(r)
 	dec.CharsetReader = func(_ string, in io.Reader) (io.Reader, error) { return in, nil }
 	var path []string
+	var attrs []xml.StartElement
 	var t truth
 	var typeCode string
 	root := ""
@@ -107,30 +237,16 @@ func ciiTruth(r io.Reader) (truth, error) {
 				root = tok.Name.Local
 			}
 			path = append(path, tok.Name.Local)
+			attrs = append(attrs, tok)
 		case xml.EndElement:
-			path = path[:len(path)-1]
+			path, attrs = path[:len(path)-1], attrs[:len(attrs)-1]
 		case xml.CharData:
 			v := strings.TrimSpace(string(tok))
 			if v == "" || len(path) < 2 {
 				continue
 			}
-			p := strings.Join(path, "/")
-			parent, leaf := path[len(path)-2], path[len(path)-1]
-			switch {
-			case (parent == "ExchangedDocument" || parent == "HeaderExchangedDocument") && leaf == "ID" && t.InvoiceNumber == "":
-				t.InvoiceNumber = v // BT-1 invoice number
-			case (parent == "ExchangedDocument" || parent == "HeaderExchangedDocument") && leaf == "TypeCode":
-				typeCode = v // BT-3 invoice type code
-			case strings.HasSuffix(p, "ExchangedDocument/IssueDateTime/DateTimeString") && t.IssueDate == "":
-				t.IssueDate = isoDate(v) // BT-2 issue date
-			case parent == "SellerTradeParty" && leaf == "Name" && t.Vendor == "":
-				t.Vendor = v // BT-27 seller name
-			case leaf == "InvoiceCurrencyCode" && t.Currency == "":
-				t.Currency = v // BT-5 invoice currency
-			case strings.HasSuffix(parent, "MonetarySummation") && leaf == "GrandTotalAmount" && !strings.Contains(p, "LineItem") && t.Total == "":
-				t.Total = v // BT-112 total with VAT
-			case strings.HasSuffix(parent, "MonetarySummation") && leaf == "DuePayableAmount" && !strings.Contains(p, "LineItem") && t.AmountDue == "":
-				t.AmountDue = v // BT-115 amount due
+			if code := ciiField(&t, path, attrs[len(attrs)-1], v); code != "" {
+				typeCode = code
 			}
 		}
 	}
@@ -138,23 +254,98 @@ func ciiTruth(r io.Reader) (truth, error) {
 		return t, errNoXML
 	}
 	t.DocumentType = documentTypeOf(typeCode)
-	if typeCode == "384" && strings.HasPrefix(t.Total, "-") {
-		// a corrected invoice that credits money is scored as a credit
-		// note: the pipeline rejects it, as it rejects credit notes
-		t.DocumentType = "credit_note"
+	for _, f := range vouchable {
+		if t.value(f) != "" {
+			t.Fields = append(t.Fields, f)
+		}
 	}
 	return t, nil
 }
 
-// documentTypeOf maps UNTDID 1001 codes (BT-3) to the pipeline's types.
+// ciiField sets the truth's field an element's text v states (its path of
+// local names, the element itself for its attributes); it returns the
+// type code (BT-3) when the element is one.
+func ciiField(t *truth, path []string, el xml.StartElement, v string) (typeCode string) {
+	p := strings.Join(path, "/")
+	parent, leaf := path[len(path)-2], path[len(path)-1]
+	header := !strings.Contains(p, "LineItem")
+	set := func(field *string, value string) {
+		if *field == "" {
+			*field = value
+		}
+	}
+	switch {
+	case (parent == "ExchangedDocument" || parent == "HeaderExchangedDocument") && leaf == "ID":
+		set(&t.InvoiceNumber, v) // BT-1 invoice number
+	case (parent == "ExchangedDocument" || parent == "HeaderExchangedDocument") && leaf == "TypeCode":
+		return v // BT-3 invoice type code
+	case strings.HasSuffix(p, "ExchangedDocument/IssueDateTime/DateTimeString"):
+		set(&t.IssueDate, isoDate(v)) // BT-2 issue date
+	case strings.HasSuffix(p, "PaymentTerms/DueDateDateTime/DateTimeString") && header:
+		set(&t.DueDate, isoDate(v)) // BT-9 payment due date
+	case parent == "SellerTradeParty" && leaf == "Name":
+		set(&t.Vendor, v) // BT-27 seller name
+	case strings.HasSuffix(p, "SellerTradeParty/SpecifiedLegalOrganization/TradingBusinessName"):
+		t.VendorAliases = append(t.VendorAliases, v) // BT-28 seller trading name
+	case strings.HasSuffix(p, "SellerTradeParty/SpecifiedTaxRegistration/ID") && attr(el, "schemeID") == "VA":
+		set(&t.SellerVATID, v) // BT-31 seller VAT identifier
+	case strings.HasSuffix(p, "PayeePartyCreditorFinancialAccount/IBANID"):
+		set(&t.IBAN, v) // BT-84 payment account identifier
+	case strings.HasSuffix(p, "InvoiceReferencedDocument/IssuerAssignedID") && header:
+		set(&t.PrecedingInvoice, v) // BT-25 preceding invoice reference
+	case leaf == "InvoiceCurrencyCode":
+		set(&t.Currency, v) // BT-5 invoice currency
+	case strings.HasSuffix(parent, "MonetarySummation") && header:
+		ciiAmount(t, leaf, el, v)
+	}
+	return ""
+}
+
+// ciiAmount sets the document totals of the header's monetary summation.
+func ciiAmount(t *truth, leaf string, el xml.StartElement, v string) {
+	switch leaf {
+	case "LineTotalAmount":
+		t.Subtotal = first(t.Subtotal, v) // BT-106 sum of invoice line net amounts
+	case "TaxTotalAmount":
+		// BT-110 in the invoice currency; a second one with another
+		// currencyID is BT-111, the tax in the accounting currency
+		if c := attr(el, "currencyID"); c == "" || t.Currency == "" || c == t.Currency {
+			t.Tax = first(t.Tax, v)
+		}
+	case "GrandTotalAmount":
+		t.Total = first(t.Total, v) // BT-112 total with VAT
+	case "DuePayableAmount":
+		t.AmountDue = first(t.AmountDue, v) // BT-115 amount due
+	}
+}
+
+func first(have, v string) string {
+	if have != "" {
+		return have
+	}
+	return v
+}
+
+func attr(el xml.StartElement, name string) string {
+	for _, a := range el.Attr {
+		if a.Name.Local == name {
+			return a.Value
+		}
+	}
+	return ""
+}
+
+// documentTypeOf maps UNTDID 1001 codes (BT-3) to the truth's types.
 func documentTypeOf(code string) string {
 	switch code {
-	case "381", "396", "532":
-		return "credit_note"
+	case "81", "83", "261", "262", "296", "308", "381", "396", "420", "458", "532":
+		return docCreditNote // the credit note codes EN 16931 lists
+	case "384":
+		return docCorrectiveInvoice
 	case "751": // invoice information for accounting purposes: a booking aid, no invoice
-		return "other"
+		return extract.DocOther
 	}
-	return "invoice"
+	return docInvoice
 }
 
 func isoDate(v string) string {

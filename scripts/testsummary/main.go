@@ -163,16 +163,39 @@ func reason(lines []string) string {
 	return strings.Join(parts, " ")
 }
 
+// printSkips lists the skipped tests with their reasons; those skipped
+// because of -short (make test, the quick run) are counted per package on
+// one line instead, as make test-all runs them.
 func (s *summary) printSkips() {
-	if len(s.skips) == 0 {
-		fmt.Fprintln(s.out, "skipped tests: none")
-		return
-	}
 	slices.SortFunc(s.skips, func(a, b skip) int {
 		return strings.Compare(a.pkg+" "+a.test, b.pkg+" "+b.test)
 	})
-	fmt.Fprintf(s.out, "skipped tests: %d\n", len(s.skips))
+	var rest []skip
+	short := map[string]int{}
+	var pkgs []string
 	for _, sk := range s.skips {
+		if !strings.Contains(sk.reason, "-short") {
+			rest = append(rest, sk)
+			continue
+		}
+		if short[sk.pkg] == 0 {
+			pkgs = append(pkgs, sk.pkg)
+		}
+		short[sk.pkg]++
+	}
+	if len(pkgs) > 0 {
+		var parts []string
+		for _, p := range pkgs {
+			parts = append(parts, fmt.Sprintf("%s (%d)", p, short[p]))
+		}
+		fmt.Fprintf(s.out, "skipped with -short, for make test-all: %d tests in %s\n", len(s.skips)-len(rest), strings.Join(parts, ", "))
+	}
+	if len(rest) == 0 {
+		fmt.Fprintln(s.out, "skipped tests: none")
+		return
+	}
+	fmt.Fprintf(s.out, "skipped tests: %d\n", len(rest))
+	for _, sk := range rest {
 		fmt.Fprintf(s.out, "  SKIP %s %s: %s\n", sk.pkg, sk.test, sk.reason)
 	}
 }

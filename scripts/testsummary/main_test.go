@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -55,6 +56,29 @@ func TestSummary_PrintsWhatPlainGoTestPrintsThenTheSkipsWithReasons(t *testing.T
 		"skipped tests: 2\n"+
 		"  SKIP ex/a TestBrowser: (no reason given)\n"+
 		"  SKIP ex/a TestRedis/real: a_test.go:12: redis-server not found on PATH\n", out.String())
+}
+
+// Tests skipped by -short (make test) are counted per package on one
+// line; the others keep their line and reason.
+func TestSummary_ShortSkips_CountedPerPackage(t *testing.T) {
+	t.Parallel()
+	var out bytes.Buffer
+	s := newSummary(&out)
+	var in strings.Builder
+	for _, sk := range [][3]string{
+		{"ex/e2e", "TestA", "process test: skipped with -short (make test); make test-all runs it"},
+		{"ex/e2e", "TestB", "process test: skipped with -short (make test); make test-all runs it"},
+		{"ex/dev", "TestRun", "-short: skipping the end-to-end run"},
+		{"ex/a", "TestRedis", "redis-server not found on PATH"},
+	} {
+		fmt.Fprintf(&in, `{"Action":"output","Package":%q,"Test":%q,"Output":"    x_test.go:1: %s\n"}`+"\n", sk[0], sk[1], sk[2])
+		fmt.Fprintf(&in, `{"Action":"skip","Package":%q,"Test":%q}`+"\n", sk[0], sk[1])
+	}
+	s.read(strings.NewReader(in.String()))
+	s.printSkips()
+	require.Equal(t, "skipped with -short, for make test-all: 3 tests in ex/dev (1), ex/e2e (2)\n"+
+		"skipped tests: 1\n"+
+		"  SKIP ex/a TestRedis: x_test.go:1: redis-server not found on PATH\n", out.String())
 }
 
 func TestSummary_NoSkips_SaysSo(t *testing.T) {
