@@ -13,6 +13,7 @@ import (
 	"github.com/relayops/relayops/console"
 	"github.com/relayops/relayops/extract"
 	"github.com/relayops/relayops/jobs"
+	"github.com/relayops/relayops/pages"
 )
 
 // consoleCountCap bounds the counts of the console's header: past it they
@@ -111,43 +112,54 @@ func (o consoleOps) Input(ctx context.Context, k jobs.Key) (string, error) {
 // errNoPDFReader: this API process has no PDF reader (Config.Pages).
 var errNoPDFReader = errors.New("api: no PDF reader configured")
 
-func (o consoleOps) PageCount(ctx context.Context, pdf []byte) (int, error) {
-	if o.s.cfg.Pages == nil {
+func (o consoleOps) PageCount(ctx context.Context, operator string, k jobs.Key, pdf []byte) (int, error) {
+	if o.s.pages == nil {
 		return 0, errNoPDFReader
 	}
-	return o.s.cfg.Pages.PageCount(ctx, pdf)
+	n, err := o.s.pages.PageCount(ctx, pageCaller(roleOperator, operator), pages.Key{Tenant: k.Tenant, Job: k.String()}, pdf)
+	return n, consolePageError(err)
 }
 
-func (o consoleOps) RenderPage(ctx context.Context, pdf []byte, page int) ([]byte, error) {
-	if o.s.cfg.Pages == nil {
+func (o consoleOps) RenderPage(ctx context.Context, operator string, k jobs.Key, pdf []byte, page int) ([]byte, error) {
+	if o.s.pages == nil {
 		return nil, errNoPDFReader
 	}
-	return o.s.cfg.Pages.Render(ctx, pdf, page, pageImagePixels)
+	pk := pages.Key{Tenant: k.Tenant, Job: k.String(), Page: page, Pixels: pageImagePixels}
+	png, err := o.s.pages.Render(ctx, pageCaller(roleOperator, operator), pk, pdf)
+	return png, consolePageError(err)
 }
 
 func (o consoleOps) Result(ctx context.Context, k jobs.Key) ([]byte, error) {
 	return bounded(o, ctx, func(ctx context.Context) ([]byte, error) { return o.s.store.Result(ctx, k) })
 }
 
-// Decide checks the note with the JSON route's rules and decides through
-// its path.
-func (o consoleOps) Decide(ctx context.Context, k jobs.Key, operator, decision, note string, corr *extract.Corrections) (*jobs.Review, error) {
+// Decide checks the decision with the JSON route's rules and decides
+// through its path.
+func (o consoleOps) Decide(ctx context.Context, k jobs.Key, d console.Decision) (*jobs.Review, error) {
 	var fields []jobs.FieldError
-	status := decisions[decision]
+	status := decisions[d.Decision]
 	if status == "" {
 		fields = append(fields, jobs.FieldError{Field: "decision", Problem: `must be "approve" or "reject"`})
 	}
-	if p := noteProblem(note); p != "" {
+	if p := noteProblem(d.Note); p != "" {
 		fields = append(fields, jobs.FieldError{Field: "note", Problem: p})
 	}
-	if corr != nil && status != jobs.ReviewApproved {
+	if d.Corrections != nil && status != jobs.ReviewApproved {
 		fields = append(fields, jobs.FieldError{Field: "corrections", Problem: "only an approval may correct fields"})
 	}
-	if fields != nil {
+	if d.NotDuplicateOf != "" {
+		if _, err := jobs.ParseKey(d.NotDuplicateOf); err != nil {
+			fields = append(fields, jobs.FieldError{Field: "notDuplicateOf", Problem: "must be the jobId of the first document this one is not a duplicate of"})
+		} else if status == jobs.ReviewRejected {
+			fields = append(fields, jobs.FieldError{Field: "notDuplicateOf", Problem: "only an approval names the first document"})
+		}
+	}
+	corr, cfields := asTheJSONRouteReads(d.Corrections)
+	if fields = append(fields, cfields...); fields != nil {
 		return nil, &jobs.ValidationError{Fields: fields}
 	}
 	return bounded(o, ctx, func(ctx context.Context) (*jobs.Review, error) {
-		return o.s.decideReview(ctx, k, operator, status, note, corr, "")
+		return o.s.decideReview(ctx, k, d.Operator, status, d.Note, corr, d.NotDuplicateOf)
 	})
 }
 
@@ -180,7 +192,8 @@ func (o consoleOps) Reprocess(ctx context.Context, req jobs.ReprocessRequest, co
 	if req.Content != nil && int64(len(*req.Content)) > o.s.cfg.BodyLimit {
 		fields = append(fields, jobs.FieldError{Field: "content", Problem: fmt.Sprintf("must be at most %d bytes", o.s.cfg.BodyLimit)})
 	}
-	if fields != nil {
+	corr, cfields := asTheJSONRouteReads(corr)
+	if fields = append(fields, cfields...); fields != nil {
 		return nil, &jobs.ValidationError{Fields: fields}
 	}
 	res, err := bounded(o, ctx, func(ctx context.Context) (*jobs.ReprocessResult, error) { return o.s.reprocessJob(ctx, req, corr) })
@@ -189,6 +202,24 @@ func (o consoleOps) Reprocess(ctx context.Context, req jobs.ReprocessRequest, co
 		return nil, &console.RateLimitError{RetryAfter: e.RetryAfter, Message: e.Message}
 	}
 	return res, err
+}
+
+// asTheJSONRouteReads puts the console's corrections through the JSON
+// route's reading of a "corrections" member (takeCorrections: the bounds
+// and characters of every value, a charge's kind from its sign when not
+// given), so both doors accept, default and refuse alike; the problems
+// name "corrections.<field>" as there.
+func asTheJSONRouteReads(c *extract.Corrections) (*extract.Corrections, []jobs.FieldError) {
+	if c == nil {
+		return nil, nil
+	}
+	raw, err := json.Marshal(c)
+	if err != nil {
+		return nil, []jobs.FieldError{{Field: "corrections", Problem: "cannot be read"}}
+	}
+	o := &object{members: map[string]json.RawMessage{"corrections": raw}}
+	read := takeCorrections(o)
+	return read, o.fields
 }
 
 // Kept is what a rejected job kept of its extraction (nil: nothing).

@@ -30,7 +30,9 @@ import (
 	"github.com/relayops/relayops/internal/clock"
 	"github.com/relayops/relayops/internal/credential"
 	"github.com/relayops/relayops/jobs"
+	"github.com/relayops/relayops/pages"
 	"github.com/relayops/relayops/quota"
+	"github.com/relayops/relayops/supplier"
 	"github.com/relayops/relayops/webhook"
 )
 
@@ -66,6 +68,13 @@ type Config struct {
 	// Pages counts a PDF's pages at intake and renders pages for the
 	// console; nil: no page count at intake and no page images.
 	Pages DocumentPages
+	// PageRenders renders page images and counts pages for the console on
+	// PDFium instances of its own, so that a submission's page count never
+	// waits behind a render. Default: Pages does both.
+	PageRenders DocumentPages
+	// PageLimits bounds each caller's page renders and page counts (see
+	// package pages); zero fields take the defaults stated there.
+	PageLimits PageLimits
 	// ReprocessRate is the per-tenant budget of reprocesses without
 	// corrections (bulk retries after an outage or a fix). Default 10 per
 	// minute.
@@ -77,6 +86,9 @@ type Config struct {
 	// Policy is what the deployment books (RELAYOPS_ACCEPT_DOCUMENTS); the
 	// worker must have the same. Default: every booked type.
 	Policy extract.Policy
+	// Suppliers serves the supplier profiles (/v1/suppliers); nil: the
+	// routes answer 404.
+	Suppliers *supplier.Store
 	// AuthFailures is how many failed authentications one client address
 	// (an IPv4 address or an IPv6 /64) may make per period before further
 	// failures answer 429 until the period ends. Default 20 per minute.
@@ -241,6 +253,7 @@ type Server struct {
 	collector    *clusterCollector
 	authThrottle *authThrottle
 	quota        *quota.Limiter // nil: no quota set
+	pages        *pages.Gate    // nil: no PDF reader (Config.Pages)
 	console      http.Handler
 	echo         *echo.Echo
 }
@@ -286,6 +299,9 @@ func New(cfg Config) (*Server, error) {
 			return nil, fmt.Errorf("api: Config.Quota: %w", err)
 		}
 	}
+	if s.pages, err = newPageGate(cfg); err != nil {
+		return nil, err
+	}
 	if s.console, err = s.newConsole(); err != nil {
 		return nil, err
 	}
@@ -330,6 +346,11 @@ func (s *Server) routes() *echo.Echo {
 	e.GET("/v1/webhooks/:id/deliveries", s.webhookDeliveries, anyone)
 	e.POST("/v1/webhooks/:id/deliveries/:webhookId/resend", s.resendWebhook, operator, body)
 	e.GET("/v1/tenants", s.listTenants, operator)
+	if s.cfg.Suppliers != nil {
+		e.GET("/v1/suppliers", s.listSuppliers, anyone)
+		e.GET("/v1/suppliers/:supplierId", s.getSupplier, anyone)
+		e.DELETE("/v1/suppliers/:supplierId", s.deleteSupplier, operator)
+	}
 
 	e.GET("/healthz", s.healthz)
 	e.GET("/readyz", s.readyz)

@@ -23,6 +23,7 @@ import (
 	"github.com/relayops/relayops/internal/browsertest"
 	"github.com/relayops/relayops/internal/redistest"
 	"github.com/relayops/relayops/jobs"
+	"github.com/relayops/relayops/supplier"
 	"github.com/relayops/relayops/worker"
 )
 
@@ -61,7 +62,9 @@ func startLive(t *testing.T) *live {
 
 	asynqRedis := redis.NewClient(&redis.Options{Addr: rs.Addr})
 	t.Cleanup(func() { _ = asynqRedis.Close() })
-	w, err := worker.New(worker.Config{Store: store, Redis: asynqRedis, Concurrency: 2, Relays: 1,
+	suppliers, err := supplier.NewStore(supplier.Config{Redis: rs.Client(t)})
+	require.NoError(t, err)
+	w, err := worker.New(worker.Config{Store: store, Redis: asynqRedis, Concurrency: 2, Relays: 1, Suppliers: suppliers,
 		Logger: slog.New(slog.DiscardHandler), ShutdownTimeout: 5 * time.Second, DrainTimeout: 2 * time.Second})
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -187,7 +190,7 @@ func TestBrowser_Console_ReviewApproveReprocessAndAudit(t *testing.T) {
 		return err == nil && state == "succeeded"
 	}, "the new version succeeds (the page reloads itself while it runs)")
 	require.Contains(t, text("h1"), "acme:inv-mismatch:v2")
-	require.Equal(t, "407.50", text("#f-total"))
+	require.Equal(t, "407.50 GBP", text("#f-total"), "the job page shows the fields as the review page does")
 
 	// Both actions are on the audit page, linking their jobs.
 	do(chromedp.Navigate(l.url + "/console/audit?operator=alice"))

@@ -70,16 +70,18 @@ type Operations interface {
 	GetReview(ctx context.Context, k jobs.Key) (*jobs.Review, error)
 	GetJob(ctx context.Context, k jobs.Key) (*jobs.Job, error)
 	Input(ctx context.Context, k jobs.Key) (string, error)
-	// PageCount counts a PDF's pages, RenderPage renders one as a PNG:
-	// the original beside the fields. Either fails when the deployment
-	// has no PDF reader in this process.
-	PageCount(ctx context.Context, pdf []byte) (int, error)
-	RenderPage(ctx context.Context, pdf []byte, page int) ([]byte, error)
+	// PageCount counts the pages of job k's PDF, RenderPage renders one
+	// as a PNG: the original beside the fields, for operator (whose page
+	// limits they count against: a *RateLimitError past them). Either
+	// fails when the deployment has no PDF reader in this process.
+	PageCount(ctx context.Context, operator string, k jobs.Key, pdf []byte) (int, error)
+	RenderPage(ctx context.Context, operator string, k jobs.Key, pdf []byte, page int) ([]byte, error)
 	Result(ctx context.Context, k jobs.Key) ([]byte, error)
-	// Decide records operator's decision, "approve" or "reject"; an
-	// approval may correct fields of the result (corrections not nil),
-	// validated as a reprocess's are.
-	Decide(ctx context.Context, k jobs.Key, operator, decision, note string, corrections *extract.Corrections) (*jobs.Review, error)
+	// Decide records an operator's decision on the review of k, as the
+	// JSON route does: jobs.ErrPossibleDuplicate (a *jobs.DuplicateError)
+	// for the approval of a strong possible duplicate that does not name
+	// its first job.
+	Decide(ctx context.Context, k jobs.Key, d Decision) (*jobs.Review, error)
 	// ReviewCorrections are the corrections an approval of k made, nil
 	// when none.
 	ReviewCorrections(ctx context.Context, k jobs.Key) (*extract.Corrections, error)
@@ -94,6 +96,19 @@ type Operations interface {
 	Kept(ctx context.Context, j *jobs.Job) (*extract.Kept, error)
 	ListAudit(ctx context.Context, o jobs.AuditOptions) (*jobs.AuditPage, error)
 	Counts(ctx context.Context) (Counts, error)
+}
+
+// Decision is an operator's decision on a review.
+type Decision struct {
+	Operator string
+	Decision string // "approve" or "reject"
+	Note     string
+	// Corrections, when not nil, correct fields of the result while
+	// approving, validated as a reprocess's are.
+	Corrections *extract.Corrections
+	// NotDuplicateOf names the first job of a possible duplicate: the
+	// operator confirms this document is not a duplicate of it.
+	NotDuplicateOf string
 }
 
 // ErrUnauthorized is Authenticate's answer to missing or unknown credentials.

@@ -7,33 +7,10 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/relayops/relayops/extract"
 	"github.com/relayops/relayops/extract/rules"
 	"github.com/relayops/relayops/jobs"
 )
-
-// invoice is the part of a committed extraction result the review shows.
-type invoice struct {
-	DocumentType  string `json:"documentType"`
-	InvoiceNumber string `json:"invoiceNumber"`
-	Vendor        string `json:"vendor"`
-	IssueDate     string `json:"issueDate"`
-	DueDate       string `json:"dueDate"`
-	Currency      string `json:"currency"`
-	LineItems     []struct {
-		Description string `json:"description"`
-		Quantity    string `json:"quantity"`
-		UnitPrice   string `json:"unitPrice"`
-		Amount      string `json:"amount"`
-	} `json:"lineItems"`
-	Subtotal string `json:"subtotal"`
-	Charges  []struct {
-		Kind   string `json:"kind"`
-		Amount string `json:"amount"`
-	} `json:"charges"`
-	Tax         string `json:"tax"`
-	TaxIncluded bool   `json:"taxIncluded"`
-	Total       string `json:"total"`
-}
 
 // material is what a job page and a review page show beside the record:
 // the document while its input is retained, the extracted fields while the
@@ -43,9 +20,10 @@ type material struct {
 	Original      *original // the input as it arrived (nil once expired)
 	File          *fileInfo // a file input (PDF, e-invoice): not shown as text
 	InputExpired  bool
-	Invoice       *invoice
-	ResultExpired bool // succeeded, but the result is gone
-	ResultBad     bool // a result the console cannot read as an invoice
+	Invoice       *extract.Invoice
+	Result        *resultView // Invoice as the page shows it
+	ResultExpired bool        // succeeded, but the result is gone
+	ResultBad     bool        // a result the console cannot read as an invoice
 }
 
 // load reads the input and, for a succeeded job, the result of j.
@@ -59,7 +37,7 @@ func (c *Console) load(r *http.Request, j *jobs.Job) (material, error) {
 		return m, err
 	default:
 		in := jobs.DecodeInput(doc)
-		m.Original = c.describeOriginal(r, in)
+		m.Original = c.describeOriginal(r, j.Key, in)
 		if in.File {
 			m.File = &fileInfo{MediaType: in.MediaType, Filename: in.Filename, Size: len(in.Data)}
 		} else {
@@ -76,11 +54,11 @@ func (c *Console) load(r *http.Request, j *jobs.Job) (material, error) {
 	case err != nil:
 		return m, err
 	default:
-		var inv invoice
-		if json.Unmarshal(res, &inv) != nil {
+		var inv extract.Invoice
+		if json.Unmarshal(res, &inv) != nil || !extract.IsBooked(inv.DocumentType) {
 			m.ResultBad = true
 		} else {
-			m.Invoice = &inv
+			m.Invoice, m.Result = &inv, newResultView(&inv)
 		}
 	}
 	return m, nil
@@ -97,11 +75,20 @@ type reviewBody struct {
 	Job    *jobs.Job
 	material
 	Note string // the note of a refused form, sent back
+	// NotDuplicate is the box that confirms a possible duplicate is not
+	// one, as a refused form sent it.
+	NotDuplicate bool
 	// Correct is the approval's optional correction of fields, pre-filled
 	// with the result; Corrected the fields a decided approval corrected.
 	Correct   *correctionForm
-	Corrected []correctionField
+	Corrected []changedField
 	sent      *sentForm
+	// Duplicate is the possible duplicate the review was created with;
+	// Credits the job of the invoice a credit note refers to.
+	Duplicate *duplicateView
+	Credits   string
+	// Legend explains the marks beside the values.
+	Legend []string
 }
 
 // review shows one review: the extracted fields beside the document, and
@@ -130,9 +117,12 @@ func (c *Console) showReview(w http.ResponseWriter, r *http.Request, status int,
 		c.storeFailed(w, r, err)
 		return
 	}
-	body := reviewBody{Review: rv, Job: job, material: m}
+	body := reviewBody{Review: rv, Job: job, material: m, Legend: statuses, Duplicate: duplicateOf(rv)}
+	if m := rv.Match; m != nil && m.Credits != nil && m.Credits.Tenant == k.Tenant {
+		body.Credits = m.Credits.String()
+	}
 	if b, ok := pg.Body.(reviewBody); ok {
-		body.Note, body.sent = b.Note, b.sent
+		body.Note, body.sent, body.NotDuplicate = b.Note, b.sent, b.NotDuplicate
 	}
 	if err := c.reviewCorrections(r, &body, pg.Fields); err != nil {
 		c.storeFailed(w, r, err)
@@ -152,7 +142,7 @@ func (c *Console) decide(w http.ResponseWriter, r *http.Request) {
 	}
 	decision, note := r.PostForm.Get("decision"), r.PostForm.Get("note")
 	sent := parseSentForm(r)
-	keep := &page{Body: reviewBody{Note: note, sent: sent}}
+	keep := &page{Body: reviewBody{Note: note, sent: sent, NotDuplicate: r.PostForm.Get("notDuplicateOf") != ""}}
 	if decision != "approve" && decision != "reject" {
 		keep.Problem = "Choose Approve or Reject."
 		keep.Fields = []jobs.FieldError{{Field: "decision", Problem: `must be "approve" or "reject"`}}
@@ -164,9 +154,19 @@ func (c *Console) decide(w http.ResponseWriter, r *http.Request) {
 		c.storeFailed(w, r, err)
 		return
 	}
-	_, err = c.ops.Decide(r.Context(), k, principal(r).Name, decision, note, corr)
+	d := Decision{Operator: principal(r).Name, Decision: decision, Note: note, Corrections: corr}
+	if decision == "approve" { // the box confirms an approval; a rejection needs no confirmation
+		d.NotDuplicateOf = r.PostForm.Get("notDuplicateOf")
+	}
+	_, err = c.ops.Decide(r.Context(), k, d)
 	var ve *jobs.ValidationError
+	var dup *jobs.DuplicateError
 	switch {
+	case errors.As(err, &dup):
+		keep.Problem = "Not approved: this may be a duplicate of " + dup.Of.String() + ". Compare the two; approve only " +
+			"if it is a payable of its own, confirming that with the box that names " + dup.Of.String() + ", or reject it."
+		keep.Fields = []jobs.FieldError{{Field: "notDuplicateOf", Problem: "must name " + dup.Of.String() + " to approve a possible duplicate"}}
+		c.showReview(w, r, http.StatusConflict, k, keep)
 	case errors.As(err, &ve):
 		keep.Problem, keep.Fields = "The decision was not recorded.", ve.Fields
 		c.showReview(w, r, http.StatusBadRequest, k, keep)
@@ -180,6 +180,34 @@ func (c *Console) decide(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// duplicateView is a possible duplicate as the review page shows it.
+type duplicateView struct {
+	Of      string // the first job
+	Strong  bool   // an approval must name Of
+	Matched string // "number, total and date"
+}
+
+// duplicateOf is rv's possible duplicate; nil for none.
+func duplicateOf(rv *jobs.Review) *duplicateView {
+	m := rv.Match
+	if m == nil || m.Strength == "" || m.Of.Tenant != rv.Key.Tenant { // never another tenant's job
+		return nil
+	}
+	return &duplicateView{Of: m.Of.String(), Strong: m.Strength == jobs.DuplicateStrong, Matched: matchedWords(m.Matched)}
+}
+
+// matchedWords lists what matched: "number, total and date".
+func matchedWords(fields []string) string {
+	switch n := len(fields); n {
+	case 0:
+		return ""
+	case 1:
+		return fields[0]
+	default:
+		return strings.Join(fields[:n-1], ", ") + " and " + fields[n-1]
+	}
+}
+
 type jobBody struct {
 	Job *jobs.Job
 	material
@@ -188,9 +216,15 @@ type jobBody struct {
 	ErrorCode       string
 	ErrorReason     string
 	// Advice says what the classifier looked for and did not find, for a
-	// not_an_invoice rejection.
-	Advice  string
-	Refresh bool // the job is still running: the page reloads itself
+	// not_an_invoice rejection; Help what usually went wrong, for the
+	// rejections a correction finishes.
+	Advice, Help string
+	// Read says what a rejection kept: the document type read and its
+	// flags in words.
+	ReadType  string
+	ReadFlags []flagView
+	Legend    []string
+	Refresh   bool // the job is still running: the page reloads itself
 	// Correct is the correction form of a document rejected for its
 	// content, pre-filled with what was read; nil for any other job.
 	Correct *correctionForm
@@ -230,6 +264,10 @@ func (c *Console) showJob(w http.ResponseWriter, r *http.Request, status int, k 
 	body := jobBody{Job: job, material: m, Content: m.Document, ErrorCode: job.ErrorCode, ErrorReason: job.ErrorReason,
 		Reprocessable: job.State == jobs.StateDeadLettered && job.ReprocessedAs == "",
 		Refresh:       !job.State.Terminal()}
+	body.Help = reasonHelp[job.ErrorReason]
+	if m.Result != nil {
+		body.Legend = statuses
+	}
 	if job.ErrorReason == "not_an_invoice" {
 		body.Advice = notInvoiceLooksFor
 		if m.Document != "" {
@@ -250,6 +288,10 @@ func (c *Console) showJob(w http.ResponseWriter, r *http.Request, status int, k 
 			sent = form.sent
 		}
 		body.Correct = newCorrectionForm(readOf(kept), job.ErrorReason, sent, pg.Fields)
+		body.Legend = statuses
+		if kept != nil && kept.Fields != nil {
+			body.ReadType, body.ReadFlags = typeWord(kept.Fields.DocumentType), flagsOf(kept.Fields.Flags)
+		}
 	}
 	pg.Title, pg.Nav, pg.Body, pg.Refresh = "Job "+k.String(), "dlq", body, body.Refresh && status == http.StatusOK
 	if status == http.StatusOK && job.State == jobs.StateSucceeded {

@@ -86,6 +86,8 @@ type reviewRow struct {
 	Created                   time.Time
 	Operator                  string
 	DecidedAt                 time.Time
+	// Duplicate is "strong" or "weak" for a possible duplicate.
+	Duplicate string
 	summary
 }
 
@@ -124,11 +126,15 @@ func (c *Console) reviews(w http.ResponseWriter, r *http.Request) {
 	body := reviewsBody{Tenant: tenant, Status: status, Statuses: reviewStatuses,
 		Next: c.next("/reviews", url.Values{"tenant": {tenant}, "status": {status}}, pg.NextCursor)}
 	for _, rv := range pg.Reviews {
-		body.Rows = append(body.Rows, reviewRow{
+		row := reviewRow{
 			JobID: rv.Key.String(), Tenant: rv.Key.Tenant, DocumentID: rv.Key.DocumentID, Version: rv.Key.Version,
 			Status: rv.Status, Age: age(now.Sub(rv.CreatedAt)), Created: rv.CreatedAt,
 			Operator: rv.Operator, DecidedAt: rv.DecidedAt, summary: c.reviewSummary(r, rv.Key),
-		})
+		}
+		if m := rv.Match; m != nil && m.Of.Tenant == rv.Key.Tenant {
+			row.Duplicate = m.Strength
+		}
+		body.Rows = append(body.Rows, row)
 	}
 	c.render(w, r, http.StatusOK, "reviews", &page{Title: "Reviews", Nav: "reviews", Body: body})
 }

@@ -47,8 +47,9 @@ func parsePages(root string) (map[string]*template.Template, error) {
 		"describe":   describe,
 		"changes":    auditChanges,
 		"fieldLabel": fieldLabel,
-		"when":       func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05Z") },
-		"jobURL":     func(id string) string { return root + "/jobs/" + url.PathEscape(id) },
+		"statusWord": statusWord, "statusIcon": statusIcon, "statusMeans": statusMeans,
+		"when":   func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05Z") },
+		"jobURL": func(id string) string { return root + "/jobs/" + url.PathEscape(id) },
 		"reviewURL": func(id string) string {
 			return root + "/reviews/" + url.PathEscape(id)
 		},
@@ -60,10 +61,10 @@ func parsePages(root string) (map[string]*template.Template, error) {
 	pages := map[string]*template.Template{}
 	for _, n := range names {
 		name := n[len("templates/") : len(n)-len(".html")]
-		if name == "layout" {
+		if name == "layout" || name == "parts" {
 			continue
 		}
-		t, err := template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", n)
+		t, err := template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/parts.html", n)
 		if err != nil {
 			return nil, fmt.Errorf("console: parse %s: %w", n, err)
 		}

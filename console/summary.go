@@ -13,6 +13,10 @@ import (
 // much. Empty members were not read (or have expired).
 type summary struct {
 	Vendor, Number, Total string
+	// Type is the document type in words ("credit note"); Credit marks a
+	// document that takes from what is owed, whose Total is signed.
+	Type   string
+	Credit bool
 }
 
 // reviewSummary reads a review's committed result; a result that is gone
@@ -22,11 +26,16 @@ func (c *Console) reviewSummary(r *http.Request, k jobs.Key) summary {
 	if err != nil {
 		return summary{}
 	}
-	var inv invoice
+	var inv extract.Invoice
 	if json.Unmarshal(res, &inv) != nil {
 		return summary{}
 	}
-	return summary{Vendor: inv.Vendor, Number: inv.InvoiceNumber, Total: money(inv.Total, inv.Currency)}
+	s := summary{Vendor: inv.Vendor, Number: inv.InvoiceNumber, Total: money(inv.Total, inv.Currency),
+		Type: typeWord(inv.DocumentType), Credit: inv.Direction == extract.DirectionCredit}
+	if s.Credit && inv.SignedTotal != "" {
+		s.Total = signedMoney(inv.SignedTotal, inv.Currency)
+	}
+	return s
 }
 
 // deadSummary reads what a rejected job kept of its extraction.
@@ -38,7 +47,11 @@ func (c *Console) deadSummary(r *http.Request, j *jobs.Job) summary {
 	if err != nil || k == nil || k.Fields == nil {
 		return summary{}
 	}
-	return summary{Vendor: k.Fields.Vendor, Number: k.Fields.InvoiceNumber, Total: money(k.Fields.Total, k.Fields.Currency)}
+	s := summary{Vendor: k.Fields.Vendor, Number: k.Fields.InvoiceNumber, Total: money(k.Fields.Total, k.Fields.Currency)}
+	if extract.IsBooked(k.Fields.DocumentType) {
+		s.Type = typeWord(k.Fields.DocumentType)
+	}
+	return s
 }
 
 // money writes a canonical decimal amount ("141500.00") grouped as the
@@ -103,12 +116,32 @@ func (c *Console) nextReview(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, c.cfg.RootPath+"/reviews", http.StatusSeeOther)
 }
 
-// auditChanges decodes an audit entry's corrected fields; nil when none
+// auditChanges decodes an audit entry's corrected fields, each value as
+// a person reads it (a list's rows rather than its JSON); nil when none
 // (or unreadable).
 func auditChanges(b []byte) []extract.FieldChange {
 	var out []extract.FieldChange
 	if len(b) == 0 || json.Unmarshal(b, &out) != nil {
 		return nil
 	}
+	for i, c := range out {
+		out[i].Old, out[i].New = changeText(c.Field, c.Old), changeText(c.Field, c.New)
+	}
 	return out
+}
+
+// changeText is an audited value as a person reads it: a list or an
+// object (written as JSON) as valueText writes it, anything else as it is.
+func changeText(field, value string) string {
+	if !strings.HasPrefix(value, "[") && !strings.HasPrefix(value, "{") {
+		return value
+	}
+	var x extract.Extraction
+	if json.Unmarshal([]byte(`{"`+field+`":`+value+`}`), &x) != nil {
+		return value
+	}
+	if s := valueText(x, field); s != "" {
+		return s
+	}
+	return value
 }

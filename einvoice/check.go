@@ -7,17 +7,29 @@ import (
 	"time"
 )
 
-// Violation is one broken rule: an EN 16931 business rule ("BR-CO-15") or
-// "syntax" for a value that is not of its type (an amount that is not a
-// decimal, an impossible date). Terms are the business terms involved, and
-// for a repeated group its position ("BG-23[2]"); never a value.
+// Violation is one broken rule: a rule of the invoice's rule set (an
+// EN 16931 business rule "BR-CO-15", an XRechnung rule "BR-DE-15", a
+// ZUGFeRD 1.0 requirement "ZF1-GRAND-TOTAL", see Rules) or "syntax" for a
+// value that is not of its type (an amount that is not a decimal, an
+// impossible date). Terms are the business terms involved, and for a
+// repeated group its position ("BG-23[2]"); never a value.
 type Violation struct {
 	Rule  string
 	Terms []string
 }
 
-// Rules are the rules Check applies, in the order it reports them.
-var Rules = []string{
+// Detail reports whether the violated rule concerns a detail of the
+// invoice (its lines, the sums of its allowances and charges, its VAT
+// breakdown) rather than the amounts that decide the payment or a term
+// the invoice must state: see DetailRules.
+func (v Violation) Detail() bool { return slices.Contains(DetailRules, v.Rule) }
+
+// Rules are the rules Check applies, over every rule set, in the order it
+// reports them.
+var Rules = slices.Concat(en16931Rules, xrechnungRules, zugferd1Rules)
+
+// en16931Rules are the EN 16931 rules Check applies (and "syntax").
+var en16931Rules = []string{
 	"BR-01", "BR-02", "BR-03", "BR-04", "BR-05", "BR-06", "BR-07", "BR-08",
 	"BR-09", "BR-10", "BR-11", "BR-12", "BR-13", "BR-14", "BR-15", "BR-16",
 	"syntax",
@@ -29,8 +41,27 @@ var Rules = []string{
 	"BR-CO-17", "BR-S-08", "BR-S-09",
 }
 
-// Check applies the EN 16931 rules the package implements and returns the
-// violations, in the order of Rules; none for a valid invoice.
+// DetailRules are the rules about an invoice's details: its lines (their
+// identifiers, amounts and sum), the sums of its document allowances and
+// charges and how its total without VAT is composed of them, its VAT
+// breakdown, and the decimals of those amounts. The others concern a term
+// the invoice must state, or the amounts that decide the payment: the
+// total without VAT plus the VAT is the total with VAT, which less what
+// was paid plus the rounding is the amount due.
+var DetailRules = []string{
+	"BR-DEC-01", "BR-DEC-02", "BR-DEC-05", "BR-DEC-06", "BR-DEC-09", "BR-DEC-10", "BR-DEC-11",
+	"BR-DEC-19", "BR-DEC-20", "BR-DEC-23",
+	"BR-LIN-01", "BR-LIN-03",
+	"BR-CO-10", "BR-CO-11", "BR-CO-12", "BR-CO-13", "BR-CO-14", "BR-CO-17", "BR-S-08", "BR-S-09",
+	"ZF1-SUMS", "ZF1-VAT", "ZF1-LINE-TOTAL", "ZF1-ALLOWANCE-TOTAL", "ZF1-CHARGE-TOTAL",
+	"ZF1-TAX-BASIS", "ZF1-TAX-TOTAL", "ZF1-TAX-RATE",
+}
+
+// Check judges the invoice by the rule set of its syntax and profile
+// (Profile, told from the document itself) and returns the violations,
+// in the order of Rules; none for a valid invoice.
+//
+// UBL and CII invoices are judged by EN 16931:
 //
 //   - BR-01 … BR-16: the required business terms (BR-08 and BR-10 are the
 //     seller's and buyer's postal addresses, recorded as BG-5 and BG-8 in
@@ -52,16 +83,29 @@ var Rules = []string{
 // Factur-X / ZUGFeRD MINIMUM and BASIC WL invoices are not EN 16931
 // invoices: the rules their own Schematron leaves out do not apply to them
 // (MINIMUM: lines, the buyer's address and every BR-CO rule; BASIC WL: the
-// lines). ZUGFeRD 1.0 lines need no identifier. Lines whose Extended status is GROUP or INFORMATION
-// are not counted in sums, as the Factur-X Extended Schematron does.
+// lines). Lines whose Extended status is GROUP or INFORMATION are not
+// counted in sums, as the Factur-X Extended Schematron does. An XRechnung
+// (BT-24 names the CIUS) is judged by EN 16931 and XRechnung's own rules
+// (xrechnungRules). A ZUGFeRD 1.0 invoice is judged by what ZUGFeRD 1.0
+// requires, not by EN 16931, which came three years later
+// (zugferd1Rules).
 func (inv *Invoice) Check() []Violation {
-	c := &checker{inv: inv, skip: skippedRules(inv)}
-	c.required()
-	c.formats()
-	c.decimals()
-	c.lineTerms()
-	c.totals()
-	c.breakdown()
+	c := &checker{inv: inv}
+	switch p := inv.Profile(); {
+	case p.ZUGFeRD1():
+		c.zugferd1()
+	default:
+		c.skip = skippedRules(p)
+		c.required()
+		c.formats()
+		c.decimals()
+		c.lineTerms()
+		c.totals()
+		c.breakdown()
+		if p == ProfileXRechnung {
+			c.xrechnung()
+		}
+	}
 	slices.SortStableFunc(c.out, func(a, b Violation) int {
 		return slices.Index(Rules, a.Rule) - slices.Index(Rules, b.Rule)
 	})
@@ -95,20 +139,14 @@ var (
 		"BR-CO-10", "BR-CO-11", "BR-CO-12", "BR-CO-13", "BR-CO-14", "BR-CO-15", "BR-CO-16",
 		"BR-CO-17", "BR-S-08", "BR-S-09"}
 	basicWLSkips = []string{"BR-16", "BR-LIN-01", "BR-LIN-03", "BR-CO-10", "BR-S-08"}
-	// ZUGFeRD 1.0 has no line identifier (BT-126 is optional there) and
-	// predates the BR-DEC rules.
-	zugferd1Skips = append([]string{"BR-LIN-01"}, decimalRules...)
 )
 
-func skippedRules(inv *Invoice) []string {
-	spec := strings.ToLower(inv.Specification)
-	switch {
-	case strings.HasSuffix(spec, ":minimum"):
+func skippedRules(p Profile) []string {
+	switch p {
+	case ProfileMinimum:
 		return minimumSkips
-	case strings.HasSuffix(spec, ":basicwl"):
+	case ProfileBasicWL:
 		return basicWLSkips
-	case inv.Syntax == ZUGFeRD1:
-		return zugferd1Skips
 	}
 	return nil
 }
@@ -207,17 +245,6 @@ func (c *checker) lineTerms() {
 // Counted reports whether a line counts in the document's sums: every
 // line but an Extended profile's GROUP and INFORMATION lines.
 func (l Line) Counted() bool { return l.Status == "" || strings.EqualFold(l.Status, "DETAIL") }
-
-// decimalRules are the BR-DEC rules Check applies.
-var decimalRules = func() []string {
-	var out []string
-	for _, r := range Rules {
-		if strings.HasPrefix(r, "BR-DEC-") {
-			out = append(out, r)
-		}
-	}
-	return out
-}()
 
 // decimals applies BR-DEC-*: at most two decimals, as written.
 func (c *checker) decimals() {

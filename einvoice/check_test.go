@@ -181,10 +181,156 @@ func TestCheck_Profiles_ApplyTheirOwnRules(t *testing.T) {
 	basicWL.DueAmount = "100.00"
 	require.Equal(t, []string{"BR-CO-16"}, rules(basicWL.Check()))
 
-	zf1 := valid()
-	zf1.Syntax = ZUGFeRD1
+	zf1 := validZUGFeRD1()
 	zf1.Lines[0].ID = ""
-	require.Empty(t, zf1.Check())
+	require.Empty(t, zf1.Check(), "ZUGFeRD 1.0 lines need no identifier")
+	zf1.TaxInclusive = "172.555"
+	require.Equal(t, []string{"ZF1-GRAND-TOTAL", "ZF1-DUE"}, rules(zf1.Check()), "nor have a limit on decimals")
+}
+
+// validZUGFeRD1 is valid() as a ZUGFeRD 1.0 COMFORT invoice: no rounding
+// amount (ZUGFeRD 1.0 has none), so 152.55 due.
+func validZUGFeRD1() *Invoice {
+	inv := valid()
+	inv.Syntax, inv.Specification = ZUGFeRD1, "urn:ferd:CrossIndustryDocument:invoice:1p0:comfort"
+	inv.Rounding, inv.DueAmount = "", "152.55"
+	return inv
+}
+
+// A ZUGFeRD 1.0 invoice is judged by ZUGFeRD 1.0's requirements, each
+// rule on the fault it describes; EN 16931's rules do not apply to it.
+func TestCheck_ZUGFeRD1_EachRuleFiresOnItsFault(t *testing.T) {
+	t.Parallel()
+	require.Empty(t, validZUGFeRD1().Check())
+	for _, tc := range []struct {
+		rule   string
+		mutate func(*Invoice)
+	}{
+		{"ZF1-NUMBER", func(i *Invoice) { i.Number = "" }},
+		{"ZF1-DATE", func(i *Invoice) { i.IssueDate = "" }},
+		{"ZF1-TYPE", func(i *Invoice) { i.TypeCode = "" }},
+		{"ZF1-PROFILE", func(i *Invoice) { i.Specification = "" }},
+		{"ZF1-CURRENCY", func(i *Invoice) { i.Currency = "" }},
+		{"ZF1-SELLER", func(i *Invoice) { i.SellerName = "" }},
+		{"ZF1-BUYER", func(i *Invoice) { i.BuyerName = "" }},
+		{"ZF1-LINES", func(i *Invoice) {
+			i.Lines, i.LineTotal, i.TaxExclusive, i.TaxTotal, i.TaxInclusive, i.DueAmount = nil, "0.00", "-5.00", "0.00", "-5.00", "-25.00"
+			i.VAT = nil
+		}},
+		{"ZF1-TOTALS", func(i *Invoice) { i.TaxInclusive, i.DueAmount = "", "" }},
+		{"ZF1-SUMS", func(i *Invoice) {
+			i.AllowanceTotal, i.Allowances, i.TaxExclusive, i.TaxTotal, i.TaxInclusive, i.DueAmount = "", nil, "155.00", "29.45", "184.45", "164.45"
+			i.VAT[0].TaxableAmount, i.VAT[0].TaxAmount = "155.00", "29.45"
+		}},
+		{"ZF1-VAT", func(i *Invoice) { i.VAT[0].TaxableAmount = "" }},
+		{"syntax", func(i *Invoice) { i.TaxInclusive = "172,55" }},
+		{"ZF1-LINE-TOTAL", func(i *Invoice) { i.Lines[1].NetAmount = "50.01" }},
+		{"ZF1-ALLOWANCE-TOTAL", func(i *Invoice) { i.Allowances = nil }},
+		{"ZF1-CHARGE-TOTAL", func(i *Invoice) { i.Charges[0].Amount = "6.00" }},
+		{"ZF1-TAX-BASIS", func(i *Invoice) { i.TaxExclusive, i.TaxInclusive, i.DueAmount = "145.01", "172.56", "152.56" }},
+		{"ZF1-TAX-TOTAL", func(i *Invoice) { i.TaxTotal, i.TaxInclusive, i.DueAmount = "27.56", "172.56", "152.56" }},
+		{"ZF1-TAX-RATE", func(i *Invoice) {
+			i.VAT[0].TaxAmount, i.TaxTotal, i.TaxInclusive, i.DueAmount = "29.00", "29.00", "174.00", "154.00"
+		}},
+		{"ZF1-GRAND-TOTAL", func(i *Invoice) { i.TaxInclusive, i.DueAmount = "172.56", "152.56" }},
+		{"ZF1-DUE", func(i *Invoice) { i.DueAmount = "153.00" }},
+	} {
+		inv := validZUGFeRD1()
+		tc.mutate(inv)
+		require.Equal(t, []string{tc.rule}, rules(inv.Check()), tc.rule)
+	}
+}
+
+// ZUGFeRD 1.0 BASIC states no amount due, nor any EN 16931 term it does
+// not have (BT-115, the addresses, BR-DEC's two decimals): none of that is
+// a fault; a ZUGFeRD 1.0 invoice without InvoiceCurrencyCode still states
+// its currency on its totals (see the mapping).
+func TestCheck_ZUGFeRD1_BasicWithoutAmountDue_IsValid(t *testing.T) {
+	t.Parallel()
+	inv := validZUGFeRD1()
+	inv.Specification = "urn:ferd:CrossIndustryDocument:invoice:1p0:basic"
+	inv.DueAmount, inv.Prepaid, inv.Paths = "", "", map[string]string{}
+	inv.Lines[0].NetAmount, inv.LineTotal = "100.0000", "150.0000"
+	require.Empty(t, inv.Check())
+	require.Equal(t, ProfileZUGFeRD1Basic, inv.Profile())
+}
+
+// An XRechnung is judged by EN 16931 and by XRechnung's rules about the
+// terms a payment needs.
+func TestCheck_XRechnung_AppliesItsBRDERules(t *testing.T) {
+	t.Parallel()
+	xr := func() *Invoice {
+		inv := valid()
+		inv.Specification = "urn:cen.eu:en16931:2017#compliant#urn:xeinkauf.de:kosit:xrechnung_3.0"
+		inv.BuyerReference, inv.SellerVATID = "04011000-12345-03", "DE123456789"
+		inv.Paths["BG-16"] = "/Invoice/cac:PaymentMeans"
+		return inv
+	}
+	require.Empty(t, xr().Check())
+	for _, tc := range []struct {
+		rule   string
+		mutate func(*Invoice)
+	}{
+		{"BR-DE-1", func(i *Invoice) { delete(i.Paths, "BG-16") }},
+		{"BR-DE-14", func(i *Invoice) { i.VAT[0].Rate = "" }},
+		{"BR-DE-15", func(i *Invoice) { i.BuyerReference = " " }},
+		{"BR-DE-16", func(i *Invoice) { i.SellerVATID = "" }},
+	} {
+		inv := xr()
+		tc.mutate(inv)
+		require.Contains(t, rules(inv.Check()), tc.rule)
+	}
+	inv := xr()
+	inv.SellerVATID, inv.SellerTaxID = "", "201/113/40209"
+	require.Empty(t, inv.Check(), "a tax number is enough for BR-DE-16")
+	inv.SellerTaxID = ""
+	inv.Paths["BG-11"] = "/Invoice/cac:TaxRepresentativeParty"
+	require.Empty(t, inv.Check(), "so is a tax representative")
+	plain := xr()
+	plain.Specification, plain.BuyerReference = "urn:cen.eu:en16931:2017", ""
+	require.Empty(t, plain.Check(), "BR-DE rules apply to an XRechnung only")
+}
+
+// The profile comes from the document: its syntax, then BT-24.
+func TestProfile_IsToldFromTheSyntaxAndBT24(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		syntax Syntax
+		spec   string
+		want   Profile
+	}{
+		{UBLInvoice, "urn:cen.eu:en16931:2017", ProfileEN16931},
+		{UBLInvoice, "urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0", ProfileEN16931},
+		{UBLCreditNote, "urn:cen.eu:en16931:2017#compliant#urn:xeinkauf.de:kosit:xrechnung_3.0", ProfileXRechnung},
+		{CII, "urn:cen.eu:en16931:2017#compliant#urn:xeinkauf.de:kosit:xrechnung_3.0#conformant#urn:xeinkauf.de:kosit:extension:xrechnung_3.0", ProfileXRechnung},
+		{CII, "urn:xoev-de:kosit:standard:xrechnung_1.2", ProfileXRechnung},
+		{CII, "urn:factur-x.eu:1p0:minimum", ProfileMinimum},
+		{CII, "urn:factur-x.eu:1p0:basicwl", ProfileBasicWL},
+		{CII, "urn:cen.eu:en16931:2017#conformant#urn:factur-x.eu:1p0:extended", ProfileEN16931},
+		// The CEN's own CII examples carry a ZUGFeRD 1.0 URN: the syntax decides.
+		{CII, "urn:ferd:CrossIndustryDocument:invoice:1p0:comfort", ProfileEN16931},
+		{ZUGFeRD1, "urn:ferd:CrossIndustryDocument:invoice:1p0:basic", ProfileZUGFeRD1Basic},
+		{ZUGFeRD1, "urn:ferd:CrossIndustryDocument:invoice:1p0:comfort", ProfileZUGFeRD1Comfort},
+		{ZUGFeRD1, " urn:ferd:CrossIndustryDocument:invoice:1p0:EXTENDED ", ProfileZUGFeRD1Extended},
+		{ZUGFeRD1, "", ProfileZUGFeRD1Basic},
+	} {
+		inv := &Invoice{Syntax: tc.syntax, Specification: tc.spec}
+		require.Equal(t, tc.want, inv.Profile(), "%s %q", tc.syntax, tc.spec)
+		require.Equal(t, tc.syntax == ZUGFeRD1, inv.Profile().ZUGFeRD1())
+	}
+}
+
+// The rules about details are the sums of lines, allowances, charges and
+// the breakdown; the amounts that decide the payment and the required
+// terms are not.
+func TestViolation_Detail_SeparatesDetailsFromThePayment(t *testing.T) {
+	t.Parallel()
+	for _, r := range []string{"BR-CO-10", "BR-CO-11", "BR-CO-13", "BR-CO-14", "BR-DEC-23", "BR-LIN-01", "ZF1-LINE-TOTAL", "ZF1-TAX-TOTAL", "ZF1-SUMS"} {
+		require.True(t, Violation{Rule: r}.Detail(), r)
+	}
+	for _, r := range []string{"syntax", "BR-02", "BR-05", "BR-15", "BR-CO-15", "BR-CO-16", "BR-DEC-14", "BR-DEC-18", "BR-DE-15", "ZF1-CURRENCY", "ZF1-TOTALS", "ZF1-GRAND-TOTAL", "ZF1-DUE"} {
+		require.False(t, Violation{Rule: r}.Detail(), r)
+	}
 }
 
 // An Extended profile's GROUP and INFORMATION lines are not counted.
@@ -218,7 +364,7 @@ func TestCanonicalDecimal_KeepsEveryDigitAsWritten(t *testing.T) {
 func TestRules_ListEveryRuleCheckReports(t *testing.T) {
 	t.Parallel()
 	seen := map[string]bool{}
-	for _, skip := range [][]string{minimumSkips, basicWLSkips, zugferd1Skips} {
+	for _, skip := range [][]string{minimumSkips, basicWLSkips, DetailRules} {
 		for _, r := range skip {
 			seen[r] = true
 		}

@@ -7,6 +7,7 @@ const (
 	nsCIIRSM = "urn:un:unece:uncefact:data:standard:CrossIndustryInvoice:100"
 	nsCIIRAM = "urn:un:unece:uncefact:data:standard:ReusableAggregateBusinessInformationEntity:100"
 	nsCIIUDT = "urn:un:unece:uncefact:data:standard:UnqualifiedDataType:100"
+	nsCIIQDT = "urn:un:unece:uncefact:data:standard:QualifiedDataType:100"
 )
 
 // The parts of a CII invoice the rows below start from.
@@ -42,12 +43,24 @@ var ciiHeader = []field[Invoice]{
 	{term: "BT-10", src: ciiAgreement + "ram:BuyerReference", at: func(i *Invoice) *string { return &i.BuyerReference }},
 	// BT-13 purchase order reference
 	{term: "BT-13", src: ciiAgreement + "ram:BuyerOrderReferencedDocument/ram:IssuerAssignedID", at: func(i *Invoice) *string { return &i.OrderReference }},
+	// BT-25 preceding invoice reference
+	{term: "BT-25", src: ciiSettle + "ram:InvoiceReferencedDocument/ram:IssuerAssignedID", at: func(i *Invoice) *string { return &i.PrecedingInvoice }},
+	// BT-26 preceding invoice issue date
+	{term: "BT-26", src: ciiSettle + "ram:InvoiceReferencedDocument/ram:FormattedIssueDateTime/qdt:DateTimeString", kind: date102, at: func(i *Invoice) *string { return &i.PrecedingIssueDate }},
 	// BT-27 seller name (in CII the party's Name is the legal name)
 	{term: "BT-27", src: ciiSeller + "ram:Name", at: func(i *Invoice) *string { return &i.SellerName }},
 	// BT-28 seller trading name
 	{term: "BT-28", src: ciiSeller + "ram:SpecifiedLegalOrganization/ram:TradingBusinessName", at: func(i *Invoice) *string { return &i.SellerTradingName }},
+	// BT-30 seller legal registration identifier and BT-30-1 its scheme
+	{term: "BT-30", src: ciiSeller + "ram:SpecifiedLegalOrganization/ram:ID", at: func(i *Invoice) *string { return &i.SellerLegalID.ID }},
+	{term: "BT-30-1", src: ciiSeller + "ram:SpecifiedLegalOrganization/ram:ID/@schemeID", at: func(i *Invoice) *string { return &i.SellerLegalID.Scheme }},
 	// BT-31 seller VAT identifier: scheme "VA" (scheme "FC" is BT-32)
 	{term: "BT-31", src: ciiSeller + "ram:SpecifiedTaxRegistration/ram:ID[@schemeID=VA]", at: func(i *Invoice) *string { return &i.SellerVATID }},
+	// BT-32 seller tax registration identifier
+	{term: "BT-32", src: ciiSeller + "ram:SpecifiedTaxRegistration/ram:ID[@schemeID=FC]", at: func(i *Invoice) *string { return &i.SellerTaxID }},
+	// BT-34 seller electronic address and BT-34-1 its scheme
+	{term: "BT-34", src: ciiSeller + "ram:URIUniversalCommunication/ram:URIID", at: func(i *Invoice) *string { return &i.SellerEndpoint.ID }},
+	{term: "BT-34-1", src: ciiSeller + "ram:URIUniversalCommunication/ram:URIID/@schemeID", at: func(i *Invoice) *string { return &i.SellerEndpoint.Scheme }},
 	// BT-40 seller country code
 	{term: "BT-40", src: ciiSeller + "ram:PostalTradeAddress/ram:CountryID", at: func(i *Invoice) *string { return &i.SellerCountry }},
 	// BT-44 buyer name
@@ -77,6 +90,17 @@ var ciiHeader = []field[Invoice]{
 	{term: "BT-114", src: ciiTotals + "ram:RoundingAmount", kind: amount, at: func(i *Invoice) *string { return &i.Rounding }},
 	// BT-115 amount due for payment
 	{term: "BT-115", src: ciiTotals + "ram:DuePayableAmount", kind: amount, at: func(i *Invoice) *string { return &i.DueAmount }},
+}
+
+// BT-29 seller identifiers: ram:ID (no scheme) and ram:GlobalID with its
+// scheme (BT-29-1, e.g. 0088 for a GLN).
+var ciiSellerIDs = group[Identifier]{
+	term: "BT-29",
+	srcs: []string{ciiSeller + "ram:ID", ciiSeller + "ram:GlobalID"},
+	fields: []field[Identifier]{
+		{term: "BT-29", src: ".", at: func(i *Identifier) *string { return &i.ID }},
+		{term: "BT-29-1", src: "@schemeID", at: func(i *Identifier) *string { return &i.Scheme }},
+	},
 }
 
 // BG-23 VAT breakdown.
@@ -171,13 +195,18 @@ var ciiLines = group[Line]{
 }
 
 var cii = &syntaxDef{
-	syntax:        CII,
-	root:          xml.Name{Space: nsCIIRSM, Local: "CrossIndustryInvoice"},
-	ns:            map[string]string{"rsm": nsCIIRSM, "ram": nsCIIRAM, "udt": nsCIIUDT},
-	header:        ciiHeader,
-	sellerAddress: ciiSeller + "ram:PostalTradeAddress",
-	buyerAddress:  ciiBuyer + "ram:PostalTradeAddress",
-	vat:           ciiVAT,
-	allowances:    ciiAllowances,
-	lines:         ciiLines,
+	syntax: CII,
+	root:   xml.Name{Space: nsCIIRSM, Local: "CrossIndustryInvoice"},
+	ns:     map[string]string{"rsm": nsCIIRSM, "ram": nsCIIRAM, "udt": nsCIIUDT, "qdt": nsCIIQDT},
+	header: ciiHeader,
+	presence: []presence{
+		{term: "BG-5", src: ciiSeller + "ram:PostalTradeAddress"},
+		{term: "BG-8", src: ciiBuyer + "ram:PostalTradeAddress"},
+		{term: "BG-11", src: ciiAgreement + "ram:SellerTaxRepresentativeTradeParty"},
+		{term: "BG-16", src: ciiSettle + "ram:SpecifiedTradeSettlementPaymentMeans"},
+	},
+	sellerIDs:  ciiSellerIDs,
+	vat:        ciiVAT,
+	allowances: ciiAllowances,
+	lines:      ciiLines,
 }

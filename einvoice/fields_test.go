@@ -3,6 +3,7 @@ package einvoice
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -175,4 +176,52 @@ func TestParse_XRechnungThirdPartyPayment(t *testing.T) {
 	require.Empty(t, inv.Check())
 	inv.ThirdPartyPaid = nil
 	require.Equal(t, "BR-CO-16", inv.Check()[0].Rule)
+}
+
+// The invoice a credit note or correction refers to (BT-25, BT-26) and
+// the seller's identifiers (BT-29 with its scheme, BT-30, BT-32, BT-34),
+// read by hand from a Peppol credit note and XRechnung's comprehensive
+// test invoice.
+func TestParse_PrecedingInvoiceAndSellerIdentifiers(t *testing.T) {
+	t.Parallel()
+	cn := parseFile(t, "en16931/testfiles/BIS_Billing_30-Kreditering_med_kreditnota.xml")
+	require.Equal(t, UBLCreditNote, cn.Syntax)
+	require.Equal(t, "2018133", cn.PrecedingInvoice)
+	require.Equal(t, "2018-02-08", cn.PrecedingIssueDate)
+	require.Equal(t, []Identifier{{ID: "1230123456789", Scheme: "0088"}}, cn.SellerIDs)
+	require.Equal(t, Identifier{ID: "1234567890", Scheme: "0007"}, cn.SellerLegalID)
+	require.Equal(t, "SE123456789001", cn.SellerVATID)
+	require.Equal(t, "Godkänd för F-skatt", cn.SellerTaxID, "BT-32 is the tax scheme other than VAT")
+	require.Equal(t, Identifier{ID: "1234567890", Scheme: "0007"}, cn.SellerEndpoint)
+
+	xr := parseFile(t, "xrechnung-testsuite/technical-cases/cius/01.01_comprehensive_test_uncefact.xml")
+	require.Equal(t, "PIR1234567890", xr.PrecedingInvoice)
+	require.Equal(t, []Identifier{{ID: "9876543217894897438"}, {ID: "748387437438"}, {ID: "987654321", Scheme: "0088"}}, xr.SellerIDs)
+	require.Equal(t, Identifier{ID: "123456789", Scheme: "0088"}, xr.SellerLegalID)
+	require.Equal(t, "ATU123456789", xr.SellerVATID)
+	require.Equal(t, "123/456/789", xr.SellerTaxID)
+	require.Equal(t, Identifier{ID: "rechnungsausgang@test.com", Scheme: "EM"}, xr.SellerEndpoint)
+	require.NotEmpty(t, xr.Paths["BG-11"], "the seller's tax representative")
+	require.NotEmpty(t, xr.Paths["BG-16"], "the payment instructions")
+	require.Equal(t, ProfileXRechnung, xr.Profile())
+	require.Empty(t, xr.Check())
+
+	corr := parseFile(t, "xrechnung-testsuite/business-cases/standard/01.18a-INVOICE_uncefact.xml")
+	require.Equal(t, "384", corr.TypeCode)
+	require.Equal(t, "PRG1502168", corr.PrecedingInvoice)
+}
+
+// A ZUGFeRD 1.0 invoice without InvoiceCurrencyCode states its currency on
+// its totals, which ZUGFeRD 1.0 requires to carry one.
+func TestParse_ZUGFeRD1_CurrencyFromTheTotals(t *testing.T) {
+	t.Parallel()
+	data, err := os.ReadFile(filepath.Join(corpusDir, "mustang/validator/validV1.xml"))
+	require.NoError(t, err)
+	without := regexp.MustCompile(`<ram:InvoiceCurrencyCode>EUR</ram:InvoiceCurrencyCode>`).ReplaceAll(data, nil)
+	require.NotEqual(t, data, without)
+	inv, err := Parse(without)
+	require.NoError(t, err)
+	require.Equal(t, "EUR", inv.Currency)
+	require.Equal(t, "/rsm:CrossIndustryDocument/rsm:SpecifiedSupplyChainTradeTransaction/ram:ApplicableSupplyChainTradeSettlement/ram:SpecifiedTradeSettlementMonetarySummation/ram:GrandTotalAmount/@currencyID", inv.Paths["BT-5"])
+	require.Empty(t, inv.Check())
 }

@@ -1,7 +1,9 @@
 // Package einvoice reads structured electronic invoices into one type whose
 // fields are the business terms of the European standard EN 16931 (BT-1 the
 // invoice number, BT-112 the total with VAT, BG-25 the lines, …), and checks
-// them with the standard's arithmetic.
+// them by the rules of their own syntax and profile (Profile, Check):
+// EN 16931's, XRechnung's where BT-24 names it, ZUGFeRD 1.0's own for
+// ZUGFeRD 1.0.
 //
 // Three syntaxes are read, each through its own mapping table (ubl.go,
 // cii.go, zugferd1.go):
@@ -49,13 +51,20 @@ type Invoice struct {
 	BuyerReference string // BT-10 buyer reference
 	OrderReference string // BT-13 purchase order reference
 
-	SellerName        string // BT-27 seller name: the legal name, not BT-28
-	SellerTradingName string // BT-28 seller trading name
-	SellerVATID       string // BT-31 seller VAT identifier
-	SellerCountry     string // BT-40 seller country code
-	BuyerName         string // BT-44 buyer name
-	BuyerCountry      string // BT-55 buyer country code
-	IBAN              string // BT-84 payment account identifier (an IBAN or a proprietary id), as written
+	PrecedingInvoice   string // BT-25 preceding invoice reference (the invoice a credit note or correction refers to)
+	PrecedingIssueDate string // BT-26 preceding invoice issue date, YYYY-MM-DD
+
+	SellerName        string       // BT-27 seller name: the legal name, not BT-28
+	SellerTradingName string       // BT-28 seller trading name
+	SellerIDs         []Identifier // BT-29 seller identifier, with its scheme (ISO 6523 ICD: 0088 GLN, …)
+	SellerLegalID     Identifier   // BT-30 seller legal registration identifier, with its scheme
+	SellerVATID       string       // BT-31 seller VAT identifier
+	SellerTaxID       string       // BT-32 seller tax registration identifier (a national tax number)
+	SellerEndpoint    Identifier   // BT-34 seller electronic address, with its scheme (EAS: EM e-mail, 0088 GLN, …)
+	SellerCountry     string       // BT-40 seller country code
+	BuyerName         string       // BT-44 buyer name
+	BuyerCountry      string       // BT-55 buyer country code
+	IBAN              string       // BT-84 payment account identifier (an IBAN or a proprietary id), as written
 
 	Allowances []AllowanceCharge // BG-20 document level allowances
 	Charges    []AllowanceCharge // BG-21 document level charges
@@ -84,8 +93,17 @@ type Invoice struct {
 	// written with the standard's usual prefixes whatever the document's
 	// own. Repeated groups are keyed with their 1-based position: "BG-25[2]",
 	// "BG-23[1]", "BG-20[1]", "BG-21[1]"; "BG-5" and "BG-8" are the seller's
-	// and buyer's postal addresses.
+	// and buyer's postal addresses, "BG-11" the seller's tax representative,
+	// "BG-16" the payment instructions.
 	Paths map[string]string
+}
+
+// Identifier is an identifier and the scheme it belongs to (an ISO 6523
+// ICD such as 0088 for a GLN, or an EAS code such as EM for an e-mail
+// address), as written; Scheme is "" when the document names none.
+type Identifier struct {
+	ID     string
+	Scheme string
 }
 
 // VATBreakdown is one BG-23 VAT breakdown.

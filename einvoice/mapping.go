@@ -57,12 +57,15 @@ type syntaxDef struct {
 	ns       map[string]string // prefix → namespace URI, for the table's paths
 	prefixes map[string]string // namespace URI → prefix, for rendering paths
 	header   []field[Invoice]
-	// sellerAddress and buyerAddress are BG-5 and BG-8 (recorded in Paths).
-	sellerAddress, buyerAddress string
-	addrPaths                   [2]path
-	vat                         group[VATBreakdown]
-	allowances                  allowanceGroup
-	lines                       group[Line]
+	// presence are the groups recorded in Paths where present, for the
+	// rules that require them: BG-5 and BG-8 (the seller's and buyer's
+	// postal addresses), BG-11 (the seller's tax representative), BG-16
+	// (payment instructions).
+	presence   []presence
+	sellerIDs  group[Identifier] // BT-29
+	vat        group[VATBreakdown]
+	allowances allowanceGroup
+	lines      group[Line]
 	// thirdParty is the path of BT-DEX-002 (XRechnung extension), if the
 	// syntax has one.
 	thirdParty   string
@@ -72,10 +75,19 @@ type syntaxDef struct {
 	dropNoteLines bool
 }
 
+// presence is a group whose path Paths records under term when present.
+type presence struct {
+	term, src string
+	p         path
+}
+
 // compiled returns d with every path compiled.
 func (d *syntaxDef) compiled() *syntaxDef {
 	compileFields(d.header, d.ns)
-	d.addrPaths = [2]path{compile(d.sellerAddress, d.ns), compile(d.buyerAddress, d.ns)}
+	for i := range d.presence {
+		d.presence[i].p = compile(d.presence[i].src, d.ns)
+	}
+	d.sellerIDs.compile(d.ns)
 	d.vat.compile(d.ns)
 	d.allowances.compile(d.ns)
 	d.allowances.ind = compile(d.allowances.indicator, d.ns)
@@ -178,11 +190,12 @@ func (d *syntaxDef) read(root *node) *Invoice {
 			}
 		}
 	}
-	for i, term := range []string{"BG-5", "BG-8"} {
-		if ns := d.addrPaths[i].nodes(root, v); len(ns) > 0 {
-			inv.Paths[term] = render(ns[0], d.prefixes, "")
+	for _, pr := range d.presence {
+		if ns := pr.p.nodes(root, v); len(ns) > 0 {
+			inv.Paths[pr.term] = render(ns[0], d.prefixes, "")
 		}
 	}
+	inv.SellerIDs = slices.DeleteFunc(readGroup(d, &d.sellerIDs, root, inv, v, nil), func(id Identifier) bool { return id.ID == "" })
 	inv.VAT = readGroup(d, &d.vat, root, inv, v, nil)
 	inv.Lines = readGroup(d, &d.lines, root, inv, v, func(l *Line, path string) { l.Path = path })
 	if d.dropNoteLines {

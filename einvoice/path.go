@@ -13,6 +13,8 @@ import (
 //	cbc:TaxAmount[@currencyID=$BT-5]        ($BT-5: the value of BT-5, read earlier)
 //	ram:TaxTotalAmount[@currencyID?=$BT-5]  (?=: equal, or the attribute absent)
 //	cbc:InvoicedQuantity/@unitCode
+//	cac:PartyTaxScheme[cac:TaxScheme/cbc:ID!=VAT]/cbc:CompanyID  (!=: present and different)
+//	.  and  @schemeID                       (the context element itself, its attribute)
 //
 // Prefixes name namespaces through the syntax's table, so a document that
 // binds other prefixes (or a default namespace) to the same URIs matches.
@@ -28,11 +30,13 @@ type step struct {
 }
 
 // predicate is [rel=value] or [@attr=value]; value "$BT-n" is a variable.
+// [rel!=value] holds for a value present and different.
 type predicate struct {
 	rel      *path
 	attr     string
 	value    string
 	orAbsent bool
+	not      bool
 }
 
 // compile parses src with ns (prefix → namespace URI). A table with a bad
@@ -44,6 +48,9 @@ func compile(src string, ns map[string]string) path {
 		if strings.HasPrefix(part, "@") && i == len(parts)-1 {
 			p.attr = part[1:]
 			break
+		}
+		if part == "." {
+			continue // the context element itself
 		}
 		p.steps = append(p.steps, compileStep(part, ns, src))
 	}
@@ -70,6 +77,9 @@ func compilePredicate(src string, ns map[string]string, whole string) *predicate
 		panic(fmt.Sprintf("einvoice: bad predicate in %q", whole))
 	}
 	p := &predicate{value: value}
+	if strings.HasSuffix(lhs, "!") {
+		lhs, p.not = strings.TrimSuffix(lhs, "!"), true
+	}
 	if strings.HasSuffix(lhs, "?") {
 		lhs, p.orAbsent = strings.TrimSuffix(lhs, "?"), true
 	}
@@ -147,9 +157,15 @@ func (pr *predicate) holds(n *node, v vars) bool {
 	}
 	if pr.attr != "" {
 		got, ok := n.attr(pr.attr)
+		if pr.not {
+			return ok && got != want
+		}
 		return (ok && want != "" && got == want) || (!ok && pr.orAbsent)
 	}
 	got, at := pr.rel.value(n, v)
+	if pr.not {
+		return at != nil && !strings.EqualFold(got, want)
+	}
 	return (at != nil && strings.EqualFold(got, want)) || (at == nil && pr.orAbsent)
 }
 

@@ -12,6 +12,19 @@ const (
 
 var ublNS = map[string]string{"cac": nsCAC, "cbc": nsCBC}
 
+// ublSeller is the seller's party, where the seller's terms start.
+const ublSeller = "cac:AccountingSupplierParty/cac:Party/"
+
+// BT-29 seller identifiers, each with its scheme (BT-29-1).
+var ublSellerIDs = group[Identifier]{
+	term: "BT-29",
+	srcs: []string{ublSeller + "cac:PartyIdentification/cbc:ID"},
+	fields: []field[Identifier]{
+		{term: "BT-29", src: ".", at: func(i *Identifier) *string { return &i.ID }},
+		{term: "BT-29-1", src: "@schemeID", at: func(i *Identifier) *string { return &i.Scheme }},
+	},
+}
+
 // The EN 16931 UBL binding (CEN/TS 16931-3-2), one row per business term.
 // A CreditNote differs from an Invoice only in CreditNoteTypeCode,
 // CreditNoteLine and CreditedQuantity, and in stating its due date under
@@ -37,14 +50,26 @@ var ublHeader = []field[Invoice]{
 	{term: "BT-10", src: "cbc:BuyerReference", at: func(i *Invoice) *string { return &i.BuyerReference }},
 	// BT-13 purchase order reference
 	{term: "BT-13", src: "cac:OrderReference/cbc:ID", at: func(i *Invoice) *string { return &i.OrderReference }},
+	// BT-25 preceding invoice reference
+	{term: "BT-25", src: "cac:BillingReference/cac:InvoiceDocumentReference/cbc:ID", at: func(i *Invoice) *string { return &i.PrecedingInvoice }},
+	// BT-26 preceding invoice issue date
+	{term: "BT-26", src: "cac:BillingReference/cac:InvoiceDocumentReference/cbc:IssueDate", kind: date, at: func(i *Invoice) *string { return &i.PrecedingIssueDate }},
 	// BT-27 seller name: the registration name of the legal entity
-	{term: "BT-27", src: "cac:AccountingSupplierParty/cac:Party/cac:PartyLegalEntity/cbc:RegistrationName", at: func(i *Invoice) *string { return &i.SellerName }},
+	{term: "BT-27", src: ublSeller + "cac:PartyLegalEntity/cbc:RegistrationName", at: func(i *Invoice) *string { return &i.SellerName }},
 	// BT-28 seller trading name
-	{term: "BT-28", src: "cac:AccountingSupplierParty/cac:Party/cac:PartyName/cbc:Name", at: func(i *Invoice) *string { return &i.SellerTradingName }},
+	{term: "BT-28", src: ublSeller + "cac:PartyName/cbc:Name", at: func(i *Invoice) *string { return &i.SellerTradingName }},
+	// BT-30 seller legal registration identifier and BT-30-1 its scheme
+	{term: "BT-30", src: ublSeller + "cac:PartyLegalEntity/cbc:CompanyID", at: func(i *Invoice) *string { return &i.SellerLegalID.ID }},
+	{term: "BT-30-1", src: ublSeller + "cac:PartyLegalEntity/cbc:CompanyID/@schemeID", at: func(i *Invoice) *string { return &i.SellerLegalID.Scheme }},
 	// BT-31 seller VAT identifier: the tax scheme "VAT" (BT-32 is the other one)
-	{term: "BT-31", src: "cac:AccountingSupplierParty/cac:Party/cac:PartyTaxScheme[cac:TaxScheme/cbc:ID=VAT]/cbc:CompanyID", at: func(i *Invoice) *string { return &i.SellerVATID }},
+	{term: "BT-31", src: ublSeller + "cac:PartyTaxScheme[cac:TaxScheme/cbc:ID=VAT]/cbc:CompanyID", at: func(i *Invoice) *string { return &i.SellerVATID }},
+	// BT-32 seller tax registration identifier: a tax scheme other than VAT
+	{term: "BT-32", src: ublSeller + "cac:PartyTaxScheme[cac:TaxScheme/cbc:ID!=VAT]/cbc:CompanyID", at: func(i *Invoice) *string { return &i.SellerTaxID }},
+	// BT-34 seller electronic address and BT-34-1 its scheme
+	{term: "BT-34", src: ublSeller + "cbc:EndpointID", at: func(i *Invoice) *string { return &i.SellerEndpoint.ID }},
+	{term: "BT-34-1", src: ublSeller + "cbc:EndpointID/@schemeID", at: func(i *Invoice) *string { return &i.SellerEndpoint.Scheme }},
 	// BT-40 seller country code
-	{term: "BT-40", src: "cac:AccountingSupplierParty/cac:Party/cac:PostalAddress/cac:Country/cbc:IdentificationCode", at: func(i *Invoice) *string { return &i.SellerCountry }},
+	{term: "BT-40", src: ublSeller + "cac:PostalAddress/cac:Country/cbc:IdentificationCode", at: func(i *Invoice) *string { return &i.SellerCountry }},
 	// BT-44 buyer name
 	{term: "BT-44", src: "cac:AccountingCustomerParty/cac:Party/cac:PartyLegalEntity/cbc:RegistrationName", at: func(i *Invoice) *string { return &i.BuyerName }},
 	// BT-55 buyer country code
@@ -160,13 +185,18 @@ var ublCreditNote = ublDef(UBLCreditNote, xml.Name{Space: nsUBLCreditNote, Local
 // copies so the two compile independently.
 func ublDef(s Syntax, root xml.Name) *syntaxDef {
 	return &syntaxDef{
-		syntax:        s,
-		root:          root,
-		ns:            ublNS,
-		header:        clone(ublHeader),
-		sellerAddress: "cac:AccountingSupplierParty/cac:Party/cac:PostalAddress",
-		buyerAddress:  "cac:AccountingCustomerParty/cac:Party/cac:PostalAddress",
-		vat:           group[VATBreakdown]{term: ublVAT.term, srcs: ublVAT.srcs, fields: clone(ublVAT.fields)},
+		syntax: s,
+		root:   root,
+		ns:     ublNS,
+		header: clone(ublHeader),
+		presence: []presence{
+			{term: "BG-5", src: ublSeller + "cac:PostalAddress"},
+			{term: "BG-8", src: "cac:AccountingCustomerParty/cac:Party/cac:PostalAddress"},
+			{term: "BG-11", src: "cac:TaxRepresentativeParty"},
+			{term: "BG-16", src: "cac:PaymentMeans"},
+		},
+		sellerIDs: group[Identifier]{term: ublSellerIDs.term, srcs: ublSellerIDs.srcs, fields: clone(ublSellerIDs.fields)},
+		vat:       group[VATBreakdown]{term: ublVAT.term, srcs: ublVAT.srcs, fields: clone(ublVAT.fields)},
 		allowances: allowanceGroup{indicator: ublAllowances.indicator, group: group[AllowanceCharge]{
 			term: ublAllowances.term, srcs: ublAllowances.srcs, fields: clone(ublAllowances.fields)}},
 		lines:      group[Line]{term: ublLines.term, srcs: ublLines.srcs, fields: clone(ublLines.fields)},

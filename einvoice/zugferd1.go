@@ -23,7 +23,9 @@ const (
 
 // ZUGFeRD 1.0 predates EN 16931; its elements are mapped onto the terms
 // they became in ZUGFeRD 2.0 (the FeRD migration tables). It has no
-// rounding amount (BT-114), trading name (BT-28) or tax currency (BT-6).
+// rounding amount (BT-114), trading name (BT-28), tax currency (BT-6),
+// preceding invoice reference (BT-25), legal registration (BT-30) or
+// electronic address (BT-34).
 var zf1Header = []field[Invoice]{
 	// BT-24 specification identifier (the ZUGFeRD 1.0 profile URN)
 	{term: "BT-24", src: "rsm:SpecifiedExchangedDocumentContext/ram:GuidelineSpecifiedDocumentContextParameter/ram:ID", at: func(i *Invoice) *string { return &i.Specification }},
@@ -33,8 +35,12 @@ var zf1Header = []field[Invoice]{
 	{term: "BT-2", src: zf1Doc + "ram:IssueDateTime/udt:DateTimeString", kind: date102, at: func(i *Invoice) *string { return &i.IssueDate }},
 	// BT-3 invoice type code
 	{term: "BT-3", src: zf1Doc + "ram:TypeCode", at: func(i *Invoice) *string { return &i.TypeCode }},
-	// BT-5 invoice currency code
+	// BT-5 invoice currency code; ZUGFeRD 1.0 also states it on every
+	// total (@currencyID, which its Schematron requires), so a document
+	// without InvoiceCurrencyCode still states its currency there.
 	{term: "BT-5", src: zf1Settle + "ram:InvoiceCurrencyCode", at: func(i *Invoice) *string { return &i.Currency }},
+	{term: "BT-5", src: zf1Totals + "ram:GrandTotalAmount/@currencyID", at: func(i *Invoice) *string { return &i.Currency }},
+	{term: "BT-5", src: zf1Totals + "ram:TaxBasisTotalAmount/@currencyID", at: func(i *Invoice) *string { return &i.Currency }},
 	// BT-9 payment due date
 	{term: "BT-9", src: zf1Settle + "ram:SpecifiedTradePaymentTerms/ram:DueDateDateTime/udt:DateTimeString", kind: date102, at: func(i *Invoice) *string { return &i.DueDate }},
 	// BT-10 buyer reference
@@ -45,6 +51,8 @@ var zf1Header = []field[Invoice]{
 	{term: "BT-27", src: zf1Seller + "ram:Name", at: func(i *Invoice) *string { return &i.SellerName }},
 	// BT-31 seller VAT identifier: scheme "VA" (scheme "FC" is BT-32)
 	{term: "BT-31", src: zf1Seller + "ram:SpecifiedTaxRegistration/ram:ID[@schemeID=VA]", at: func(i *Invoice) *string { return &i.SellerVATID }},
+	// BT-32 seller tax registration identifier
+	{term: "BT-32", src: zf1Seller + "ram:SpecifiedTaxRegistration/ram:ID[@schemeID=FC]", at: func(i *Invoice) *string { return &i.SellerTaxID }},
 	// BT-40 seller country code
 	{term: "BT-40", src: zf1Seller + "ram:PostalTradeAddress/ram:CountryID", at: func(i *Invoice) *string { return &i.SellerCountry }},
 	// BT-44 buyer name
@@ -70,6 +78,17 @@ var zf1Header = []field[Invoice]{
 	{term: "BT-113", src: zf1Totals + "ram:TotalPrepaidAmount", kind: amount, at: func(i *Invoice) *string { return &i.Prepaid }},
 	// BT-115 amount due for payment
 	{term: "BT-115", src: zf1Totals + "ram:DuePayableAmount", kind: amount, at: func(i *Invoice) *string { return &i.DueAmount }},
+}
+
+// BT-29 seller identifiers: ram:ID (no scheme) and ram:GlobalID with its
+// scheme (BT-29-1).
+var zf1SellerIDs = group[Identifier]{
+	term: "BT-29",
+	srcs: []string{zf1Seller + "ram:ID", zf1Seller + "ram:GlobalID"},
+	fields: []field[Identifier]{
+		{term: "BT-29", src: ".", at: func(i *Identifier) *string { return &i.ID }},
+		{term: "BT-29-1", src: "@schemeID", at: func(i *Identifier) *string { return &i.Scheme }},
+	},
 }
 
 // BG-23 VAT breakdown.
@@ -161,12 +180,16 @@ var zf1Lines = group[Line]{
 }
 
 var zugferd1 = &syntaxDef{
-	syntax:        ZUGFeRD1,
-	root:          xml.Name{Space: nsZF1RSM, Local: "CrossIndustryDocument"},
-	ns:            map[string]string{"rsm": nsZF1RSM, "ram": nsZF1RAM, "udt": nsZF1UDT},
-	header:        zf1Header,
-	sellerAddress: zf1Seller + "ram:PostalTradeAddress",
-	buyerAddress:  zf1Buyer + "ram:PostalTradeAddress",
+	syntax: ZUGFeRD1,
+	root:   xml.Name{Space: nsZF1RSM, Local: "CrossIndustryDocument"},
+	ns:     map[string]string{"rsm": nsZF1RSM, "ram": nsZF1RAM, "udt": nsZF1UDT},
+	header: zf1Header,
+	presence: []presence{
+		{term: "BG-5", src: zf1Seller + "ram:PostalTradeAddress"},
+		{term: "BG-8", src: zf1Buyer + "ram:PostalTradeAddress"},
+		{term: "BG-16", src: zf1Settle + "ram:SpecifiedTradeSettlementPaymentMeans"},
+	},
+	sellerIDs:     zf1SellerIDs,
 	vat:           zf1VAT,
 	allowances:    zf1Allowances,
 	lines:         zf1Lines,

@@ -247,3 +247,33 @@ func TestJudgeCorrections_LinesWithoutASubtotalAreNeverDroppedForATotal(t *testi
 	require.NoError(t, err)
 	require.Len(t, inv.LineItems, 2)
 }
+
+// The rules record a total_mismatch themselves when two stated totals
+// disagree ("Invoice total 720.00 … Total payable 705.60"): a person's
+// correction of the total settles it, and the validator judges their value.
+func TestJudgeCorrections_AProblemTheExtractorRecorded_IsAnsweredByACorrectionOfItsFields(t *testing.T) {
+	t.Parallel()
+	x := validExtraction()
+	x.Problems = []string{ReasonTotalMismatch}
+	_, err := judge(t, &x, Corrections{InvoiceNumber: ptr("INV-9")})
+	requireReason(t, err, ReasonTotalMismatch)
+	inv, err := judge(t, &x, Corrections{Total: ptr("1382.40"), Charges: &[]Charge{}})
+	require.NoError(t, err)
+	require.Equal(t, "1382.40", inv.Total)
+	_, err = judge(t, &x, Corrections{Total: ptr("1300.00")})
+	requireReason(t, err, ReasonTotalMismatch)
+}
+
+// A machine-read line that fails its own check (quantity × price is not
+// its amount) is overruled when the person states the subtotal it feeds.
+func TestJudgeCorrections_AMisreadLineIsOverruledByTheSubtotalAPersonGives(t *testing.T) {
+	t.Parallel()
+	x := validExtraction()
+	x.LineItems[0].Amount = "13.00" // 3 × 4.00
+	_, err := judge(t, &x, Corrections{InvoiceNumber: ptr("INV-2")})
+	requireReason(t, err, ReasonLineMismatch)
+	v, err := JudgeCorrections(&x, Corrections{Subtotal: ptr("1152.00")}, Policy{})
+	require.NoError(t, err)
+	require.Equal(t, []string{"lineItems"}, v.Dropped)
+	require.Empty(t, v.Invoice.LineItems)
+}

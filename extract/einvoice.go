@@ -2,7 +2,6 @@ package extract
 
 import (
 	"encoding/json"
-	"math/big"
 	"slices"
 	"strings"
 	"time"
@@ -38,34 +37,84 @@ func EInvoiceDocumentType(inv *einvoice.Invoice) string {
 	return DocInvoice
 }
 
+// Flags of a result read from an e-invoice.
+const (
+	// FlagEInvoiceRulePrefix + rule (one of einvoice.DetailRules, e.g.
+	// "einvoice_rule:BR-CO-10"): the e-invoice breaks a rule about its
+	// details (its lines, the sums of its allowances and charges, its VAT
+	// breakdown) while the amounts that decide the payment agree; it was
+	// committed, and the reviewer sees which rule.
+	FlagEInvoiceRulePrefix = "einvoice_rule:"
+	// FlagEInvoiceDetailsOmitted: a detail the e-invoice states (its
+	// lines, its VAT breakdown, its document charges, its due date or the
+	// invoice it refers to) is not in the result, because it cannot be
+	// committed as stated: an amount finer than the currency, a breakdown
+	// that does not add up to the VAT, a due date before the issue date.
+	// The XML keeps it; the amounts that decide the payment were committed.
+	FlagEInvoiceDetailsOmitted = "einvoice_details_omitted"
+)
+
+// EInvoiceRuleFlag is the flag naming a broken detail rule.
+func EInvoiceRuleFlag(rule string) string { return FlagEInvoiceRulePrefix + rule }
+
+// EInvoiceFlags are the flags FromEInvoice may set: a small fixed set,
+// content-free, for the console to describe.
+func EInvoiceFlags() []string {
+	out := []string{FlagEInvoiceDetailsOmitted}
+	for _, r := range einvoice.DetailRules {
+		out = append(out, EInvoiceRuleFlag(r))
+	}
+	return out
+}
+
 // FromEInvoice maps a parsed e-invoice onto the pipeline's result and
-// returns the JSON of an Invoice, or a *Rejection. It decides in this
-// order, and rejects with the first failure:
+// returns the JSON of an Invoice, or a *Rejection. The invoice is judged
+// by the rule set of its syntax and profile (einvoice's Check: EN 16931
+// for UBL and CII, with XRechnung's rules where BT-24 names it, ZUGFeRD
+// 1.0's own for ZUGFeRD 1.0), and the amounts that decide the payment
+// decide. In this order, the first failure rejects:
 //
-//  1. the first violation of einvoice's Check is invalid_einvoice:<rule>;
+//  1. a violated rule that is not about a detail (einvoice.Violation.Detail):
+//     a term the profile requires, a malformed value, or the payment's own
+//     arithmetic (net + VAT = gross, gross − paid + rounding = due) is
+//     invalid_einvoice:<rule>, the first such rule;
 //  2. the scalars (invalid_field:<field>): an invoice number as for any
 //     extraction (IsInvoiceNumber: as printed, spaces included, "210111
 //     mit LV"), a vendor as for any extraction, a calendar date, a
 //     currency relayops trades in;
-//  3. every amount must be exact in the currency's minor unit: a value
+//  3. the amounts that decide the payment (BT-109, BT-110, BT-112, BT-113,
+//     BT-114, BT-115) must be exact in the currency's minor unit: a value
 //     with more decimals than the currency has (nonzero ones, "100.50"
 //     JPY) is invalid_field:<field>, never rounded. Trailing zeros are not
 //     information and go ("12.500" EUR is "12.50"). Negative amounts stay
 //     negative, as the document states them;
-//  4. subtotal + charges + tax must be the total exactly (total_mismatch;
-//     only a MINIMUM profile, whose own rules do not check it, can fail).
+//  4. the result, judged again as the validator judges any extraction
+//     (ValidateExtraction of ExtractionOf), must commit: what a review's
+//     corrections are put over must hold.
+//
+// A rule about a detail does not reject when the payment's amounts agree:
+// the invoice is committed with the rule named in its flags
+// (EInvoiceRuleFlag) and the fields it concerns toCheck in its Status,
+// and a detail that cannot be committed as stated is
+// left out of the result (FlagEInvoiceDetailsOmitted), never rounded or
+// made up. The total without VAT is committed as the subtotal and the
+// document charges that make it (see einvoiceMoney.net).
 //
 // A credit note (a UBL CreditNote, type 381, …) and a corrective invoice
-// (384) are booked like invoices, with their type and direction (see
-// Invoice). A rejection keeps the terms as the XML states them
-// (Rejection.Extraction), so a person can correct what is wrong.
+// (384) are booked like invoices, with their type, direction and the
+// invoice they refer to (BT-25). A rejection keeps the terms as the XML
+// states them and the detail flags (Rejection.Extraction), so a person
+// can correct what is wrong.
 //
 // The result carries the business terms and XML path of every field
-// (Evidence, Source "einvoice") and Source{Extractor: "einvoice"}.
+// (Evidence, Source "einvoice"), the seller's identifiers (Seller) and
+// Source{Extractor: "einvoice"}.
 func FromEInvoice(inv *einvoice.Invoice) ([]byte, error) {
-	out, err := fromEInvoice(inv)
+	vs := inv.Check()
+	out, err := fromEInvoice(inv, vs)
 	if r, ok := err.(*Rejection); ok {
 		x := einvoiceExtraction(inv)
+		x.Flags = detailFlags(vs)
 		r.Extraction = &x
 	}
 	if err != nil {
@@ -74,9 +123,23 @@ func FromEInvoice(inv *einvoice.Invoice) ([]byte, error) {
 	return json.Marshal(out)
 }
 
-func fromEInvoice(inv *einvoice.Invoice) (*Invoice, error) {
-	if vs := inv.Check(); len(vs) > 0 {
-		return nil, Reject(ReasonInvalidEInvoice + ":" + vs[0].Rule)
+// detailFlags name the violated rules about details, each once, in the
+// order Check reports them.
+func detailFlags(vs []einvoice.Violation) []string {
+	var out []string
+	for _, v := range vs {
+		if f := EInvoiceRuleFlag(v.Rule); v.Detail() && !slices.Contains(out, f) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func fromEInvoice(inv *einvoice.Invoice, vs []einvoice.Violation) (*Invoice, error) {
+	for _, v := range vs {
+		if !v.Detail() {
+			return nil, Reject(ReasonInvalidEInvoice + ":" + v.Rule)
+		}
 	}
 	vendor := collapseSpace(inv.SellerName)
 	if err := checkEInvoiceScalars(inv.Number, vendor, inv.IssueDate, inv.Currency); err != nil {
@@ -86,49 +149,137 @@ func fromEInvoice(inv *einvoice.Invoice) (*Invoice, error) {
 	out := &Invoice{
 		DocumentType: EInvoiceDocumentType(inv), InvoiceNumber: inv.Number, Vendor: vendor,
 		IssueDate: inv.IssueDate, Currency: inv.Currency,
-		Total:           m.amount(inv.TaxInclusive, "total"),
-		Tax:             m.amount(orZero(inv.TaxTotal), "tax"),
-		PaidAmount:      m.optional(inv.Prepaid, "paidAmount"),
-		Rounding:        m.optional(inv.Rounding, "rounding"),
-		AmountDue:       m.optional(inv.DueAmount, "amountDue"),
-		DueDate:         inv.DueDate,
-		OrderReference:  inv.OrderReference,
-		SellerVATID:     inv.SellerVATID,
-		Buyer:           collapseSpace(inv.BuyerName),
-		IBAN:            strings.Join(strings.Fields(inv.IBAN), ""),
-		InvoiceTypeCode: inv.TypeCode,
-		Seller:          einvoiceSeller(inv),
-		Source:          Source{Extractor: ExtractorEInvoice},
+		Total:            m.amount(inv.TaxInclusive, "total"),
+		Tax:              m.amount(orZero(inv.TaxTotal), "tax"),
+		PaidAmount:       m.optional(inv.Prepaid, "paidAmount"),
+		Rounding:         m.optional(inv.Rounding, "rounding"),
+		AmountDue:        m.optional(inv.DueAmount, "amountDue"),
+		DueDate:          inv.DueDate,
+		OrderReference:   inv.OrderReference,
+		PrecedingInvoice: collapseSpace(inv.PrecedingInvoice),
+		SellerVATID:      inv.SellerVATID,
+		Buyer:            collapseSpace(inv.BuyerName),
+		IBAN:             compact(inv.IBAN),
+		InvoiceTypeCode:  inv.TypeCode,
+		Seller:           einvoiceSeller(inv),
+		Source:           Source{Extractor: ExtractorEInvoice},
 	}
-	out.Charges = m.charges(inv)
-	out.Subtotal = m.subtotal(inv)
-	out.LineItems = m.lines(inv)
-	out.TaxBreakdown = m.breakdown(inv)
-	out.AccountingTax = m.accountingTax(inv)
+	net := m.units(inv.TaxExclusive, "subtotal")
+	third := m.thirdPartyPaid(inv)
 	if m.err != nil {
 		return nil, m.err
 	}
-	if err := m.balances(out); err != nil {
-		return nil, err
-	}
+	parts := m.net(inv, net)
+	out.Subtotal, out.Charges = formatMinor(parts.subtotal, m.minor), parts.charges
+	out.LineItems = m.lines(inv)
+	out.TaxBreakdown = m.breakdown(inv)
+	out.AccountingTax = m.accountingTax(inv)
+	paidFrom := m.paid(inv, out, third)
 	total, _ := parseMoney(out.Total, m.minor, "total", true)
 	out.DocumentType, out.Direction = bookedType(out.DocumentType, total)
 	out.SignedTotal = formatMinor(signedTotal(total, out.Direction), m.minor)
-	out.Evidence = einvoiceEvidence(inv, out)
-	out.Status = FieldStatus(out)
+	out.Evidence = einvoiceEvidence(inv, out, parts, paidFrom)
+	out.Flags = detailFlags(vs)
+	if err := rejudge(out, m.omitted); err != nil {
+		return nil, err
+	}
+	out.Status = einvoiceStatus(out, vs)
 	return out, nil
 }
 
-// einvoiceSeller are the seller's identifiers the XML states.
-func einvoiceSeller(inv *einvoice.Invoice) []PartyID {
-	var out []PartyID
-	if v := strings.Join(strings.Fields(inv.SellerVATID), ""); v != "" {
-		out = append(out, PartyID{Scheme: IDVAT, ID: v})
+// einvoiceStatus is FieldStatus, with the fields a broken detail rule
+// concerns toCheck: the reviewer looks at those first.
+func einvoiceStatus(out *Invoice, vs []einvoice.Violation) map[string]string {
+	status := FieldStatus(out)
+	for _, v := range vs {
+		for _, f := range detailFields[v.Rule] {
+			if _, ok := status[f]; ok {
+				status[f] = StatusToCheck
+			}
+		}
 	}
-	if v := strings.Join(strings.Fields(inv.IBAN), ""); v != "" {
-		out = append(out, PartyID{Scheme: IDIBAN, ID: v})
+	return status
+}
+
+// detailFields are the committed fields each rule about a detail
+// concerns: the reviewer checks those of a flagged rule.
+var detailFields = map[string][]string{
+	"BR-CO-10": {"lineItems", "subtotal"}, "BR-LIN-01": {"lineItems"}, "BR-LIN-03": {"lineItems"}, "BR-DEC-23": {"lineItems"},
+	"BR-DEC-09": {"subtotal"}, "ZF1-LINE-TOTAL": {"lineItems", "subtotal"}, "ZF1-SUMS": {"subtotal", "charges"},
+	"BR-CO-11": {"charges"}, "BR-CO-12": {"charges"}, "BR-DEC-01": {"charges"}, "BR-DEC-02": {"charges"},
+	"BR-DEC-05": {"charges"}, "BR-DEC-06": {"charges"}, "BR-DEC-10": {"charges"}, "BR-DEC-11": {"charges"},
+	"ZF1-ALLOWANCE-TOTAL": {"charges"}, "ZF1-CHARGE-TOTAL": {"charges"},
+	"BR-CO-13": {"subtotal", "charges"}, "ZF1-TAX-BASIS": {"subtotal", "charges"},
+	"BR-CO-14": {"taxBreakdown"}, "BR-CO-17": {"taxBreakdown"}, "BR-S-08": {"taxBreakdown"}, "BR-S-09": {"taxBreakdown"},
+	"BR-DEC-19": {"taxBreakdown"}, "BR-DEC-20": {"taxBreakdown"},
+	"ZF1-VAT": {"taxBreakdown"}, "ZF1-TAX-TOTAL": {"taxBreakdown"}, "ZF1-TAX-RATE": {"taxBreakdown"},
+}
+
+// omittable are the details a result may leave out when the validator
+// cannot commit them as the e-invoice states them.
+var omittable = []string{"lineItems", "taxBreakdown", "dueDate", "precedingInvoice", "accountingTax"}
+
+// rejudge holds the result to what the validator commits: ExtractionOf
+// the result, validated again, must pass, for a review's corrections are
+// judged over it. A detail the validator refuses (a tax breakdown whose
+// rate has a negative base on an invoice, a due date before the issue
+// date) is left out and the result flagged FlagEInvoiceDetailsOmitted; any
+// other refusal is the verdict. omitted says a detail was already left
+// out.
+func rejudge(out *Invoice, omitted bool) error {
+	for range len(omittable) + 1 {
+		_, err := ValidateExtraction(ExtractionOf(*out))
+		r, ok := err.(*Rejection)
+		if !ok {
+			if omitted && !slices.Contains(out.Flags, FlagEInvoiceDetailsOmitted) {
+				out.Flags = append(out.Flags, FlagEInvoiceDetailsOmitted)
+			}
+			return err
+		}
+		field := omittableField(r.Reason)
+		if field == "" || !out.omit(field) {
+			return Reject(r.Reason)
+		}
+		omitted = true
 	}
-	return out
+	return Reject(ReasonTotalMismatch) // unreachable: each pass omits one more detail
+}
+
+// omittableField is the detail a validator's reason concerns, when it is
+// one a result may leave out.
+func omittableField(reason string) string {
+	switch reason {
+	case ReasonTaxMismatch:
+		return "taxBreakdown"
+	case ReasonLineMismatch, ReasonSubtotalMismatch:
+		return "lineItems"
+	}
+	if _, f, ok := strings.Cut(reason, ":"); ok && slices.Contains(omittable, f) {
+		return f
+	}
+	return ""
+}
+
+// omit leaves detail f (one of omittable) out of the result, and reports
+// whether there was one to leave out.
+func (inv *Invoice) omit(f string) bool {
+	had := true
+	switch f {
+	case "lineItems":
+		had, inv.LineItems = len(inv.LineItems) > 0, []LineItem{}
+	case "taxBreakdown":
+		had, inv.TaxBreakdown = len(inv.TaxBreakdown) > 0, nil
+	case "dueDate":
+		had, inv.DueDate = inv.DueDate != "", ""
+	case "precedingInvoice":
+		had, inv.PrecedingInvoice = inv.PrecedingInvoice != "", ""
+	case "accountingTax":
+		had, inv.AccountingTax = inv.AccountingTax != nil, nil
+	default:
+		return false
+	}
+	delete(inv.Evidence, f)
+	return had
 }
 
 // einvoiceExtraction is what a rejected e-invoice keeps: its terms as the
@@ -139,7 +290,8 @@ func einvoiceExtraction(inv *einvoice.Invoice) Extraction {
 		Vendor: collapseSpace(inv.SellerName), IssueDate: inv.IssueDate, Currency: inv.Currency,
 		Subtotal: inv.LineTotal, Tax: inv.TaxTotal, Total: inv.TaxInclusive, DueDate: inv.DueDate,
 		PaidAmount: inv.Prepaid, Rounding: inv.Rounding, AmountDue: inv.DueAmount,
-		Seller: einvoiceSeller(inv), Source: Source{Extractor: ExtractorEInvoice},
+		PrecedingInvoice: collapseSpace(inv.PrecedingInvoice),
+		Seller:           einvoiceSeller(inv), Source: Source{Extractor: ExtractorEInvoice},
 	}
 	for _, a := range inv.Allowances {
 		x.Charges = append(x.Charges, Charge{Kind: ChargeDiscount, Amount: a.Amount, Reason: collapseSpace(a.Reason)})
@@ -181,224 +333,6 @@ func checkEInvoiceScalars(number, vendor, date, currency string) error {
 	return nil
 }
 
-// einvoiceMoney converts stated amounts to the currency's precision,
-// remembering the first failure (so the mapping reads straight through).
-type einvoiceMoney struct {
-	minor int
-	err   error
-}
-
-func (m *einvoiceMoney) fail(field string) {
-	if m.err == nil {
-		m.err = Reject(FieldReason(ReasonInvalidField, field))
-	}
-}
-
-// units returns s in minor units, exactly; a malformed or too precise
-// value fails the field.
-func (m *einvoiceMoney) units(s, field string) int64 {
-	d, err := parseDecimal(s)
-	if err != nil {
-		m.fail(field)
-		return 0
-	}
-	n, err := d.toMinor(m.minor)
-	if err != nil {
-		m.fail(field)
-		return 0
-	}
-	return n
-}
-
-func (m *einvoiceMoney) amount(s, field string) string {
-	return formatMinor(m.units(s, field), m.minor)
-}
-
-func (m *einvoiceMoney) optional(s, field string) string {
-	if s == "" {
-		return ""
-	}
-	return m.amount(s, field)
-}
-
-// charges are the document level allowances (discounts, negative) and
-// charges (freight, UNTDID 7161 "FC", as shipping; any other as a fee).
-func (m *einvoiceMoney) charges(inv *einvoice.Invoice) []Charge {
-	var out []Charge
-	for _, a := range inv.Allowances {
-		out = append(out, Charge{Kind: ChargeDiscount, Amount: formatMinor(-m.units(a.Amount, "charges"), m.minor), Reason: chargeReason(a)})
-	}
-	for _, c := range inv.Charges {
-		out = append(out, Charge{Kind: chargeKind(c), Amount: m.amount(c.Amount, "charges"), Reason: chargeReason(c)})
-	}
-	return out
-}
-
-// chargeKind is a document charge's kind: freight (UNTDID 7161 "FC") is
-// shipping, any other a fee.
-func chargeKind(c einvoice.AllowanceCharge) string {
-	if strings.EqualFold(c.ReasonCode, "FC") {
-		return ChargeShipping
-	}
-	return ChargeFee
-}
-
-// chargeReason is a charge's reason as the XML states it, when it is
-// printable text of a reasonable length (else it is left out: the amount
-// is what counts).
-func chargeReason(c einvoice.AllowanceCharge) string {
-	r := collapseSpace(c.Reason)
-	if !printedText(r, maxChargeReasonRunes) {
-		return ""
-	}
-	return r
-}
-
-// breakdown is the VAT breakdown (BG-23) in the currency's precision.
-func (m *einvoiceMoney) breakdown(inv *einvoice.Invoice) []TaxSubtotal {
-	var out []TaxSubtotal
-	for _, v := range inv.VAT {
-		if len(out) == maxTaxRates {
-			return out
-		}
-		rate := v.Rate
-		if d, err := parseDecimal(orZero(rate)); err == nil {
-			rate = d.normalized().String()
-		}
-		out = append(out, TaxSubtotal{
-			Rate: rate, TaxableAmount: m.optional(v.TaxableAmount, "taxBreakdown"),
-			TaxAmount: m.amount(orZero(v.TaxAmount), "taxBreakdown"), Category: v.Category,
-		})
-	}
-	return out
-}
-
-// accountingTax is BT-111 with its currency BT-6, when the invoice states
-// its tax in a second currency.
-func (m *einvoiceMoney) accountingTax(inv *einvoice.Invoice) *AccountingTax {
-	if inv.TaxTotalTaxCurrency == "" || inv.TaxCurrency == "" || inv.TaxCurrency == inv.Currency {
-		return nil
-	}
-	minor, ok := currencyMinor[inv.TaxCurrency]
-	if !ok {
-		return nil
-	}
-	d, err := parseDecimal(inv.TaxTotalTaxCurrency)
-	if err != nil {
-		return nil
-	}
-	n, err := d.toMinor(minor)
-	if err != nil {
-		return nil
-	}
-	return &AccountingTax{Currency: inv.TaxCurrency, Amount: formatMinor(n, minor)}
-}
-
-// subtotal is BT-106, the sum of the lines; a profile without it
-// (Factur-X MINIMUM) gives BT-109 less the document charges.
-func (m *einvoiceMoney) subtotal(inv *einvoice.Invoice) string {
-	if inv.LineTotal != "" {
-		return m.amount(inv.LineTotal, "subtotal")
-	}
-	n := m.units(inv.TaxExclusive, "subtotal")
-	for _, c := range inv.Charges {
-		n -= m.units(c.Amount, "charges")
-	}
-	for _, a := range inv.Allowances {
-		n += m.units(a.Amount, "charges")
-	}
-	return formatMinor(n, m.minor)
-}
-
-// balances checks subtotal + charges + tax = total in minor units.
-func (m *einvoiceMoney) balances(out *Invoice) error {
-	sum := m.units(out.Subtotal, "subtotal") + m.units(out.Tax, "tax")
-	for _, c := range out.Charges {
-		sum += m.units(c.Amount, "charges")
-	}
-	if m.err != nil {
-		return m.err
-	}
-	if sum != m.units(out.Total, "total") {
-		return Reject(ReasonTotalMismatch)
-	}
-	return nil
-}
-
-// lines maps the lines that count in the sums (not an Extended profile's
-// GROUP and INFORMATION lines).
-func (m *einvoiceMoney) lines(inv *einvoice.Invoice) []LineItem {
-	out := []LineItem{}
-	for _, l := range inv.Lines {
-		if !l.Counted() {
-			continue
-		}
-		if len(out) == maxLineItems {
-			m.fail("lineItems")
-			return nil
-		}
-		out = append(out, m.line(l))
-	}
-	return out
-}
-
-func (m *einvoiceMoney) line(l einvoice.Line) LineItem {
-	desc := collapseSpace(l.Name)
-	qty, errQ := parseDecimal(l.Quantity)
-	if len(desc) > maxDescriptionBytes || !printable(desc) || errQ != nil {
-		m.fail("lineItems")
-		return LineItem{}
-	}
-	return LineItem{
-		Description: desc,
-		Quantity:    qty.normalized().String(),
-		UnitPrice:   unitPrice(l.NetPrice, l.BaseQuantity, m.minor),
-		Amount:      m.amount(l.NetAmount, "lineItems"),
-	}
-}
-
-// unitPrice is the price of one unit: the net price (BT-146) per its base
-// quantity (BT-149, default 1), when that division is exact; "" when it
-// is not (a price per 1000 that does not divide into a finite decimal of
-// at most 12 places). Never rounded.
-func unitPrice(price, base string, minor int) string {
-	p, err := parseDecimal(price)
-	if err != nil {
-		return ""
-	}
-	p = p.normalized()
-	if base != "" {
-		b, err := parseDecimal(base)
-		if err != nil || b.units <= 0 {
-			return ""
-		}
-		var ok bool
-		if p, ok = divideExact(p, b.normalized()); !ok {
-			return ""
-		}
-	}
-	return priceString(p, minor)
-}
-
-// divideExact returns p / b when it is a decimal of at most 12 places.
-func divideExact(p, b decimal) (decimal, bool) {
-	const places = 12
-	num := new(big.Int).Mul(big.NewInt(p.units), pow10(places+b.scale))
-	den := new(big.Int).Mul(big.NewInt(b.units), pow10(p.scale))
-	q, r := new(big.Int).QuoRem(num, den, new(big.Int))
-	if r.Sign() != 0 || !q.IsInt64() {
-		return decimal{}, false
-	}
-	return decimal{units: q.Int64(), scale: places}.normalized(), true
-}
-
-func orZero(s string) string {
-	if s == "" {
-		return "0"
-	}
-	return s
-}
-
 // collapseSpace turns runs of white space (an XML name's line breaks and
 // indentation) into single spaces.
 func collapseSpace(s string) string { return strings.Join(strings.Fields(s), " ") }
@@ -412,36 +346,52 @@ var einvoiceFields = []struct {
 	{"invoiceNumber", []string{"BT-1"}}, {"vendor", []string{"BT-27"}}, {"issueDate", []string{"BT-2"}},
 	{"currency", []string{"BT-5"}}, {"subtotal", []string{"BT-106"}}, {"tax", []string{"BT-110"}},
 	{"total", []string{"BT-112"}}, {"dueDate", []string{"BT-9"}}, {"orderReference", []string{"BT-13"}},
-	{"sellerVatId", []string{"BT-31"}}, {"buyer", []string{"BT-44"}}, {"iban", []string{"BT-84"}},
-	{"paidAmount", []string{"BT-113"}}, {"amountDue", []string{"BT-115"}}, {"invoiceTypeCode", []string{"BT-3"}},
+	{"precedingInvoice", []string{"BT-25"}}, {"sellerVatId", []string{"BT-31"}}, {"buyer", []string{"BT-44"}},
+	{"iban", []string{"BT-84"}}, {"paidAmount", []string{"BT-113"}}, {"amountDue", []string{"BT-115"}},
+	{"invoiceTypeCode", []string{"BT-3"}},
 }
 
 // einvoiceEvidence says, per committed field, which business terms and
-// which XML element it came from. A subtotal without BT-106 came from
-// BT-109 and the charges; a tax the document does not state is BT-110
-// absent (zero), with no path.
-func einvoiceEvidence(inv *einvoice.Invoice, out *Invoice) map[string]Evidence {
+// which XML element it came from. A subtotal not BT-106 is BT-109 less the
+// charges (computed when there are charges); charges from the stated
+// totals are BT-107 and BT-108; a paid amount the payment's arithmetic
+// needed is computed from the terms it was derived from (paidFrom); a tax
+// the document does not state is BT-110 absent (zero), with no path.
+func einvoiceEvidence(inv *einvoice.Invoice, out *Invoice, parts netParts, paidFrom string) map[string]Evidence {
 	ev := map[string]Evidence{}
 	present := map[string]bool{
 		"dueDate": out.DueDate != "", "orderReference": out.OrderReference != "",
-		"sellerVatId": out.SellerVATID != "", "buyer": out.Buyer != "", "iban": out.IBAN != "",
-		"paidAmount": out.PaidAmount != "", "amountDue": out.AmountDue != "",
+		"precedingInvoice": out.PrecedingInvoice != "", "sellerVatId": out.SellerVATID != "",
+		"buyer": out.Buyer != "", "iban": out.IBAN != "", "paidAmount": out.PaidAmount != "",
+		"amountDue": out.AmountDue != "",
 	}
 	for _, f := range einvoiceFields {
 		if p, optional := present[f.field]; optional && !p {
 			continue
 		}
-		terms := f.terms
-		if f.field == "subtotal" && inv.LineTotal == "" {
-			terms = []string{"BT-109", "BT-107", "BT-108"}
-		}
-		ev[f.field] = Evidence{Source: EvidenceEInvoice, BusinessTerms: terms, Path: inv.Paths[terms[0]]}
+		ev[f.field] = Evidence{Source: EvidenceEInvoice, BusinessTerms: f.terms, Path: inv.Paths[f.terms[0]]}
+	}
+	if parts.from == "net" {
+		ev["subtotal"] = Evidence{Source: EvidenceEInvoice, BusinessTerms: []string{"BT-109", "BT-107", "BT-108"},
+			Path: inv.Paths["BT-109"], Computed: len(parts.charges) > 0}
+	}
+	switch paidFrom {
+	case "BT-DEX-002":
+		ev["paidAmount"] = Evidence{Source: EvidenceEInvoice, BusinessTerms: []string{"BT-113", "BT-DEX-002"}, Computed: true}
+	case "BT-115":
+		ev["paidAmount"] = Evidence{Source: EvidenceEInvoice, BusinessTerms: []string{"BT-112", "BT-115"}, Computed: true}
 	}
 	if len(out.LineItems) > 0 {
 		ev["lineItems"] = Evidence{Source: EvidenceEInvoice, BusinessTerms: []string{"BG-25"}, Path: groupPath(inv.Paths["BG-25[1]"])}
 	}
-	if len(out.Charges) > 0 {
+	switch {
+	case len(out.Charges) > 0 && parts.from == "totals":
+		ev["charges"] = Evidence{Source: EvidenceEInvoice, BusinessTerms: []string{"BT-107", "BT-108"}, Path: inv.Paths["BT-107"]}
+	case len(out.Charges) > 0:
 		ev["charges"] = Evidence{Source: EvidenceEInvoice, BusinessTerms: []string{"BG-20", "BG-21"}}
+	}
+	if len(out.TaxBreakdown) > 0 {
+		ev["taxBreakdown"] = Evidence{Source: EvidenceEInvoice, BusinessTerms: []string{"BG-23"}, Path: groupPath(inv.Paths["BG-23[1]"])}
 	}
 	return ev
 }

@@ -71,18 +71,24 @@ const (
 	// (a correction) rather than the machine committing it.
 	ReasonOCRUncertain = "ocr_uncertain"
 	// ReasonInvalidEInvoice + ":" + rule: a structured e-invoice that breaks
-	// a rule of EN 16931 (a rule from EInvoiceRules), or is not a readable
-	// e-invoice at all ("syntax").
+	// a rule of its syntax and profile that decides whether it can be paid
+	// (a rule from EInvoiceRules), or is not a readable e-invoice at all
+	// ("syntax").
 	ReasonInvalidEInvoice = "invalid_einvoice"
 )
 
-// EInvoiceRules are the rules an invalid_einvoice reason may name: the
-// EN 16931 business rules the validator checks (BR-CO-10 … BR-CO-17: the
-// document-level arithmetic; BR-01 … BR-16: required business terms;
-// BR-DEC-*: at most two decimals; BR-S-08, BR-S-09: the standard rated VAT
-// breakdown; BR-LIN-01, BR-LIN-03: each line's identifier and amount; the
-// list of package einvoice's Rules) and "syntax" for XML that is not a
-// readable invoice of a supported syntax, or a value not of its type.
+// EInvoiceRules are the rules an invalid_einvoice reason may name: every
+// rule package einvoice's Check applies (einvoice.Rules, a test holds
+// them equal): EN 16931's
+// (BR-01 … BR-16 required terms, BR-DEC-* at most two decimals, BR-LIN-01
+// and BR-LIN-03 line terms, BR-CO-10 … BR-CO-17 the document arithmetic,
+// BR-S-08 and BR-S-09 the standard rated VAT breakdown), XRechnung's
+// (BR-DE-1, BR-DE-14, BR-DE-15, BR-DE-16), ZUGFeRD 1.0's (ZF1-*), and
+// "syntax" for XML that is not a readable invoice of a supported syntax,
+// or a value not of its type. A rule about a detail (einvoice.DetailRules)
+// rejects no invoice whose payment amounts agree (it is a flag then,
+// EInvoiceRuleFlag), but it names the rejection of jobs judged before that
+// policy, so it stays a reason code.
 var EInvoiceRules = []string{
 	"syntax",
 	"BR-01", "BR-02", "BR-03", "BR-04", "BR-05", "BR-06", "BR-07", "BR-08",
@@ -92,6 +98,11 @@ var EInvoiceRules = []string{
 	"BR-DEC-01", "BR-DEC-02", "BR-DEC-05", "BR-DEC-06", "BR-DEC-09", "BR-DEC-10", "BR-DEC-11",
 	"BR-DEC-12", "BR-DEC-13", "BR-DEC-14", "BR-DEC-15", "BR-DEC-16", "BR-DEC-17", "BR-DEC-18",
 	"BR-DEC-19", "BR-DEC-20", "BR-DEC-23",
+	"BR-DE-1", "BR-DE-14", "BR-DE-15", "BR-DE-16",
+	"ZF1-NUMBER", "ZF1-DATE", "ZF1-TYPE", "ZF1-PROFILE", "ZF1-CURRENCY", "ZF1-SELLER", "ZF1-BUYER",
+	"ZF1-LINES", "ZF1-TOTALS", "ZF1-SUMS", "ZF1-VAT",
+	"ZF1-LINE-TOTAL", "ZF1-ALLOWANCE-TOTAL", "ZF1-CHARGE-TOTAL", "ZF1-TAX-BASIS", "ZF1-TAX-TOTAL",
+	"ZF1-TAX-RATE", "ZF1-GRAND-TOTAL", "ZF1-DUE",
 }
 
 // Fields are the invoice fields a reason code may name.

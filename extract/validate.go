@@ -135,7 +135,7 @@ func validateExtraction(x Extraction) (*Invoice, error) {
 	if err != nil {
 		return nil, err
 	}
-	breakdown, err := parseBreakdown(x.TaxBreakdown, minor, a.credit)
+	breakdown, err := parseBreakdown(x.TaxBreakdown, minor)
 	if err != nil {
 		return nil, err
 	}

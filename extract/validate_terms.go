@@ -39,13 +39,13 @@ const maxRateScale = 4
 // vatCategories are the EN 16931 VAT category codes (UNCL5305 subset).
 var vatCategories = []string{"S", "Z", "E", "AE", "K", "G", "O", "L", "M"}
 
-func parseBreakdown(in []TaxSubtotal, minor int, credit bool) (breakdown, error) {
+func parseBreakdown(in []TaxSubtotal, minor int) (breakdown, error) {
 	b := breakdown{allTaxable: len(in) > 0}
 	if len(in) > maxTaxRates {
 		return b, Reject(FieldReason(ReasonInvalidField, "taxBreakdown"))
 	}
 	for _, t := range in {
-		p, err := parseRate(t, minor, credit)
+		p, err := parseRate(t, minor)
 		if err != nil {
 			return b, err
 		}
@@ -61,7 +61,7 @@ func parseBreakdown(in []TaxSubtotal, minor int, credit bool) (breakdown, error)
 	return b, nil
 }
 
-func parseRate(t TaxSubtotal, minor int, credit bool) (parsedRate, error) {
+func parseRate(t TaxSubtotal, minor int) (parsedRate, error) {
 	invalid := Reject(FieldReason(ReasonInvalidField, "taxBreakdown"))
 	p := parsedRate{in: t}
 	rate, err := parseDecimal(t.Rate)
@@ -73,12 +73,14 @@ func parseRate(t TaxSubtotal, minor int, credit bool) (parsedRate, error) {
 		t.Category != "" && !slices.Contains(vatCategories, t.Category) {
 		return p, invalid
 	}
-	if p.tax, err = parseMoney(t.TaxAmount, minor, "taxBreakdown", credit); err != nil {
+	// A rate may carry a negative base and tax on any document (EN 16931
+	// allows a category of allowances only); the sums still decide.
+	if p.tax, err = parseMoney(t.TaxAmount, minor, "taxBreakdown", true); err != nil {
 		return p, err
 	}
 	if t.TaxableAmount != "" {
 		p.statesTaxable = true
-		if p.taxable, err = parseMoney(t.TaxableAmount, minor, "taxBreakdown", credit); err != nil {
+		if p.taxable, err = parseMoney(t.TaxableAmount, minor, "taxBreakdown", true); err != nil {
 			return p, err
 		}
 	}

@@ -270,7 +270,7 @@ func TestReasons_AreASmallFixedSetOfFieldsAndBareCodes(t *testing.T) {
 	rs := Reasons()
 	require.Len(t, rs, len(bareReasons)+len(fieldReasons)*len(Fields)+len(EInvoiceRules))
 	for _, r := range rs {
-		require.Regexp(t, `^[a-z_]+(:([a-zA-Z]+|BR-[A-Z0-9-]+))?$`, r)
+		require.Regexp(t, `^[a-z_]+(:([a-zA-Z]+|(BR|ZF1)-[A-Z0-9-]+))?$`, r)
 	}
 	require.Contains(t, rs, "missing_field:charges")
 }

@@ -47,6 +47,8 @@ type Claim struct {
 	// same corrections over the same base.
 	Corrections []byte
 	Base        []byte
+	// CorrectedBy is the operator who gave the corrections.
+	CorrectedBy string
 	// Checkpoints holds the stage outputs of earlier attempts (empty on a
 	// first attempt), by stage name.
 	Checkpoints map[string][]byte

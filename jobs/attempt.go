@@ -52,7 +52,7 @@ func (s *Store) Claim(ctx context.Context, k Key, token string) (*Claim, error) 
 			if err != nil {
 				return nil, fmt.Errorf("jobs: claim %s: corrections: %w", k, err)
 			}
-			c.Corrections, c.Base = decodeCorrections(corr)
+			c.Corrections, c.Base, c.CorrectedBy = decodeCorrections(corr)
 		}
 		for i := 11; i+1 < len(r); i += 2 {
 			stage := r.str(i)

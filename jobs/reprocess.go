@@ -96,7 +96,7 @@ func (s *Store) sealCorrections(ctx context.Context, k Key, req ReprocessRequest
 		*ph = old // "" when the record is gone: the script answers for it
 	}
 	*ph = CorrectedPayloadHash(*ph, req.Corrections)
-	blob, err := encodeCorrections(req.Corrections, req.Base)
+	blob, err := encodeCorrections(req.Corrections, req.Base, req.Operator)
 	if err != nil {
 		return out, fmt.Errorf("jobs: reprocess %s: %w", k, err)
 	}
@@ -147,6 +147,7 @@ type correctionRecord struct {
 	V           int             `json:"v"`
 	Corrections json.RawMessage `json:"corrections"`
 	Base        json.RawMessage `json:"base,omitempty"`
+	Operator    string          `json:"operator,omitempty"` // who corrected: a supplier profile learns from them
 }
 
 // correctionRecordVersion marks a correctionRecord.
@@ -155,19 +156,19 @@ const correctionRecordVersion = 2
 // encodeCorrections writes the record; without a base (a caller that
 // judged over nothing it can name) the worker reads and extracts the
 // document again to have one.
-func encodeCorrections(corrections, base []byte) ([]byte, error) {
+func encodeCorrections(corrections, base []byte, operator string) ([]byte, error) {
 	if !json.Valid(corrections) || len(base) > 0 && !json.Valid(base) {
 		return nil, errors.New("corrections and their base must be JSON")
 	}
-	return json.Marshal(correctionRecord{V: correctionRecordVersion, Corrections: corrections, Base: base})
+	return json.Marshal(correctionRecord{V: correctionRecordVersion, Corrections: corrections, Base: base, Operator: operator})
 }
 
-// decodeCorrections splits a record's corrections from their base; a
-// record from before bases were kept has none (nil).
-func decodeCorrections(b []byte) (corrections, base []byte) {
+// decodeCorrections splits a record's corrections from their base and
+// who gave them; a record from before bases were kept has neither.
+func decodeCorrections(b []byte) (corrections, base []byte, operator string) {
 	var r correctionRecord
 	if json.Unmarshal(b, &r) == nil && r.V == correctionRecordVersion && len(r.Corrections) > 0 {
-		return r.Corrections, r.Base
+		return r.Corrections, r.Base, r.Operator
 	}
-	return b, nil
+	return b, nil, ""
 }

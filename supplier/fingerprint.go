@@ -1,6 +1,7 @@
 package supplier
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -61,11 +62,11 @@ func IdentityKeys(inv *extract.Invoice) []string {
 	var out []string
 	for _, scheme := range schemeOrder {
 		for _, id := range ids {
-			if id.Scheme == scheme && id.ID != "" {
-				k := scheme + ":" + id.ID
-				if !slices.Contains(out, k) {
-					out = append(out, k)
-				}
+			if id.Scheme != scheme {
+				continue
+			}
+			if v := normalizeID(scheme, id.ID); v != "" && !slices.Contains(out, scheme+":"+v) {
+				out = append(out, scheme+":"+v)
 			}
 		}
 	}
@@ -73,6 +74,32 @@ func IdentityKeys(inv *extract.Invoice) []string {
 		out = append(out, "name:"+n)
 	}
 	return out
+}
+
+// normalizeID is an identifier of scheme in the one form the page and the
+// XML agree on: a VAT id and an IBAN as their normalisers write them (as
+// stated, compacted, when the form is not one they check), an e-mail by
+// NormalizeEmail (a bare free-mail domain identifies nobody: ""), any
+// other compacted in upper case.
+func normalizeID(scheme, id string) string {
+	compact := strings.ToUpper(strings.Join(strings.Fields(id), ""))
+	switch scheme {
+	case extract.IDVAT:
+		return cmp.Or(NormalizeVAT(id), compact)
+	case extract.IDIBAN:
+		return cmp.Or(NormalizeIBAN(id), compact)
+	case extract.IDGLN:
+		return NormalizeGLN(id)
+	case extract.IDEmail:
+		if strings.Contains(id, "@") {
+			return NormalizeEmail(id)
+		}
+		if d := strings.ToLower(strings.TrimSpace(id)); !freeMail[d] && strings.Contains(d, ".") {
+			return d
+		}
+		return ""
+	}
+	return compact
 }
 
 // NormalizeNumber is an invoice number as the duplicate check compares

@@ -22,6 +22,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/relayops/relayops/internal/clock"
+	"github.com/relayops/relayops/internal/keyring"
 	"github.com/relayops/relayops/jobs"
 )
 
@@ -34,9 +35,21 @@ type Config struct {
 	Clock clock.Clock
 	// Window is how long a fingerprint and an alias are kept after their
 	// last use: the duplicate check's memory. Default 400 days (the
-	// ledger's retention); 0 keeps them forever.
+	// ledger's retention); negative keeps them forever.
 	Window time.Duration
+	// Keys encrypts the stored profiles (the data key ring); nil stores
+	// them in clear.
+	Keys *keyring.Ring
+	// MaxBytes is each tenant's budget of supplier data (profiles);
+	// default 16 MiB; negative: none.
+	MaxBytes int64
+	// AuditRetention is how long the supplier audit keeps its entries.
+	// Default 400 days (the job audit's).
+	AuditRetention time.Duration
 }
+
+// DefaultMaxBytes is Config.MaxBytes's default.
+const DefaultMaxBytes = 16 << 20
 
 // DefaultWindow is Config.Window's default: the ledger's retention.
 var DefaultWindow = jobs.DefaultRetention.Ledger
@@ -47,6 +60,15 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Window < 0 {
 		c.Window = 0
+	}
+	if c.MaxBytes == 0 {
+		c.MaxBytes = DefaultMaxBytes
+	}
+	if c.MaxBytes < 0 {
+		c.MaxBytes = 0
+	}
+	if c.AuditRetention == 0 {
+		c.AuditRetention = jobs.DefaultRetention.Audit
 	}
 	return c
 }
@@ -60,9 +82,12 @@ func (c Config) validate() error {
 
 // Store keeps the suppliers of every tenant.
 type Store struct {
-	rdb    redis.UniversalClient
-	clock  clock.Clock
-	window time.Duration
+	rdb            redis.UniversalClient
+	clock          clock.Clock
+	window         time.Duration
+	keys           *keyring.Ring
+	maxBytes       int64
+	auditRetention time.Duration
 }
 
 // NewStore checks cfg and returns a Store. A zero Window is the default;
@@ -75,7 +100,8 @@ func NewStore(cfg Config) (*Store, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	return &Store{rdb: cfg.Redis, clock: cfg.Clock, window: cfg.Window}, nil
+	return &Store{rdb: cfg.Redis, clock: cfg.Clock, window: cfg.Window, keys: cfg.Keys, maxBytes: cfg.MaxBytes,
+		auditRetention: cfg.AuditRetention}, nil
 }
 
 // tenantKey is a key of tenant's supplier data, in its own slot.
@@ -84,7 +110,9 @@ func tenantKey(tenant, name string) string { return "ro:{sup:" + tenant + "}:" +
 //go:embed lua/claim.lua
 var claimLua string
 
-var claimScript = redis.NewScript(claimLua)
+// claimScript runs after lib.lua, the resolution it shares with
+// resolve.lua.
+var claimScript = redis.NewScript(libLua + "\n" + claimLua)
 
 // Claim resolves the supplier of the committed document of job k and
 // claims its fingerprint: the answer says whether another document of the

@@ -34,6 +34,7 @@ func (a *attempt) corrected(ctx context.Context) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	a.learnCorrection(ctx, v.Invoice)
 	return json.Marshal(v.Invoice)
 }
 

@@ -40,6 +40,9 @@ type HandlerConfig struct {
 	// Policy is what the deployment books (RELAYOPS_ACCEPT_DOCUMENTS).
 	// Default: every booked type.
 	Policy extract.Policy
+	// Memory reads a document with its supplier's profile and learns the
+	// profile from corrections; nil: no supplier memory.
+	Memory Memory
 	// Faults injects failures; nil injects none.
 	Faults *Faults
 	// Clock is the source of "now" for deadlines. Default clock.Real{}.
@@ -114,6 +117,7 @@ type Handler struct {
 	visibleTotal   VisibleTotal
 	vision         Vision
 	policy         extract.Policy
+	memory         Memory
 	faults         *Faults
 	clock          clock.Clock
 	logger         *slog.Logger
@@ -132,7 +136,7 @@ func NewHandler(cfg HandlerConfig) (*Handler, error) {
 	}
 	return &Handler{
 		store: cfg.Store, extractor: cfg.Extractor, reader: cfg.Reader, visibleTotal: cfg.VisibleTotal,
-		vision: cfg.Vision, policy: cfg.Policy, faults: cfg.Faults, clock: cfg.Clock,
+		vision: cfg.Vision, policy: cfg.Policy, memory: cfg.Memory, faults: cfg.Faults, clock: cfg.Clock,
 		logger: cfg.Logger, metrics: cfg.Metrics, attemptTimeout: cfg.AttemptTimeout, onEnd: cfg.OnEnd,
 		newToken: uuid.NewString, setupLog: newLogLimiter(cfg.Clock, setupLogEvery),
 	}, nil
@@ -342,6 +346,7 @@ func (a *attempt) extractDocument(ctx context.Context, doc *document.Document, c
 	if err != nil {
 		return nil, err
 	}
+	ext = a.withProfile(ctx, doc, ext)
 	out, err := a.stage(ctx, extract.StageValidate, ckpts, func() ([]byte, error) {
 		return x.Validate(ctx, ext)
 	})

@@ -75,6 +75,9 @@ type Config struct {
 	// Suppliers claims the duplicate fingerprints of committed documents
 	// before their reviews are created; nil: no duplicate check.
 	Suppliers *supplier.Store
+	// Memory reads documents with their supplier's profile and learns the
+	// profiles from corrections and approvals; nil: no supplier memory.
+	Memory Memory
 	// Vision reads scans' page images (HandlerConfig.Vision).
 	Vision Vision
 	// Faults injects failures (tests and chaos only); nil injects none.
@@ -332,7 +335,7 @@ func (w *Worker) build() error {
 	var err error
 	w.handler, err = NewHandler(HandlerConfig{
 		Store: cfg.Store, Extractor: cfg.Extractor, Reader: cfg.Reader, VisibleTotal: cfg.VisibleTotal, Vision: cfg.Vision, Policy: cfg.Policy,
-		Faults: cfg.Faults, Clock: cfg.Clock,
+		Memory: cfg.Memory, Faults: cfg.Faults, Clock: cfg.Clock,
 		Logger: cfg.Logger.With("component", "worker.handler"), Metrics: cfg.Metrics,
 		AttemptTimeout: cfg.AttemptTimeout, OnEnd: w.release,
 	})
@@ -358,7 +361,7 @@ func (w *Worker) build() error {
 	if admission.Enabled(cfg.TenantMaxInFlight, cfg.TenantLimits) {
 		w.admitter, err = admission.New(admission.Config{
 			Store: cfg.Store, Publisher: publisher, MaxInFlight: cfg.TenantMaxInFlight, Limits: cfg.TenantLimits,
-			Clock: cfg.Clock, Logger: cfg.Logger, OnStep: cfg.Metrics.admissionStep,
+			Slots: cfg.Concurrency, Clock: cfg.Clock, Logger: cfg.Logger, OnStep: cfg.Metrics.admissionStep,
 		})
 		if err != nil {
 			return err
@@ -367,7 +370,7 @@ func (w *Worker) build() error {
 	}
 	for i := range cfg.Relays {
 		r, err := outbox.NewRelay(outbox.RelayConfig{
-			Store: cfg.Store, Publisher: pub, Notifier: w.webhooks.relayNotifier(), Claimer: claimer(cfg.Suppliers, cfg.Faults),
+			Store: cfg.Store, Publisher: pub, Notifier: w.notifier(), Claimer: claimer(cfg.Suppliers, cfg.Faults),
 			Consumer: fmt.Sprintf("%s-r%d", cfg.RelayConsumer, i),
 			Logger:   cfg.Logger, Clock: cfg.Clock, OnEvent: w.onRelayEvent, OnTrim: cfg.Metrics.outboxTrim,
 			OnError: cfg.Metrics.relayError, ReadRedis: cfg.RelayReadRedis,
@@ -410,6 +413,29 @@ func (w *Worker) build() error {
 			cfg.MetricsToken, defaultMetricsTimeouts, cfg.Logger.With("component", "worker.metrics"))
 	}
 	return err
+}
+
+// notifier is the relays' Notifier: the learning of approved reviews
+// (with a supplier memory), then the webhooks; nil (untyped) for neither.
+func (w *Worker) notifier() outbox.Notifier {
+	next := w.webhooks.relayNotifier()
+	if w.cfg.Memory == nil {
+		return next
+	}
+	return &learner{next: next, client: w.client, layout: w.layout(), shards: w.cfg.Store.Shards()}
+}
+
+// mux routes the extraction servers' tasks: extractions, and with a
+// supplier memory the learning of approved reviews.
+func (w *Worker) mux() asynq.Handler {
+	if w.cfg.Memory == nil {
+		return w.handler
+	}
+	m := asynq.NewServeMux()
+	m.Handle(task.TypeExtract, w.handler)
+	m.Handle(task.TypeLearn, &LearnHandler{store: w.cfg.Store, reader: w.handler.reader, memory: w.cfg.Memory,
+		policy: w.cfg.Policy, log: w.log.With("component", "worker.learn")})
+	return m
 }
 
 // layout is the queue layout of this worker's tasks.
@@ -559,7 +585,7 @@ func (w *Worker) startServers() error {
 		return nil
 	}
 	for _, s := range w.servers {
-		if err := start(s, w.handler, "extraction"); err != nil {
+		if err := start(s, w.mux(), "extraction"); err != nil {
 			return err
 		}
 	}

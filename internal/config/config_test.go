@@ -54,9 +54,11 @@ func TestFromEnv_NothingSet_UsesDefaults(t *testing.T) {
 		LLM:       LLM{Timeout: time.Minute, MaxTokens: 2048, ImageMaxPixels: 2_500_000},
 		Webhook: Webhook{Timeout: 10 * time.Second, Window: day, RetryBase: 5 * time.Second, RetryMax: time.Hour,
 			DisableAfter: 100, RotationGrace: day, CacheTTL: 5 * time.Second, Concurrency: 10},
-		Tenants: Tenants{MaxInFlight: 100},
+		Tenants: Tenants{MaxInFlight: 100, MaxSupplierBytes: 16 << 20},
 		Documents: Documents{MaxFileBytes: 10 << 20, MaxPages: 50, PDFInstances: 2, ReadMemory: 1 << 30,
 			OCR: OCR{Command: "tesseract", Languages: "eng+deu+fra+nld+spa+ita", PageTimeout: time.Minute, MinConfidence: 60, MaxPages: 10}},
+		Pages: Pages{RenderRate: Rate{Count: 120, Per: time.Minute}, RenderConcurrency: 1, CountConcurrency: 1,
+			RenderInstances: 1, CacheBytes: 64 << 20},
 	}, c)
 }
 
@@ -112,6 +114,12 @@ func TestFromEnv_GoodValue_IsApplied(t *testing.T) {
 		{"RELAYOPS_RECONCILE_AFTER", "auto", func(c *Config) any { return c.ReconcileAfter }, time.Duration(0)},
 		{"RELAYOPS_REPROCESS_RATE", "3/1h", func(c *Config) any { return c.ReprocessRate }, Rate{3, time.Hour}},
 		{"RELAYOPS_REPROCESS_RATE", "100/1d", func(c *Config) any { return c.ReprocessRate }, Rate{100, day}},
+		{"RELAYOPS_PAGE_RENDER_RATE", "30/10s", func(c *Config) any { return c.Pages.RenderRate }, Rate{30, 10 * time.Second}},
+		{"RELAYOPS_PAGE_RENDER_CONCURRENCY", "4", func(c *Config) any { return c.Pages.RenderConcurrency }, 4},
+		{"RELAYOPS_PAGE_COUNT_CONCURRENCY", "2", func(c *Config) any { return c.Pages.CountConcurrency }, 2},
+		{"RELAYOPS_PAGE_RENDER_INSTANCES", "3", func(c *Config) any { return c.Pages.RenderInstances }, 3},
+		{"RELAYOPS_PAGE_CACHE_BYTES", "0", func(c *Config) any { return c.Pages.CacheBytes }, int64(0)},
+		{"RELAYOPS_PAGE_CACHE_BYTES", "1GiB", func(c *Config) any { return c.Pages.CacheBytes }, int64(1 << 30)},
 		{"RELAYOPS_DATA_KEY", base64.StdEncoding.EncodeToString(key), func(c *Config) any { return c.DataKeys }, []keyring.Key{{ID: "default", Secret: key}}},
 		{"RELAYOPS_FAULTS", "extract=transient@0.2", func(c *Config) any { return c.Faults }, "extract=transient@0.2"},
 		{"RELAYOPS_LOG_LEVEL", "debug", func(c *Config) any { return c.LogLevel }, slog.LevelDebug},
@@ -182,6 +190,12 @@ func TestFromEnv_BadValue_MessageNamesVariable(t *testing.T) {
 		{"RELAYOPS_TASK_CHECK_INTERVAL", "-1s", `RELAYOPS_TASK_CHECK_INTERVAL: must be auto or a positive duration`},
 		{"RELAYOPS_TASK_CHECK_INTERVAL", "fast", `got "fast"`},
 		{"RELAYOPS_REPROCESS_RATE", "10", `RELAYOPS_REPROCESS_RATE: must be count/duration`},
+		{"RELAYOPS_PAGE_RENDER_RATE", "fast", `RELAYOPS_PAGE_RENDER_RATE: must be count/duration`},
+		{"RELAYOPS_PAGE_RENDER_CONCURRENCY", "0", `RELAYOPS_PAGE_RENDER_CONCURRENCY: must be an integer from 1 to 64`},
+		{"RELAYOPS_PAGE_COUNT_CONCURRENCY", "65", `RELAYOPS_PAGE_COUNT_CONCURRENCY: must be an integer from 1 to 64`},
+		{"RELAYOPS_PAGE_RENDER_INSTANCES", "0", `RELAYOPS_PAGE_RENDER_INSTANCES: must be an integer from 1 to 64`},
+		{"RELAYOPS_PAGE_CACHE_BYTES", "lots", `RELAYOPS_PAGE_CACHE_BYTES: must be a number of bytes`},
+		{"RELAYOPS_PAGE_CACHE_BYTES", "17GiB", `RELAYOPS_PAGE_CACHE_BYTES: must be at most 16GiB`},
 		{"RELAYOPS_REPROCESS_RATE", "0/1m", `got "0/1m"`},
 		{"RELAYOPS_REPROCESS_RATE", "10/m", `got "10/m"`},
 		{"RELAYOPS_REPROCESS_RATE", "10/0s", `got "10/0s"`},
@@ -461,7 +475,7 @@ func TestFromEnv_TenantSettings_Parsed(t *testing.T) {
 	require.Equal(t, Tenants{
 		MaxInFlight: 0, Limits: map[string]int{"acme": 50, "globex": 5, "initech": 0},
 		SubmitRate: Rate{1000, time.Second}, MaxBacklog: 50000, MaxBacklogBytes: 256 << 20,
-		MaxStoredBytes: 2 << 30,
+		MaxStoredBytes: 2 << 30, MaxSupplierBytes: 16 << 20,
 	}, c.Tenants)
 }
 

@@ -19,6 +19,9 @@ type Tenants struct {
 	// cap): the input bytes a tenant may have stored at once, counting every
 	// input until its retention expires, not only open jobs'.
 	MaxStoredBytes int64
+	// MaxSupplierBytes is RELAYOPS_TENANT_MAX_SUPPLIER_BYTES, default
+	// 16MiB: the supplier profiles a tenant may have stored (0: no cap).
+	MaxSupplierBytes int64
 }
 
 func (l *loader) tenants() Tenants {
@@ -32,6 +35,7 @@ func (l *loader) tenants() Tenants {
 	}
 	t.MaxBacklogBytes = l.bytes("RELAYOPS_TENANT_MAX_BACKLOG_BYTES")
 	t.MaxStoredBytes = l.bytes("RELAYOPS_TENANT_MAX_STORED_BYTES")
+	t.MaxSupplierBytes = l.bytes("RELAYOPS_TENANT_MAX_SUPPLIER_BYTES")
 	return t
 }
 

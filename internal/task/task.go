@@ -132,3 +132,12 @@ func plainJobKey(b []byte) (string, bool) {
 	}
 	return string(k), true
 }
+
+// TypeLearn is the Asynq task type of a supplier profile's learning from
+// an approved review (the worker reads the document and the approved
+// values). Its TaskID is "learn:" + the job key; its payload an
+// ExtractPayload (the job key).
+const TypeLearn = "relayops:learn"
+
+// LearnTaskID is the TaskID of job key's learning.
+func LearnTaskID(jobKey string) string { return "learn:" + jobKey }

@@ -10,9 +10,11 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// The table counts each file under its source and syntax: a valid UBL
-// example parses and passes, other XML is counted as not an e-invoice,
-// and -v names the failing file without quoting it.
+// The table counts each file under its source, syntax and profile: a
+// valid UBL example parses, passes and is committed, one whose total with
+// VAT is off is rejected with the rule, other XML is counted as not an
+// e-invoice, and -v names the failing file and its fate without quoting
+// it.
 func TestRun_PrintsTheTableBySourceAndSyntax(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -27,9 +29,10 @@ func TestRun_PrintsTheTableBySourceAndSyntax(t *testing.T) {
 	var out bytes.Buffer
 	require.NoError(t, run(&out, dir, true))
 	text := out.String()
-	require.Regexp(t, `cen\s+xml\s+ubl-invoice\s+2\s+2\s+1`, text)
-	require.Regexp(t, `cen\s+xml\s+\(not an e-invoice\)\s+1\s+0\s+0`, text)
-	require.Regexp(t, `total\s+3\s+2\s+1`, text)
-	require.Contains(t, text, "cen/b.xml: BR-CO-15 BT-112,BT-109,BT-110")
+	require.Regexp(t, `cen\s+xml\s+ubl-invoice\s+en16931\s+2\s+2\s+1\s+1\s+0\s+1\n`, text)
+	require.Regexp(t, `cen\s+xml\s+\(not an e-invoice\)\s+1\s+0\s+0\s+0\s+0\s+0\n`, text)
+	require.Regexp(t, `total\s+3\s+2\s+1\s+1\s+0\s+1\n`, text)
+	require.Contains(t, text, "not marked invalid: 2 parsed, 1 committed (0 of them flagged), 1 rejected")
+	require.Regexp(t, `cen/b.xml: BR-CO-15 BT-112,BT-109,BT-110; .* → rejected invalid_einvoice:BR-CO-15\n`, text)
 	require.False(t, strings.Contains(text, "250.34"))
 }

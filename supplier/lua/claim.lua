@@ -1,4 +1,4 @@
--- claim.lua: resolve a committed document's supplier and claim its
+-- claim.lua (after lib.lua): resolve a committed document's supplier and claim its
 -- fingerprint, exactly once per document: the first document of a tenant
 -- with a supplier's number (and type) owns it; another document with it is
 -- a possible duplicate of the owner. Every key is in the tenant's slot
@@ -28,50 +28,8 @@ local numhash, amthash, tothash = ARGV[6 + n], ARGV[7 + n], ARGV[8 + n]
 local has_preceding = ARGV[9 + n] == '1'
 local K_NUM, K_AMT, K_PRE = KEYS[n + 1], KEYS[n + 2], KEYS[n + 3]
 
-local rank = { vat = 1, tax = 2, legal = 3, gln = 4, iban = 5, email = 6, name = 7 }
-local function scheme(k) return string.match(k, '^([^:]+):') end
-
--- The document's identity keys by scheme: an alias whose supplier is
--- anchored on another key of a scheme this document states is another
--- supplier's (two companies of one name, a factor's shared IBAN).
-local mine = {}
-for i = 1, n do
-  local s = scheme(ids[i])
-  mine[s] = mine[s] or {}
-  mine[s][ids[i]] = true
-end
-local function conflicts(anchor)
-  local s = scheme(anchor)
-  return mine[s] ~= nil and not mine[s][anchor]
-end
-
-local sup, anchor
-local aliases = {}
-for i = 1, n do
-  local v = redis.call('GET', KEYS[i])
-  if v then
-    local s, a = string.match(v, '^(.-)|(.*)$')
-    aliases[i] = s
-    if not sup and s and not conflicts(a) then sup, anchor = s, a end
-  end
-end
-if not sup then sup, anchor = ids[1], ids[1] end
--- The supplier is anchored on its strongest key: this document may bring
--- a stronger one.
-for i = 1, n do
-  if (aliases[i] == nil or aliases[i] == sup) and rank[scheme(ids[i])] < rank[scheme(anchor)] then
-    anchor = ids[i]
-  end
-end
-local function keep(key)
-  if window > 0 then redis.call('PEXPIRE', key, window) end
-end
-for i = 1, n do
-  if aliases[i] == nil or aliases[i] == sup then
-    redis.call('SET', KEYS[i], sup .. '|' .. anchor)
-    keep(KEYS[i])
-  end
-end
+local sup = resolve(ids, window)
+local function keep_w(key) keep(key, window) end
 
 -- An owner is "job|doc|a|b|at"; one older than the window is gone.
 local function owner(key)
@@ -96,7 +54,7 @@ else
   -- this document owns the number: a first claim, a re-run, or a newer
   -- version of the owner's document, which supersedes it
   redis.call('HSET', K_NUM, sup, job .. '|' .. doc .. '|' .. tothash .. '|' .. amthash .. '|' .. now)
-  keep(K_NUM)
+  keep_w(K_NUM)
 end
 
 local a = owner(K_AMT)
@@ -106,7 +64,7 @@ if a and a.doc ~= doc then
   end
 elseif status ~= 'strong' then
   redis.call('HSET', K_AMT, sup, job .. '|' .. doc .. '|' .. numhash .. '|-|' .. now)
-  keep(K_AMT)
+  keep_w(K_AMT)
 end
 
 local credits = ''
