@@ -53,11 +53,9 @@ type Profile struct {
 	// give as this document's.
 	Numbers []string `json:"numbers,omitempty"`
 	// Reads counts the documents read with this profile, Misses those of
-	// them that were then rejected or corrected, MissStreak the misses
-	// since the last read that went through untouched (see Flagged).
-	Reads      int `json:"reads,omitempty"`
-	Misses     int `json:"misses,omitempty"`
-	MissStreak int `json:"missStreak,omitempty"`
+	// them that were then rejected or corrected (see Flagged).
+	Reads  int `json:"reads,omitempty"`
+	Misses int `json:"misses,omitempty"`
 }
 
 // Anchor says where one field's value is on a supplier's documents.
@@ -250,22 +248,10 @@ func (v Values) value(field string) string {
 	return ""
 }
 
-// Thresholds of Flagged.
-const (
-	// flagStreak misses in a row flag a profile.
-	flagStreak = 3
-	// flagMinReads reads at least, of which half or more missed, flag it.
-	flagMinReads = 4
-)
-
 // Flagged reports whether the profile's reads keep being rejected or
-// corrected: its last three reads all missed, or half of its reads (of
-// four at least) did. A person should look at it, and may delete it.
+// corrected (FlaggedCounts): a person should look at it, and may delete it.
 func (p *Profile) Flagged() bool {
-	if p == nil {
-		return false
-	}
-	return p.MissStreak >= flagStreak || p.Reads >= flagMinReads && 2*p.Misses >= p.Reads
+	return p != nil && FlaggedCounts(p.Reads, p.Misses)
 }
 
 // CountRead counts one document read with the profile: missed when it
@@ -275,10 +261,7 @@ func (p *Profile) CountRead(missed bool) {
 	p.Reads++
 	if missed {
 		p.Misses++
-		p.MissStreak++
-		return
 	}
-	p.MissStreak = 0
 }
 
 // Fields lists the fields the profile has an anchor for, sorted.

@@ -447,19 +447,17 @@ func TestFlagged_ReadsThatKeepMissing(t *testing.T) {
 	t.Parallel()
 	p := &Profile{}
 	require.False(t, p.Flagged())
-	for _, missed := range []bool{true, true} {
-		p.CountRead(missed)
-	}
-	require.False(t, p.Flagged())
 	p.CountRead(true)
-	require.True(t, p.Flagged(), "three misses in a row")
-	p.CountRead(false)
-	require.True(t, p.Flagged(), "three of four missed")
-	for range 3 {
+	require.False(t, p.Flagged(), "one miss is not a pattern")
+	p.CountRead(true)
+	require.True(t, p.Flagged(), "two of two missed")
+	for range 4 {
 		p.CountRead(false)
 	}
-	require.False(t, p.Flagged())
-	require.Equal(t, Profile{Reads: 7, Misses: 3}, *p)
+	require.True(t, p.Flagged(), "two of six missed: a third")
+	p.CountRead(false)
+	require.False(t, p.Flagged(), "two of seven missed")
+	require.Equal(t, Profile{Reads: 7, Misses: 2}, *p)
 	require.False(t, (*Profile)(nil).Flagged())
 }
 

@@ -19,19 +19,15 @@ import (
 // defect of the rules, named here so that it is fixed rather than hidden:
 // TEMPORARY, delete an entry once the rules read that field right (the
 // test fails on an entry that no longer occurs). Keyed by file and field.
-var knownReplayFalseSuccesses = map[string]string{
-	"testdata/real/rendered-microinvoice/distribuciones-navarro-es-04.pdf|documentType":   "creditNote, want correctiveInvoice: a 'Factura rectificativa' is classified as a credit note",
-	"testdata/real/rendered-microinvoice/hurtownia-zielinski-pl-04.pdf|documentType":      "creditNote, want correctiveInvoice: a 'Faktura korygująca' is classified as a credit note",
-	"testdata/real/rendered-invoice-maker/pracownia-lis-pl-04.pdf|documentType":           "creditNote, want correctiveInvoice: a 'Faktura korygująca' is classified as a credit note",
-	"testdata/real/rendered-jspdf-invoice-template/elektro-huber-at-03.pdf|documentType":  "creditNote, want correctiveInvoice: the rules' false success without the profile (knownFalseSuccesses)",
-	"testdata/real/rendered-jspdf-invoice-template/elektro-huber-at-03.pdf|invoiceNumber": "2024-10234, want 2024-10235: the rules' false success without the profile (knownFalseSuccesses); the profile's label 'Rechnung Nr.' is not this corrective invoice's",
-}
+// Empty: every one it named is fixed.
+var knownReplayFalseSuccesses = map[string]string{}
 
 // TestReplay_ProfilesNeverCommitAWrongField replays the real corpus
 // supplier by supplier with profiles learned from corrections and
 // approvals: no field a profile read is ever committed wrong, every other
-// false success is a known defect of the rules, and the later documents
-// of the inbox corpus go through untouched at least 90% of the time.
+// false success is a known defect of the rules, the later documents of
+// the inbox corpus go through untouched at least 90% of the time, and the
+// profiles lose none that the rules alone bring through.
 // It needs pdfdetach as the corpus test does.
 func TestReplay_ProfilesNeverCommitAWrongField(t *testing.T) {
 	if _, err := exec.LookPath("pdfdetach"); err != nil {
@@ -77,6 +73,10 @@ func TestReplay_ProfilesNeverCommitAWrongField(t *testing.T) {
 		}
 	}
 	require.GreaterOrEqual(t, inbox.touchProfile*100, 90*inbox.later, "touchless later documents of the inbox corpus with profiles\n%s", report.String())
-	require.Greater(t, inbox.touchProfile, inbox.touchRules, "profiles must bring more documents through than the rules alone")
+	// The rules alone now read every later document of the inbox corpus
+	// (80 of 80 when this was written): a profile must never lose one.
+	// What a profile brings where the rules fail is proven by the
+	// supplier package's tests and the inbox replay's.
+	require.GreaterOrEqual(t, inbox.touchProfile, inbox.touchRules, "profiles must never lose a document the rules alone bring through")
 	t.Log(report.String())
 }
