@@ -38,7 +38,7 @@ func (a *Admitter) admit(ctx context.Context, states []*tenantState) ([][]admitt
 	now := a.cfg.Clock.Now().UnixMilli()
 	var errs []error
 	for i, st := range states {
-		limit := a.Cap(st.name)
+		limit := a.limit(st.name)
 		if st.waiting <= 0 || (limit > 0 && st.inFlight >= int64(limit)) {
 			continue
 		}

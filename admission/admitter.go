@@ -6,7 +6,11 @@
 // round-robin across the tenants with work waiting, in submission order
 // within each. One tenant's flood then fills its own waiting list, not the
 // shared Asynq queue, and another tenant's job waits behind at most the
-// caps of the busy tenants.
+// caps of the busy tenants. The caps are also held to the worker slots
+// that are there: every worker registers its slots, and each tenant with
+// work is held to its max-min fair share of the live slots plus a short
+// queue (slots.go), so a tenant alone keeps every slot busy but never
+// queues in Asynq more than the workers end in a moment.
 //
 // State lives in Redis, per tenant, under the tenant's own hash tag (one
 // Redis Cluster slot per tenant): a sorted set of waiting job keys (scored
@@ -47,10 +51,13 @@ var (
 	unadmitLua string
 	//go:embed lua/publish.lua
 	publishLua string
+	//go:embed lua/slots.lua
+	slotsLua string
 
 	admitScript   = redis.NewScript(admitLua)
 	unadmitScript = redis.NewScript(unadmitLua)
 	publishScript = redis.NewScript(publishLua)
+	slotsScript   = redis.NewScript(slotsLua)
 )
 
 // Config configures an Admitter.
@@ -66,6 +73,22 @@ type Config struct {
 	MaxInFlight int
 	// Limits overrides MaxInFlight per tenant (0: no cap for that tenant).
 	Limits map[string]int
+	// Slots is how many jobs this process runs at once (the worker's
+	// concurrency). Every admitter registers its process's slots in Redis
+	// and reads the sum over the live processes; a tenant's cap is then
+	// lowered to its share of those slots (see shareSlots). 0: this
+	// process runs no jobs and registers none. While no process has
+	// registered slots, the configured caps apply as they are.
+	Slots int
+	// SlotsInterval is how often this process renews its registration and
+	// reads the live slots. A process that stops renewing (killed) is
+	// forgotten after five intervals. Default 1s.
+	SlotsInterval time.Duration
+	// QueueTime bounds, in the workers' time, the jobs queued in Asynq
+	// beyond the live slots: what the workers end in QueueTime, at least a
+	// quarter of the slots (see capacity). A job of a tenant that arrives
+	// waits behind that queue. Default 200ms.
+	QueueTime time.Duration
 	// Interval is the pause between admission steps while any tenant has a
 	// job waiting or in flight. Default 20ms.
 	Interval time.Duration
@@ -114,6 +137,8 @@ func (c Config) withDefaults() Config {
 	}
 	def(&c.RepublishAfter, 10*time.Second)
 	def(&c.ForgetAfter, time.Hour)
+	def(&c.SlotsInterval, time.Second)
+	def(&c.QueueTime, 200*time.Millisecond)
 	if c.Batch == 0 {
 		c.Batch = 64
 	}
@@ -143,6 +168,9 @@ func (c Config) validate() error {
 	if c.MaxInFlight < 0 {
 		errs = append(errs, fmt.Errorf("admission: Config.MaxInFlight must not be negative, got %d", c.MaxInFlight))
 	}
+	if c.Slots < 0 {
+		errs = append(errs, fmt.Errorf("admission: Config.Slots must not be negative, got %d", c.Slots))
+	}
 	for t, n := range c.Limits {
 		if f := jobs.ValidateTenant(t); f != nil {
 			errs = append(errs, fmt.Errorf("admission: Config.Limits: tenant %q %s", t, f.Problem))
@@ -160,8 +188,8 @@ func (c Config) validate() error {
 	if c.PublishConcurrency < 1 {
 		errs = append(errs, fmt.Errorf("admission: Config.PublishConcurrency must be positive, got %d", c.PublishConcurrency))
 	}
-	if c.Interval < 0 || c.IdleInterval < 0 || c.PruneInterval < 0 || c.SweepInterval < 0 || c.RepublishAfter < 0 || c.ForgetAfter < 0 {
-		errs = append(errs, errors.New("admission: Config.Interval, PruneInterval, SweepInterval, RepublishAfter and ForgetAfter must not be negative"))
+	if c.Interval < 0 || c.IdleInterval < 0 || c.PruneInterval < 0 || c.SweepInterval < 0 || c.RepublishAfter < 0 || c.ForgetAfter < 0 || c.SlotsInterval < 0 || c.QueueTime < 0 {
+		errs = append(errs, errors.New("admission: Config.Interval, PruneInterval, SweepInterval, RepublishAfter, ForgetAfter, SlotsInterval and QueueTime must not be negative"))
 	}
 	return errors.Join(errs...)
 }
@@ -192,6 +220,12 @@ type Admitter struct {
 	rdb   redis.UniversalClient
 	log   *slog.Logger
 	wake  chan struct{}
+	id    string // this process's ID in the slot registry
+
+	// share is the last step's division of the worker slots; ended
+	// counts the jobs released since the last renewal of the slots.
+	share atomic.Pointer[shares]
+	ended atomic.Int64
 
 	mu sync.Mutex
 	// pruned is when this process last pruned a tenant's in-flight set.
@@ -200,6 +234,10 @@ type Admitter struct {
 	sweeps map[string]sweepState
 	// turn rotates the tenant that is served first in a step.
 	turn int
+	// beat is when this process last renewed its slots; fleet what it
+	// then knew of the worker processes.
+	beat  time.Time
+	fleet fleet
 	// releases are the jobs released since the last step; freed counts
 	// them per tenant.
 	releases []jobs.Key
@@ -221,13 +259,15 @@ func New(cfg Config) (*Admitter, error) {
 	}
 	return &Admitter{
 		cfg: cfg, store: cfg.Store, rdb: cfg.Store.Redis(),
-		log:  cfg.Logger.With("component", "admission"),
+		log: cfg.Logger.With("component", "admission"), id: uuid.NewString(),
 		wake: make(chan struct{}, 1), pruned: map[string]time.Time{},
 		sweeps: map[string]sweepState{}, freed: map[string]int{},
 	}, nil
 }
 
-// Cap returns tenant's in-flight cap (0: none).
+// Cap returns tenant's configured in-flight cap (0: none). The cap a
+// tenant is held to may be lower: its share of the live worker slots while
+// other tenants have work (Config.Slots).
 func (a *Admitter) Cap(tenant string) int {
 	if n, ok := a.cfg.Limits[tenant]; ok {
 		return n
@@ -265,6 +305,9 @@ func (a *Admitter) Publish(ctx context.Context, ev jobs.Event) error {
 // BatchPublisher. It returns one error per event.
 func (a *Admitter) PublishBatch(ctx context.Context, evs []jobs.Event) []error {
 	errs := make([]error, len(evs))
+	if a.cfg.Slots > 0 && a.share.Load() == nil {
+		a.prime(ctx)
+	}
 	now := a.cfg.Clock.Now()
 	took := make([]int64, len(evs))
 	var keys []jobs.Key
@@ -343,7 +386,7 @@ func (a *Admitter) takeAll(ctx context.Context, ks []jobs.Key, scores []time.Tim
 	for j, k := range ks {
 		calls[j] = scriptpipe.Call{
 			Keys: []string{waitingKey(k.Tenant), inFlightKey(k.Tenant)},
-			Args: []any{k.String(), scores[j].UnixMilli(), now.UnixMilli(), a.Cap(k.Tenant)},
+			Args: []any{k.String(), scores[j].UnixMilli(), now.UnixMilli(), a.limit(k.Tenant)},
 		}
 	}
 	pipe := a.rdb.Pipeline()
@@ -388,10 +431,11 @@ const (
 // Redis error) is the prune's to make. Releasing a job that holds no slot
 // does nothing.
 func (a *Admitter) Release(_ context.Context, k jobs.Key) error {
+	a.ended.Add(1)
 	a.mu.Lock()
 	a.releases = append(a.releases, k)
 	a.freed[k.Tenant]++
-	wake := a.freed[k.Tenant] == refillAt(a.Cap(k.Tenant))
+	wake := a.freed[k.Tenant] == refillAt(a.limit(k.Tenant))
 	a.mu.Unlock()
 	// Freed slots are refilled by the next step: wake a Run that waits once
 	// enough of them are free to make the step worth its round trips.
@@ -488,6 +532,9 @@ func (a *Admitter) Run(ctx context.Context) error {
 		}
 		a.idle.Store(false)
 	}
+	if err := a.deregister(ctx); err != nil {
+		a.log.Debug("deregistering this worker's slots failed; they expire in five intervals", "error", err.Error())
+	}
 	return nil
 }
 
@@ -506,6 +553,9 @@ type StepReport struct {
 	Republished int  // in-flight members still queued long after admission, published again
 	Idle        bool // no tenant had a job waiting or in flight
 	Full        bool // some tenant was admitted a whole Batch
+	// Slots is the live worker slots the step shared between the tenants
+	// (0: none registered, the configured caps applied).
+	Slots int
 }
 
 // tenantState is one tenant's counts in a step.
@@ -528,6 +578,11 @@ func (a *Admitter) Step(ctx context.Context) (StepReport, error) {
 	if err := a.flushReleases(ctx); err != nil {
 		errs = append(errs, err)
 	}
+	f, err := a.maybeBeat(ctx)
+	if err != nil {
+		errs = append(errs, err)
+	}
+	rep.Slots = f.slots
 	states, err := a.read(ctx)
 	if err != nil {
 		return rep, errors.Join(append(errs, err)...)
@@ -546,6 +601,7 @@ func (a *Admitter) Step(ctx context.Context) (StepReport, error) {
 			errs = append(errs, err)
 		}
 	}
+	a.shareSlots(f, states)
 	admitted, err := a.admit(ctx, states)
 	if err != nil {
 		errs = append(errs, err)

@@ -13,6 +13,7 @@ import (
 	"github.com/relayops/relayops/console"
 	"github.com/relayops/relayops/extract"
 	"github.com/relayops/relayops/jobs"
+	"github.com/relayops/relayops/pages"
 )
 
 // consoleCountCap bounds the counts of the console's header: past it they
@@ -111,18 +112,21 @@ func (o consoleOps) Input(ctx context.Context, k jobs.Key) (string, error) {
 // errNoPDFReader: this API process has no PDF reader (Config.Pages).
 var errNoPDFReader = errors.New("api: no PDF reader configured")
 
-func (o consoleOps) PageCount(ctx context.Context, pdf []byte) (int, error) {
-	if o.s.cfg.Pages == nil {
+func (o consoleOps) PageCount(ctx context.Context, operator string, k jobs.Key, pdf []byte) (int, error) {
+	if o.s.pages == nil {
 		return 0, errNoPDFReader
 	}
-	return o.s.cfg.Pages.PageCount(ctx, pdf)
+	n, err := o.s.pages.PageCount(ctx, pageCaller(roleOperator, operator), pages.Key{Tenant: k.Tenant, Job: k.String()}, pdf)
+	return n, consolePageError(err)
 }
 
-func (o consoleOps) RenderPage(ctx context.Context, pdf []byte, page int) ([]byte, error) {
-	if o.s.cfg.Pages == nil {
+func (o consoleOps) RenderPage(ctx context.Context, operator string, k jobs.Key, pdf []byte, page int) ([]byte, error) {
+	if o.s.pages == nil {
 		return nil, errNoPDFReader
 	}
-	return o.s.cfg.Pages.Render(ctx, pdf, page, pageImagePixels)
+	pk := pages.Key{Tenant: k.Tenant, Job: k.String(), Page: page, Pixels: pageImagePixels}
+	png, err := o.s.pages.Render(ctx, pageCaller(roleOperator, operator), pk, pdf)
+	return png, consolePageError(err)
 }
 
 func (o consoleOps) Result(ctx context.Context, k jobs.Key) ([]byte, error) {

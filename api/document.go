@@ -35,27 +35,6 @@ func (s *Server) getDocument(c echo.Context) error {
 	return c.Blob(http.StatusOK, mt, in.Data)
 }
 
-// getDocumentPage is GET /v1/jobs/{jobId}/document/pages/{page}: one page
-// of a PDF input as a PNG image, for the console and for reviewers.
-func (s *Server) getDocumentPage(c echo.Context) error {
-	_, in, err := s.jobInput(c)
-	if err != nil {
-		return err
-	}
-	page, err := strconv.Atoi(c.Param("page"))
-	if err != nil || page < 1 || page > s.cfg.MaxPages || in.MediaType != MediaTypePDF || s.cfg.Pages == nil {
-		return notFound()
-	}
-	png, err := s.cfg.Pages.Render(c.Request().Context(), in.Data, page, pageImagePixels)
-	if err != nil {
-		// A page past the end, or a PDF the reader cannot render: the job
-		// itself carries the reason (unreadable_document, …).
-		return notFound()
-	}
-	setUntrustedHeaders(c.Response().Header())
-	return c.Blob(http.StatusOK, "image/png", png)
-}
-
 // jobInput reads the decoded input of the request's job, answering 404 for
 // a job the caller may not see and 409 input_expired once it has expired.
 func (s *Server) jobInput(c echo.Context) (jobs.Key, jobs.Input, error) {
@@ -70,13 +49,17 @@ func (s *Server) jobInput(c echo.Context) (jobs.Key, jobs.Input, error) {
 		if _, gerr := s.store.Get(ctx, key); errors.Is(gerr, jobs.ErrNotFound) {
 			return jobs.Key{}, jobs.Input{}, notFound()
 		}
-		return jobs.Key{}, jobs.Input{}, &Error{Status: http.StatusConflict, Code: CodeInputExpired,
-			Message: "the job's document has expired (retention)"}
+		return jobs.Key{}, jobs.Input{}, inputExpired()
 	}
 	if err != nil {
 		return jobs.Key{}, jobs.Input{}, fmt.Errorf("api: input %s: %w", key, err)
 	}
 	return key, jobs.DecodeInput(content), nil
+}
+
+// inputExpired is the 409 of a job whose input is no longer stored.
+func inputExpired() *Error {
+	return &Error{Status: http.StatusConflict, Code: CodeInputExpired, Message: "the job's document has expired (retention)"}
 }
 
 // setUntrustedHeaders keeps a browser from interpreting a submitted

@@ -157,9 +157,9 @@ func baseFilename(name string) string {
 
 // checkFile decides the file's media type and applies the limits: 413 over
 // the size or page limit, 415 for a type relayops does not read or a file
-// whose first bytes do not agree with the type it declares. It returns the
-// stored content.
-func (s *Server) checkFile(ctx context.Context, f *submittedFile) (string, error) {
+// whose first bytes do not agree with the type it declares, 429 when the
+// caller's page counts stay busy. It returns the stored content.
+func (s *Server) checkFile(ctx context.Context, caller string, f *submittedFile) (string, error) {
 	if int64(len(f.data)) > s.cfg.MaxFileBytes {
 		return "", limitTooLarge(s.cfg.MaxFileBytes, fmt.Sprintf("the file is %s; files are limited to %s (RELAYOPS_MAX_FILE_BYTES)",
 			byteSize(int64(len(f.data))), byteSize(s.cfg.MaxFileBytes)))
@@ -168,10 +168,14 @@ func (s *Server) checkFile(ctx context.Context, f *submittedFile) (string, error
 	if err != nil {
 		return "", err
 	}
-	if mt == MediaTypePDF && s.cfg.Pages != nil {
+	if mt == MediaTypePDF && s.pages != nil {
 		// A PDF the reader cannot count is left to the read stage, which
 		// rejects it with its reason (encrypted_document, unreadable_document).
-		if n, err := s.cfg.Pages.PageCount(ctx, f.data); err == nil && n > s.cfg.MaxPages {
+		n, err := s.countPages(ctx, caller, f.data)
+		if err != nil {
+			return "", err
+		}
+		if n > s.cfg.MaxPages {
 			return "", limitTooLarge(int64(s.cfg.MaxPages), fmt.Sprintf("the PDF has %d pages; documents are limited to %d pages (RELAYOPS_MAX_PAGES)", n, s.cfg.MaxPages))
 		}
 	}

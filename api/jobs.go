@@ -117,7 +117,7 @@ func (s *Server) submitRequest(ctx context.Context, o *object, file *submittedFi
 	}
 	if file != nil {
 		var err error
-		if content, err = s.checkFile(ctx, file); err != nil {
+		if content, err = s.checkFile(ctx, pageCaller(roleTenant, tenant), file); err != nil {
 			return jobs.SubmitRequest{}, err
 		}
 	}

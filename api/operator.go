@@ -131,7 +131,7 @@ func (s *Server) decodeReprocess(c echo.Context, key jobs.Key) (jobs.ReprocessRe
 		return jobs.ReprocessRequest{}, nil, e
 	}
 	if file != nil {
-		content, err := s.checkFile(c.Request().Context(), file)
+		content, err := s.checkFile(c.Request().Context(), callerOf(c), file)
 		if err != nil {
 			return jobs.ReprocessRequest{}, nil, err
 		}

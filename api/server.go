@@ -30,6 +30,7 @@ import (
 	"github.com/relayops/relayops/internal/clock"
 	"github.com/relayops/relayops/internal/credential"
 	"github.com/relayops/relayops/jobs"
+	"github.com/relayops/relayops/pages"
 	"github.com/relayops/relayops/quota"
 	"github.com/relayops/relayops/supplier"
 	"github.com/relayops/relayops/webhook"
@@ -67,6 +68,13 @@ type Config struct {
 	// Pages counts a PDF's pages at intake and renders pages for the
 	// console; nil: no page count at intake and no page images.
 	Pages DocumentPages
+	// PageRenders renders page images and counts pages for the console on
+	// PDFium instances of its own, so that a submission's page count never
+	// waits behind a render. Default: Pages does both.
+	PageRenders DocumentPages
+	// PageLimits bounds each caller's page renders and page counts (see
+	// package pages); zero fields take the defaults stated there.
+	PageLimits PageLimits
 	// ReprocessRate is the per-tenant budget of reprocesses without
 	// corrections (bulk retries after an outage or a fix). Default 10 per
 	// minute.
@@ -245,6 +253,7 @@ type Server struct {
 	collector    *clusterCollector
 	authThrottle *authThrottle
 	quota        *quota.Limiter // nil: no quota set
+	pages        *pages.Gate    // nil: no PDF reader (Config.Pages)
 	console      http.Handler
 	echo         *echo.Echo
 }
@@ -289,6 +298,9 @@ func New(cfg Config) (*Server, error) {
 		if s.quota, err = quota.New(q); err != nil {
 			return nil, fmt.Errorf("api: Config.Quota: %w", err)
 		}
+	}
+	if s.pages, err = newPageGate(cfg); err != nil {
+		return nil, err
 	}
 	if s.console, err = s.newConsole(); err != nil {
 		return nil, err

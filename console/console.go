@@ -70,11 +70,12 @@ type Operations interface {
 	GetReview(ctx context.Context, k jobs.Key) (*jobs.Review, error)
 	GetJob(ctx context.Context, k jobs.Key) (*jobs.Job, error)
 	Input(ctx context.Context, k jobs.Key) (string, error)
-	// PageCount counts a PDF's pages, RenderPage renders one as a PNG:
-	// the original beside the fields. Either fails when the deployment
-	// has no PDF reader in this process.
-	PageCount(ctx context.Context, pdf []byte) (int, error)
-	RenderPage(ctx context.Context, pdf []byte, page int) ([]byte, error)
+	// PageCount counts the pages of job k's PDF, RenderPage renders one
+	// as a PNG: the original beside the fields, for operator (whose page
+	// limits they count against: a *RateLimitError past them). Either
+	// fails when the deployment has no PDF reader in this process.
+	PageCount(ctx context.Context, operator string, k jobs.Key, pdf []byte) (int, error)
+	RenderPage(ctx context.Context, operator string, k jobs.Key, pdf []byte, page int) ([]byte, error)
 	Result(ctx context.Context, k jobs.Key) ([]byte, error)
 	// Decide records an operator's decision on the review of k, as the
 	// JSON route does: jobs.ErrPossibleDuplicate (a *jobs.DuplicateError)

@@ -37,7 +37,7 @@ func (c *Console) load(r *http.Request, j *jobs.Job) (material, error) {
 		return m, err
 	default:
 		in := jobs.DecodeInput(doc)
-		m.Original = c.describeOriginal(r, in)
+		m.Original = c.describeOriginal(r, j.Key, in)
 		if in.File {
 			m.File = &fileInfo{MediaType: in.MediaType, Filename: in.Filename, Size: len(in.Data)}
 		} else {

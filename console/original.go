@@ -1,6 +1,7 @@
 package console
 
 import (
+	"errors"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -31,14 +32,14 @@ type original struct {
 	EInvoice *einvoice.Invoice
 }
 
-// describeOriginal makes the original of an input; it counts a PDF's
+// describeOriginal makes the original of job k's input; it counts a PDF's
 // pages through the operations.
-func (c *Console) describeOriginal(r *http.Request, in jobs.Input) *original {
+func (c *Console) describeOriginal(r *http.Request, k jobs.Key, in jobs.Input) *original {
 	o := &original{Kind: "text", MediaType: in.MediaType, Filename: in.Filename, Size: len(in.Data)}
 	switch in.MediaType {
 	case "application/pdf":
 		o.Kind = "pdf"
-		n, err := c.ops.PageCount(r.Context(), in.Data)
+		n, err := c.ops.PageCount(r.Context(), principal(r).Name, k, in.Data)
 		if err != nil || n < 1 {
 			o.NoImages = true
 			break
@@ -77,6 +78,10 @@ func (c *Console) document(w http.ResponseWriter, r *http.Request) {
 
 // pageImage serves one page of a PDF original as a PNG.
 func (c *Console) pageImage(w http.ResponseWriter, r *http.Request) {
+	k, ok := c.jobKey(w, r)
+	if !ok {
+		return
+	}
 	in, ok := c.input(w, r)
 	if !ok {
 		return
@@ -86,8 +91,14 @@ func (c *Console) pageImage(w http.ResponseWriter, r *http.Request) {
 		c.fail(w, r, nil, http.StatusNotFound, "There is no such page.")
 		return
 	}
-	png, err := c.ops.RenderPage(r.Context(), in.Data, page)
-	if err != nil {
+	png, err := c.ops.RenderPage(r.Context(), principal(r).Name, k, in.Data, page)
+	var rl *RateLimitError
+	switch {
+	case errors.As(err, &rl):
+		w.Header().Set("Retry-After", retryAfter(rl.RetryAfter))
+		c.fail(w, r, nil, http.StatusTooManyRequests, "Too many pages asked for at once; this one will show when the page is reloaded.")
+		return
+	case err != nil:
 		c.fail(w, r, nil, http.StatusNotFound, "This page cannot be shown.")
 		return
 	}

@@ -292,21 +292,33 @@ func JudgeCorrections(base *Extraction, c Corrections, p Policy) (Verdict, error
 	return v, Reject(ReasonTotalMismatch) // unreachable: each pass drops at least one part
 }
 
+// feeds says which amounts each detail adds up to: a person who gives
+// every one of them has stated what the detail would vouch for, so a
+// detail the machine read that fails its own check (a line whose quantity
+// times price is not its amount) is overruled too.
+var feeds = map[string][]string{
+	"lineItems": {"subtotal"}, "taxBreakdown": {"tax"}, "charges": {"subtotal", "tax", "total"},
+	"paidAmount": {"amountDue"}, "rounding": {"amountDue"},
+}
+
 // drop removes the uncorrected droppable parts among fields when fields
-// also name a corrected value, and reports whether it removed any. y is the
-// extraction judged. A part whose removal would leave an amount derived
-// rather than checked stays: lines where no subtotal is stated (the
-// subtotal would become whatever the total leaves, and a typo in the
-// total would pass), a tax breakdown where no tax is stated.
+// also name a corrected value, or when the person gave every amount the
+// part feeds, and reports whether it removed any. y is the extraction
+// judged. A part whose removal would leave an amount derived rather than
+// checked stays: lines where no subtotal is stated (the subtotal would
+// become whatever the total leaves, and a typo in the total would pass), a
+// tax breakdown where no tax is stated.
 func (c *Corrections) drop(fields []string, y Extraction, dropped *[]string) bool {
 	given := c.Fields()
-	if !slices.ContainsFunc(fields, func(f string) bool { return slices.Contains(given, f) }) {
-		return false
-	}
+	isGiven := func(f string) bool { return slices.Contains(given, f) }
+	concerned := slices.ContainsFunc(fields, isGiven)
 	removed := false
 	for _, f := range fields {
-		if !slices.Contains(droppable, f) || slices.Contains(given, f) ||
+		if !slices.Contains(droppable, f) || isGiven(f) ||
 			f == "lineItems" && y.Subtotal == "" || f == "taxBreakdown" && y.Tax == "" {
+			continue
+		}
+		if !concerned && !allOf(feeds[f], isGiven) {
 			continue
 		}
 		c.remove(f)
@@ -318,6 +330,11 @@ func (c *Corrections) drop(fields []string, y Extraction, dropped *[]string) boo
 		*dropped = append(*dropped, "amountDue")
 	}
 	return removed
+}
+
+// allOf reports whether every member of s satisfies ok (false for none).
+func allOf(s []string, ok func(string) bool) bool {
+	return len(s) > 0 && !slices.ContainsFunc(s, func(v string) bool { return !ok(v) })
 }
 
 // remove makes c remove field f.

@@ -263,3 +263,17 @@ func TestJudgeCorrections_AProblemTheExtractorRecorded_IsAnsweredByACorrectionOf
 	_, err = judge(t, &x, Corrections{Total: ptr("1300.00")})
 	requireReason(t, err, ReasonTotalMismatch)
 }
+
+// A machine-read line that fails its own check (quantity × price is not
+// its amount) is overruled when the person states the subtotal it feeds.
+func TestJudgeCorrections_AMisreadLineIsOverruledByTheSubtotalAPersonGives(t *testing.T) {
+	t.Parallel()
+	x := validExtraction()
+	x.LineItems[0].Amount = "13.00" // 3 × 4.00
+	_, err := judge(t, &x, Corrections{InvoiceNumber: ptr("INV-2")})
+	requireReason(t, err, ReasonLineMismatch)
+	v, err := JudgeCorrections(&x, Corrections{Subtotal: ptr("1152.00")}, Policy{})
+	require.NoError(t, err)
+	require.Equal(t, []string{"lineItems"}, v.Dropped)
+	require.Empty(t, v.Invoice.LineItems)
+}

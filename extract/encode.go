@@ -31,6 +31,9 @@ func MarshalClassification(c Classification) ([]byte, error) {
 
 // MarshalExtraction is json.Marshal(x).
 func MarshalExtraction(x Extraction) ([]byte, error) {
+	if x.hasStructuredFields() {
+		return json.Marshal(x) // members the hand-written writer does not know
+	}
 	w := jsonWriter{b: make([]byte, 0, 512)}
 	w.raw(`{"documentType":`)
 	w.str(x.DocumentType)
@@ -264,6 +267,15 @@ func plainJSON(s string) bool {
 // hasStructuredFields reports a member of inv that marshalInvoice does not
 // write: the e-invoice terms, the payment and tax terms, the seller's
 // identifiers, flags.
+// hasStructuredFields reports a member of x that the hand-written writer
+// does not write: the payment terms, the tax breakdown, the preceding
+// invoice, the seller's ids, the flags.
+func (x Extraction) hasStructuredFields() bool {
+	return x.DueDate != "" || x.PaidAmount != "" || x.Rounding != "" || x.AmountDue != "" ||
+		len(x.TaxBreakdown) > 0 || x.AccountingTax != nil || x.PrecedingInvoice != "" ||
+		len(x.Seller) > 0 || len(x.Flags) > 0
+}
+
 func (inv Invoice) hasStructuredFields() bool {
 	return inv.DueDate != "" || inv.OrderReference != "" || inv.SellerVATID != "" || inv.Buyer != "" ||
 		inv.IBAN != "" || inv.PaidAmount != "" || inv.AmountDue != "" || inv.InvoiceTypeCode != "" ||

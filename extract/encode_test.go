@@ -70,6 +70,22 @@ func TestEncoders_WriteWhatJSONMarshalWrites(t *testing.T) {
 	}
 }
 
+func TestMarshalExtraction_KeepsThePaymentTermsAndThePrecedingInvoice(t *testing.T) {
+	t.Parallel()
+	for _, x := range []Extraction{
+		{DocumentType: DocCreditNote, InvoiceNumber: "GS-7", PrecedingInvoice: "RE-6"},
+		{DocumentType: DocInvoice, DueDate: "2026-04-01", PaidAmount: "1.00", Rounding: "0.01", AmountDue: "2.01"},
+		{DocumentType: DocInvoice, TaxBreakdown: []TaxSubtotal{{Rate: "19", TaxAmount: "1.90"}}, AccountingTax: &AccountingTax{Currency: "EUR", Amount: "1.00"}},
+		{DocumentType: DocInvoice, Seller: []PartyID{{Scheme: IDVAT, ID: "DE123456789"}}, Flags: []string{"f"}},
+	} {
+		want, err := json.Marshal(x)
+		require.NoError(t, err)
+		got, err := MarshalExtraction(x)
+		require.NoError(t, err)
+		require.Equal(t, string(want), string(got))
+	}
+}
+
 func FuzzEncoders_MatchJSONMarshal(f *testing.F) {
 	f.Add("invoice|INV-1|Acme|2026-03-03|EUR|10.00|1.90|11.90|rules||Widget|2|5.00|10.00", int64(3))
 	f.Add("<a>|\"|\\|\x00|\xff|\u2028", int64(0))

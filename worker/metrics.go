@@ -80,6 +80,7 @@ type Metrics struct {
 	publishes       *prometheus.CounterVec
 	reconciled      *prometheus.CounterVec
 	admission       *prometheus.CounterVec
+	admissionSlots  prometheus.Gauge
 	stuckActive     prometheus.Gauge
 	faults          *prometheus.CounterVec
 	queueWait       *prometheus.HistogramVec
@@ -141,6 +142,10 @@ func NewMetrics(tenantLabels bool) *Metrics {
 			Name: "relayops_admission_jobs_total",
 			Help: "Tenant admission by this worker, by action: admitted (published to Asynq), cancelled (deadline passed while waiting), released (an ended job's slot freed by the prune: its worker died before releasing it), republished (admitted, still queued long after: published again).",
 		}, []string{"action"}),
+		admissionSlots: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "relayops_admission_live_slots",
+			Help: "The worker slots of every live worker process, as this worker's admission last read them: the tenants' in-flight caps are their shares of these slots (0: none registered, the configured caps apply).",
+		}),
 		stuckActive: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "relayops_reconciler_stuck_active_tasks",
 			Help: "Tasks found active without an Asynq lease in the last reconciler pass (asynq#1144); they need an operator.",
@@ -194,7 +199,7 @@ func NewMetrics(tenantLabels bool) *Metrics {
 		collectors.NewGoCollector(),
 		m.jobs, m.stages, m.relayEvents, m.relayErrors, m.outboxTrimmed, m.publishes, m.reconciled, m.stuckActive, m.faults,
 		m.queueWait, m.inference, m.endToEnd, m.recoveries, m.commitConflicts,
-		m.rejections, m.modelCalls, m.modelTokens, m.modelRefused, m.admission,
+		m.rejections, m.modelCalls, m.modelTokens, m.modelRefused, m.admission, m.admissionSlots,
 	)
 	for _, r := range append(extract.Reasons(), ReasonOther) {
 		m.rejections.WithLabelValues(r)
@@ -219,6 +224,7 @@ func (m *Metrics) admissionStep(r admission.StepReport) {
 			m.admission.WithLabelValues(action).Add(float64(n))
 		}
 	}
+	m.admissionSlots.Set(float64(r.Slots))
 }
 
 // labels are the label values of a per-job series: outcome (if any), then

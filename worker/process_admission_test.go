@@ -111,3 +111,64 @@ func TestProcess_TwoWorkersCapTwo_EveryJobOnceAndCountsBackToZero(t *testing.T) 
 	}
 	e.admissionIdle(10 * time.Second)
 }
+
+// A tenant's configured cap (100) is far above the worker's slots (4), but
+// its in-flight jobs are held to the live slots and a queued quarter (5):
+// a job of another tenant that arrives while the flood's long jobs hold
+// every slot waits behind at most that quarter, not behind every job the
+// configured cap would have queued in Asynq (all 12 here). The jobs last
+// 4 s, so that the other tenant's job reaches Asynq (the relay's lag, on a
+// loaded machine) well before the first ones end.
+func TestProcess_FloodOfLongJobs_AnotherTenantStartsBehindAtMostTheQueuedQuarter(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.startWorker("A", procOpts{faults: "after_classify=pause:4s", logLevel: "info",
+		env: []string{"RELAYOPS_CONCURRENCY=4"}})
+	var flood []jobs.Key
+	for i := range 12 {
+		k := mustKey(t, "acme", fmt.Sprintf("long-%02d", i), 1)
+		e.submit(k, readSample(t, "valid-basic-eur.txt"), jobs.DefaultLimits)
+		flood = append(flood, k)
+	}
+	maxSeen := int64(0)
+	watch := func() {
+		ts, err := admission.Tenants(e.ctx, e.rdb)
+		require.NoError(t, err)
+		for _, tn := range ts {
+			if tn.Tenant == "acme" {
+				maxSeen = max(maxSeen, tn.InFlight)
+			}
+		}
+	}
+	redistest.Eventually(t, 20*time.Second, func() bool {
+		watch()
+		running := 0
+		for _, k := range flood {
+			if e.job(k).State == jobs.StateRunning {
+				running++
+			}
+		}
+		return running == 4
+	}, "the flood to hold every slot")
+
+	quiet := mustKey(t, "globex", "quiet", 1)
+	e.submit(quiet, readSample(t, "valid-basic-eur.txt"), jobs.DefaultLimits)
+	redistest.Eventually(t, 40*time.Second, func() bool {
+		watch()
+		return e.job(quiet).State == jobs.StateSucceeded
+	}, "the other tenant's job to succeed")
+	started := e.job(quiet).StartedAt
+	before := 0
+	for _, k := range flood {
+		if j := e.job(k); !j.StartedAt.IsZero() && j.StartedAt.Before(started) {
+			before++
+		}
+	}
+	require.LessOrEqual(t, before, 5, "flood jobs started before the other tenant's: the 4 slots and the queued quarter at most")
+	for _, k := range flood {
+		e.waitState(k, jobs.StateSucceeded, 40*time.Second)
+		watch()
+	}
+	require.LessOrEqual(t, maxSeen, int64(5), "the flood had more in flight than the live slots and a quarter")
+	e.admissionIdle(10 * time.Second)
+}

@@ -361,7 +361,7 @@ func (w *Worker) build() error {
 	if admission.Enabled(cfg.TenantMaxInFlight, cfg.TenantLimits) {
 		w.admitter, err = admission.New(admission.Config{
 			Store: cfg.Store, Publisher: publisher, MaxInFlight: cfg.TenantMaxInFlight, Limits: cfg.TenantLimits,
-			Clock: cfg.Clock, Logger: cfg.Logger, OnStep: cfg.Metrics.admissionStep,
+			Slots: cfg.Concurrency, Clock: cfg.Clock, Logger: cfg.Logger, OnStep: cfg.Metrics.admissionStep,
 		})
 		if err != nil {
 			return err

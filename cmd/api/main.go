@@ -1,7 +1,8 @@
 // Command api serves relayops' HTTP API and, under /monitoring, the
 // read-only Asynq dashboard. It is configured by RELAYOPS_* environment
 // variables (see internal/config) and runs until SIGINT or SIGTERM, then
-// finishes in-flight requests and exits.
+// finishes in-flight requests and exits. It renders PDF page images in
+// processes of its own: itself, started with -render-pages.
 package main
 
 import (
@@ -23,7 +24,16 @@ import (
 
 func main() {
 	probe := flag.Bool("healthcheck", false, "probe this API's /healthz on RELAYOPS_HTTP_ADDR and exit 0 if it answers 200 (for container healthchecks)")
+	render := flag.Bool("render-pages", false, "run as one of the API's page renderer processes, on standard input and output (the API starts them)")
+	maxPages := flag.Int("max-pages", 50, "with -render-pages: the most pages of a document")
 	flag.Parse()
+	if *render {
+		if err := app.ServePageRenders(context.Background(), *maxPages); err != nil {
+			fmt.Fprintln(os.Stderr, "api page renderer:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	healthcheck.Run(*probe, "api", func(c *config.Config) string { return c.HTTPAddr })
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -70,6 +80,13 @@ func run(ctx context.Context) error {
 		return err
 	}
 	defer docs.Close()
+	self, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("api: find this program to start its page renderers: %w", err)
+	}
+	if err := docs.OpenPageRenders(context.Background(), cfg, self, log); err != nil {
+		return err
+	}
 	srv, err := api.New(app.API(cfg, store, rdb, dash, docs, log))
 	if err != nil {
 		return err

@@ -97,6 +97,9 @@ func run(ctx context.Context, o options) error {
 		return err
 	}
 	defer docs.Close()
+	if err := docs.OpenPageRenders(ctx, cfg, "", logger); err != nil {
+		return err
+	}
 	if err := docs.EnableOCR(cfg, logger); err != nil {
 		return err
 	}

@@ -49,7 +49,7 @@ func scanNumbers(s string, spaceGroups bool) []numTok {
 			i++
 			continue
 		}
-		if i+3 < len(s) && isDigit(s[i+3]) && isCurrencyCode(s[i:i+3]) {
+		if i+3 < len(s) && isDigit(s[i+3]) && isCurrencyCode(s[i:i+3]) && !plainIdentifier(s, i+3) {
 			i += 3 // "EUR1,234.56"
 		} else if gluedRand(s, i, spaceGroups) {
 			i++ // "R12 450.00"
@@ -71,6 +71,17 @@ func scanNumbers(s string, spaceGroups bool) []numTok {
 		i = end
 	}
 	return out
+}
+
+// plainIdentifier reports five digits or more without a separator at
+// s[i:], after a currency code written against them: "LKR824191" is a
+// document's number, not an amount in rupees ("EUR1,234.56" is one).
+func plainIdentifier(s string, i int) bool {
+	j := i
+	for j < len(s) && isDigit(s[j]) {
+		j++
+	}
+	return j-i >= 5 && (j == len(s) || s[j] != '.' && s[j] != ',' && s[j] != '\'')
 }
 
 // digitRuns counts the runs of ASCII digits in s.

@@ -42,8 +42,11 @@ var carriedBalance = map[string]bool{"previous balance": true, "balance brought 
 // else is named by its title or markers, or DocOther: never guessed.
 func classifyDocument(d *document) extract.Classification {
 	title, signals := findTitle(d)
-	marker := findMarker(d, title == extract.DocInvoice)
 	labels := findClassLabels(d)
+	if !extract.IsBooked(title) && title != "" && hasSignal(labels, "invoice_number_label") && hasSignal(labels, "total_label") && invoiceTitleAfterReference(d) {
+		title, signals = extract.DocInvoice, []string{"title_" + extract.DocInvoice}
+	}
+	marker := findMarker(d, title == extract.DocInvoice)
 	signals = append(signals, labels...)
 	if marker != "" {
 		signals = append(signals, "marker_"+marker)
@@ -92,7 +95,7 @@ func findTitle(d *document) (string, []string) {
 		if seen++; seen > headLines {
 			break
 		}
-		for _, text := range titleCandidates(d, l) {
+		for _, text := range titleCandidates(d, i) {
 			if t := candidateType(d, l, text); t != "" {
 				return t, []string{"title_" + t}
 			}
@@ -110,8 +113,17 @@ func candidateType(d *document, l *line, text string) string {
 	return titleType(text)
 }
 
-// titleCandidates are the texts of l that may be a title.
-func titleCandidates(d *document, l *line) []string {
+// titleCandidates are the texts of l that may be a title. A reference to
+// the invoice a document corrects ends a candidate: "Gutschrift zu
+// Rechnung 2024-043" is titled a credit note, "Bezug: Rechnung Nr. 7" is
+// no title. A bulleted line is an item of a list ("- Kenji: chase the
+// credit note"), never a title, nor is a line of an address block below
+// its first ("Beispiel AG / Accounts Payable Dept. / Kaiserstraße 12").
+func titleCandidates(d *document, i int) []string {
+	l := &d.lines[i]
+	if l.bullet {
+		return nil
+	}
 	if d.mail {
 		if v, ok := mailHeader(l.text, "subject"); ok {
 			return subjectTitle(v)
@@ -121,11 +133,16 @@ func titleCandidates(d *document, l *line) []string {
 		}
 	}
 	if l.heading {
-		return []string{l.text}
+		return []string{beforeReference(l.text)}
 	}
 	out := make([]string, 0, len(l.cells))
-	for _, c := range l.cells {
-		out = append(out, c.text)
+	for k := range l.cells {
+		if inAddressBlock(d, i, &l.cells[k]) {
+			continue
+		}
+		if t := beforeReference(l.cells[k].text); t != "" {
+			out = append(out, t)
+		}
 	}
 	return out
 }
@@ -148,6 +165,9 @@ func titleTypeWords(text string, maxWords int) string {
 	t := titleKind(text)
 	if t != extract.DocInvoice && strings.HasSuffix(strings.TrimSpace(text), ":") {
 		return "" // "Bestellung Nr. Kunde:", "N° BON DE COMMANDE :": a label waiting for its value
+	}
+	if t != extract.DocInvoice && opensReference(text) {
+		return "" // "Ihre Bestellung vom 01.03.2024": the order the invoice answers
 	}
 	return t
 }

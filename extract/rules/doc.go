@@ -32,9 +32,21 @@
 // line costs only the line count.
 //
 // A document is classified before extraction: its first title (receipt,
-// purchase order, quote or estimate, statement, credit note, memo, reminder
-// …) decides, and strong markers ("Change due", "AUTH CODE", "PAID",
-// opening and closing balances) overrule an invoice title; a document
+// purchase order, quote or estimate, statement, credit note, corrective
+// invoice, memo, reminder …) decides, and strong markers ("Change due",
+// "AUTH CODE", "PAID", opening and closing balances, a credit) overrule an
+// invoice title; a line of a postal address, a mention of another document
+// ("Ihre Bestellung vom …") or a bulleted line is no title; a document
 // without a title is an invoice only with an invoice number label and a
-// total. Anything else is rejected not_an_invoice, not guessed.
+// total. Invoices, credit notes and corrective invoices are read alike,
+// their amounts as printed; the invoice a credit refers to ("zur Rechnung
+// Nr. …") is its precedingInvoice, never its own number. Anything else is
+// rejected not_an_invoice, not guessed.
+//
+// A value is committed only from where the page states it: a subtotal or
+// tax from a row labelled as that amount (else left for the validator to
+// derive, marked computed), a date from its label or a sentence that says
+// what it is, a vendor from a label or the issuer's own block, never the
+// recipient's. What the rules cannot read safely they leave empty, and the
+// document is rejected for a person to finish.
 package rules

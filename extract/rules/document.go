@@ -132,9 +132,10 @@ func parseDocument(content string) *document {
 // page or a PDF into ordinary ones, so that they separate words and
 // columns; between two digits one stays, grouping them ("1 234,56"), and
 // a typographic apostrophe between two digits becomes the ASCII one that
-// groups Swiss amounts ("1’756.05").
+// groups Swiss amounts ("1’756.05"). A soft hyphen that opens a number
+// ("­5,15", as some PDF writers encode the minus sign) is a minus sign.
 func plainSpaces(s string) string {
-	if isASCII(s) || !strings.ContainsAny(s, "\u00a0\u202f\u2009\u2007\u2019") {
+	if isASCII(s) || !strings.ContainsAny(s, "\u00a0\u202f\u2009\u2007\u2019\u00ad") {
 		return s
 	}
 	var b strings.Builder
@@ -149,6 +150,8 @@ func plainSpaces(s string) string {
 			}
 		case r == '\u2019' && unicode.IsDigit(prev) && unicode.IsDigit(next):
 			r = '\'' // the Swiss "1’756.05": a typographic apostrophe groups digits
+		case r == '\u00ad' && unicode.IsDigit(next) && !unicode.IsLetter(prev) && !unicode.IsDigit(prev):
+			r = '-'
 		}
 		b.WriteRune(r)
 		prev = r

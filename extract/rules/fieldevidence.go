@@ -31,10 +31,16 @@ func fieldEvidence(d *document, hits []hit, rows []amountRow, x extract.Extracti
 		}
 		put(f.name, line, label)
 	}
-	if x.IssueDate != "" {
-		for _, h := range byRank(hits, lkIssueDate) {
+	for _, f := range []struct {
+		name, value string
+		kind        labelKind
+	}{{"issueDate", x.IssueDate, lkIssueDate}, {"dueDate", x.DueDate, lkDueDate}} {
+		if f.value == "" {
+			continue
+		}
+		for _, h := range byRank(hits, f.kind) {
 			if len(findDates(h.value())) > 0 {
-				put("issueDate", h.line, h.raw)
+				put(f.name, h.line, h.raw)
 				break
 			}
 		}

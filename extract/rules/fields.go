@@ -81,13 +81,13 @@ func appendCellHits(hits []hit, d *document, i int) []hit {
 			continue
 		}
 		h := hit{kind: m.kind, phrase: m.phrase, raw: c.text, line: i, rank: rankLabel}
-		if v := labelValue(c.text, m); v != "" && !pairedLabel(v) {
+		if v := labelValue(c.text, m); v != "" && !pairedLabel(v) && !currencyQualifier(v) {
 			h.cells = append(h.cells, v)
 		}
 		first := j + 1
 		j = followingCells(l, j, &h)
 		if len(h.cells) == 0 && !(m.kind.isAmount() && itemHeaderLine(l)) {
-			if b, ok := cellBelow(d, i, c); ok {
+			if b, ok := cellBelow(d, i, c); ok && !(m.kind.isAmount() && describedBelow(d, i, b)) {
 				h.cells, h.rank = []string{b.text}, rankBelow
 			}
 			if m.kind == lkVendor && (len(h.cells) == 0 || cleanVendor(h.cells[0]) == "") {
@@ -165,13 +165,34 @@ func followingCells(l *line, j int, h *hit) int {
 		if c.text == "" {
 			continue
 		}
-		if startsLabel(c.text) || (!h.kind.isAmount() && !paymentPhrases[h.phrase] && len(h.cells) > 0 && !bareNumberWord(h.cells[len(h.cells)-1])) {
+		if startsLabel(c.text) && !(len(h.cells) == 0 && bracketed(c.text)) ||
+			(!h.kind.isAmount() && !paymentPhrases[h.phrase] && len(h.cells) > 0 && !bareNumberWord(h.cells[len(h.cells)-1])) {
 			return k - 1
 		}
 		h.cells = append(h.cells, c.text)
 		j = k
 	}
 	return j
+}
+
+// currencyQualifier reports the rest of a label that only names the
+// currency of its amount ("Total Due ($)", "Total (EUR)"): no value, the
+// amount is elsewhere.
+func currencyQualifier(v string) bool {
+	t := strings.Trim(strings.TrimSpace(v), "()[] :")
+	if t == "" || hasDigit(t) {
+		return false
+	}
+	code, n := currencyAfter(t)
+	return code != "" && n == len(t)
+}
+
+// bracketed reports a cell wrapped in brackets: right after a label
+// without its value it qualifies that label ("Nettobetrag  (zzgl. 19,00%
+// MwSt.)  376,37": the net, plus VAT), it is no label of its own.
+func bracketed(s string) bool {
+	s = strings.TrimSpace(s)
+	return strings.HasPrefix(s, "(") && strings.HasSuffix(s, ")") && strings.Count(s, "(") == 1 && strings.Count(s, ")") == 1
 }
 
 // bareNumberWord reports a cell that is a number word alone ("N°:",
@@ -205,6 +226,28 @@ func cellBelow(d *document, i int, c *cell) (*cell, bool) {
 		return nil, false // another label ("Nummer:"), known or not
 	}
 	return b, true
+}
+
+// describedBelow reports a value cell b under a label of line i that
+// follows a description on its line: an item's amount under a column
+// header ("Preis / zzgl. MwSt." over "Webhosting Paket M  01.02.-29.02.
+// 3,89 €"), never the labelled amount itself. A label and its value
+// beside it ("Do zapłaty  148,83 PLN") describe nothing.
+func describedBelow(d *document, i int, b *cell) bool {
+	n := d.nextNonBlank(i)
+	if n < 0 {
+		return false
+	}
+	for k := range d.lines[n].cells {
+		c := &d.lines[n].cells[k]
+		if c == b || c.end > b.start || !hasLetter(c.text) || isCurrencyWord(strings.TrimSpace(c.text)) {
+			continue
+		}
+		if _, ok := c.labelOf(); !ok && len(moneyTokens(c.text, numberFormat{decimal: '.'})) == 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // nameBelow returns the first name-like cell under a vendor label that ends
@@ -309,11 +352,17 @@ func abs(n int) int {
 }
 
 // markCustomerBlock marks the cells under a "Bill to" label, at its
-// column, down to the next blank line, as the customer's.
+// column, down to the next blank line, as the customer's. A label that
+// heads its block alone ("Recipient", a blank line, then the name) marks
+// the block after that one blank line.
 func markCustomerBlock(d *document, i int, c *cell) {
 	c.customer = true
+	gap := labelValue(c.text, c.label) == "" && i+2 < len(d.lines) && d.lines[i+1].blank() && !d.lines[i+2].blank()
 	for k := i + 1; k < len(d.lines) && k <= i+8; k++ {
 		l := &d.lines[k]
+		if gap && k == i+1 {
+			continue
+		}
 		b := alignedCell(l, c.start, c.end)
 		if l.blank() || b == nil {
 			return
@@ -345,9 +394,13 @@ func headerRowHits(d *document, i int) ([]hit, bool) {
 		return nil, false
 	}
 	var hits []hit
+	// A row of as many values as labels pairs them in order, however far
+	// each value sits from its label ("Kwota netto  Kwota podatku" over
+	// "27 292,28  6 277,22", each right-aligned in a wide column).
+	byIndex := l.pipe && len(vals.cells) == len(l.cells) || !l.pipe && len(vals.cells) == len(l.cells) && countCells(vals) == len(labels)
 	for k, m := range labels {
 		c := &l.cells[m.cell]
-		v := valueUnder(vals, c, m.cell, l.pipe && len(vals.cells) == len(l.cells))
+		v := valueUnder(vals, c, m.cell, byIndex)
 		if v == nil {
 			continue
 		}

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -33,23 +34,27 @@ var weakNumberLabel = map[string]bool{"document no": true, "document number": tr
 
 // resolveInvoiceNumber takes the invoice number from a label, else the
 // title or the e-mail subject, else a document number, else running text.
-func resolveInvoiceNumber(d *document, hits []hit) string {
+// On a credit note or corrective invoice (credit), the number of the
+// invoice it refers to (preceding, "zu Rechnung Nr. …") is never its own;
+// an invoice may name itself so ("Anlage zur Rechnung Nr. …").
+func resolveInvoiceNumber(d *document, hits []hit, preceding string, credit bool) string {
+	own := func(n string) bool { return n != "" && !(credit && n == preceding) }
 	ranked := byRank(hits, lkInvoiceNo)
 	for _, h := range ranked {
-		if n := markedNumberToken(h.value(), numberMarked(h)); n != "" && !weakNumberLabel[h.phrase] {
+		if n := labelNumber(h); own(n) && !weakNumberLabel[h.phrase] {
 			return n
 		}
 	}
 	for _, text := range titleTexts(d) {
-		if n := numberAfterInvoiceWord(text); n != "" {
+		if n := numberAfterInvoiceWord(text); own(n) {
 			return n
 		}
 	}
-	if n := numberBelowTitle(d); n != "" {
+	if n := numberBelowTitle(d); own(n) {
 		return n
 	}
 	for _, h := range ranked {
-		if n := invoiceNumberToken(h.value()); n != "" {
+		if n := invoiceNumberToken(h.value()); own(n) {
 			return n
 		}
 	}
@@ -58,7 +63,7 @@ func resolveInvoiceNumber(d *document, hits []hit) string {
 			continue
 		}
 		if m := proseNumberRe.FindStringSubmatch(d.lines[i].text); m != nil {
-			if n := invoiceNumberToken(m[1]); n != "" {
+			if n := invoiceNumberToken(m[1]); own(n) {
 				return n
 			}
 		}
@@ -94,8 +99,8 @@ func numberBelowTitle(d *document) string {
 				}
 			}
 		}
-		for _, t := range titleCandidates(d, l) {
-			if candidateType(d, l, t) == extract.DocInvoice {
+		for _, t := range titleCandidates(d, i) {
+			if extract.IsBooked(candidateType(d, l, t)) {
 				below = 0
 			}
 		}
@@ -115,7 +120,8 @@ func numberLabel(phrase string) bool {
 }
 
 // titleTexts returns the e-mail subject and the title candidates of the
-// head of d, in order.
+// head of d that name a booked document (an invoice, a credit note, a
+// corrective invoice), in order.
 func titleTexts(d *document) []string {
 	var out []string
 	seen := 0
@@ -127,8 +133,8 @@ func titleTexts(d *document) []string {
 		if seen++; seen > headLines {
 			break
 		}
-		for _, t := range titleCandidates(d, l) {
-			if candidateType(d, l, t) == extract.DocInvoice {
+		for _, t := range titleCandidates(d, i) {
+			if extract.IsBooked(candidateType(d, l, t)) {
 				out = append(out, t)
 			}
 		}
@@ -137,8 +143,9 @@ func titleTexts(d *document) []string {
 }
 
 // numberAfterInvoiceWord reads the number after the word "invoice", its
-// translations or a compound of them in a title: "Invoice No. 4471",
-// "HANDELSRECHNUNG (380) Nr. 471102 vom 05.03.2018", "Factuur nr 2024-17".
+// translations, a compound of them or a credit note's title word in a
+// title: "Invoice No. 4471", "HANDELSRECHNUNG (380) Nr. 471102 vom
+// 05.03.2018", "Factuur nr 2024-17", "Avoir AV-2017-0005".
 func numberAfterInvoiceWord(text string) string {
 	lower := strings.ToLower(text)
 	if len(lower) != len(text) {
@@ -161,17 +168,20 @@ func numberAfterInvoiceWord(text string) string {
 	return ""
 }
 
-// invoiceWords are the words that name an invoice in the language tables,
-// and the endings of the compounds that do.
+// invoiceWords are the words that name a booked document in the language
+// tables (an invoice, a credit note, a corrective invoice), and the endings
+// of the compounds that do; the longer first, so that "Rechnungskorrektur
+// Nr. 7" is read after "rechnungskorrektur", not after "rechnung".
 var invoiceWords = func() []string {
 	var out []string
 	for _, l := range languages {
-		for _, k := range append(append([]docKeyword{}, l.invoiceTitles...), l.compounds...) {
-			if k.docType == extract.DocInvoice && !containsStr(out, k.phrase) {
+		for _, k := range slices.Concat(l.titles, l.invoiceTitles, l.compounds) {
+			if extract.IsBooked(k.docType) && !containsStr(out, k.phrase) {
 				out = append(out, k.phrase)
 			}
 		}
 	}
+	slices.SortStableFunc(out, func(a, b string) int { return len(b) - len(a) })
 	return out
 }()
 
@@ -192,6 +202,36 @@ func numberAfterTitleWord(rest string) string {
 		return ""
 	}
 	return invoiceNumberToken(strings.Join(words[1:], " "))
+}
+
+// labelNumber reads the number a label gives: its value cell as printed
+// when the cell holds the number alone ("FV 1/2021", "FV 2024/0815": the
+// cell's end is the number's end), else the first word of the value.
+func labelNumber(h hit) string {
+	if len(h.cells) > 0 {
+		if n := printedCellNumber(h.cells[0]); n != "" {
+			return n
+		}
+	}
+	return markedNumberToken(h.value(), numberMarked(h))
+}
+
+// printedCellNumber returns a value cell that is an invoice number
+// printed with a space inside, as a series and its number ("FV 1/2021",
+// "FV 2024/0815": printedNumber), and nothing else; else "". A single
+// word is left to the token rules (a date, a "#").
+func printedCellNumber(v string) string {
+	words := strings.Fields(v)
+	for len(words) > 0 && (numberWords[strings.ToLower(strings.Trim(words[0], ".:#"))] || strings.Trim(words[0], "№:#") == "") {
+		words = words[1:]
+	}
+	if len(words) != 2 || !seriesPrefix(words[0]) {
+		return ""
+	}
+	if n := printedNumber(strings.Join(words, " ")); n == words[0]+" "+words[1] && extract.IsInvoiceNumber(n) {
+		return n
+	}
+	return ""
 }
 
 // numberMarked reports a label hit whose value is the number even when it
@@ -584,9 +624,13 @@ func addressParts(parts []string) bool {
 
 // topBlockVendor returns the first name-like cell at the top of d that is
 // not a title, a label, or part of a "Bill to" block; a name with a legal
-// form is preferred among the first lines.
+// form is preferred among the first lines. Two names side by side on one
+// line, neither labelled, are two parties (a window address and a
+// letterhead): the issuer is the one the page's e-mail or web domain
+// names, else nobody can tell and no vendor is read.
 func topBlockVendor(d *document) string {
 	var first string
+	firstLine, firstCell := -1, -1
 	seen := 0
 	for i := range d.lines {
 		l := &d.lines[i]
@@ -597,20 +641,23 @@ func topBlockVendor(d *document) string {
 			break
 		}
 		for k, c := range l.cells {
-			if k > 0 && labelledBefore(l, k) {
+			if k > 0 && labelledBefore(l, k) || labelShaped(l, k) {
 				continue // "Makseviis:   Ülekanne": the value of the label before it
 			}
 			if v := topCandidate(c); v != "" {
 				if hasCompanySuffix(v) {
-					return v
+					return partyOf(d, l, k, v)
 				}
 				if first == "" {
-					first = v
+					first, firstLine, firstCell = v, i, k
 				}
 			}
 		}
 	}
-	return first
+	if first == "" {
+		return ""
+	}
+	return partyOf(d, &d.lines[firstLine], firstCell, first)
 }
 
 // labelledBefore reports a cell whose nearest non-empty cell to its left is

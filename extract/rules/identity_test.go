@@ -189,3 +189,33 @@ func TestRules_InvoiceNumber_ANumberLabelOverADateLikeNumber(t *testing.T) {
 	_, err = run(t, "FAKTURA\n2/11/2023"+tail)
 	require.Equal(t, "missing_field:invoiceNumber", reasonOf(t, err))
 }
+
+func TestRules_InvoiceNumber_AsPrintedWhereTheLayoutEndsIt(t *testing.T) {
+	t.Parallel()
+	tail := "\nData wystawienia: 2021-04-26\nSprzedawca: Test Sp. z o.o.\n\nRazem brutto:  148,83 PLN\n"
+	for doc, want := range map[string]string{
+		"Faktura nr FV 1/2021" + tail:                             "FV 1/2021",
+		"Faktura\nNumer faktury:\nFV 2024/0815\n" + tail:          "FV 2024/0815",
+		"Faktura\nNumer faktury:   FV 2024/0815   \n" + tail:      "FV 2024/0815",
+		"Faktura\nNumer faktury: 2024/0815 z dnia 01.02\n" + tail: "2024/0815",
+		"Faktura\nNumer faktury: 0000 0001\n" + tail:              "0000",
+	} {
+		x := extractText(t, doc)
+		require.Equal(t, want, x.InvoiceNumber, doc)
+	}
+	require.Empty(t, printedCellNumber("EUR 1234"), "a currency is no series")
+	require.Equal(t, "RE 2024-117", printedCellNumber("RE 2024-117"))
+	require.Empty(t, printedCellNumber("FV 2024/0815 z dnia"), "the number ends where the cell does, and the cell goes on")
+}
+
+func TestRules_ALabelAndItsValueBesideAValueAreNoDescription(t *testing.T) {
+	t.Parallel()
+	doc := "Faktura nr FV 1/2021\nData wystawienia: 2021-04-26\nSprzedawca: Test Sp. z o.o.\n\n" +
+		"  Stawka VAT   Wartość netto  Kwota VAT    Wartość brutto                          Zapłacono               0,00 PLN\n" +
+		"     23%             121,00          27,83        148,83                           Do zapłaty            148,83 PLN\n"
+	inv, err := run(t, doc)
+	require.NoError(t, err)
+	require.Equal(t, "121.00", inv.Subtotal)
+	require.Equal(t, "27.83", inv.Tax)
+	require.Equal(t, "148.83", inv.Total)
+}

@@ -22,6 +22,20 @@ type language struct {
 	// The first ending that fits decides.
 	compounds []docKeyword
 	markers   []docKeyword
+	// preceding introduce the invoice a credit note or corrective invoice
+	// refers to ("zur Rechnung", "Original invoice", "rif. fattura"),
+	// "|"-separated normalised phrases found anywhere in a line: the
+	// number after one is that invoice's (BT-25), never the document's own.
+	preceding string
+	// references open a mention of another document, not a title: "Ihre
+	// Bestellung vom 01.03.2024", "Your order", "as per quote Q-7";
+	// "|"-separated normalised words or phrases.
+	references string
+	// dueBy are the words right before the payment's deadline in a
+	// sentence ("due to 2024-03-22", "bis 2024-02-26", "do dnia …"), and
+	// payWords the stems of paying that such a sentence holds ("transfer",
+	// "überweis", "przelew"), "|"-separated, lower case.
+	dueBy, payWords string
 	// taxTotals name a row that sums the tax rows above it ("Total VAT",
 	// "Steuerbetrag"), "|"-separated normalised label phrases.
 	taxTotals string

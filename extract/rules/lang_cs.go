@@ -10,8 +10,9 @@ import "github.com/relayops/relayops/extract"
 //
 // Kinds decided here: a "zálohová faktura" (advance invoice) asks for an
 // advance but is no tax document (the "daňový doklad" follows the
-// payment): a quote, as "pro forma" is in English. A "dobropis" and an
-// "opravný daňový doklad" correct an invoice downwards: credit notes. A
+// payment): a quote, as "pro forma" is in English. A "dobropis" credits an
+// invoice: a credit note; an "opravný daňový doklad" (or the Slovak
+// "opravná faktúra") corrects one: a corrective invoice. A
 // "daňový doklad k přijaté platbě" confirms an advance received: a receipt.
 //
 // Bilingual invoices gloss a label in English ("Daňový doklad č. (Invoice
@@ -22,7 +23,7 @@ import "github.com/relayops/relayops/extract"
 var czech = language{
 	code: "cs,sk",
 	labels: map[labelKind]string{
-		lkInvoiceNo:   `faktura č|faktura číslo|číslo faktury|cislo faktury|č faktury|faktura|daňový doklad č|danovy doklad c|daňový doklad číslo|daňový doklad č invoice no|faktura daňový doklad č|číslo dokladu|cislo dokladu|č dokladu|faktúra č|faktúra číslo|číslo faktúry|faktúra`,
+		lkInvoiceNo:   `dobropis č|dobropis no|číslo dobropisu|cislo dobropisu|faktura č|faktura číslo|číslo faktury|cislo faktury|č faktury|faktura|daňový doklad č|danovy doklad c|daňový doklad číslo|daňový doklad č invoice no|faktura daňový doklad č|číslo dokladu|cislo dokladu|č dokladu|faktúra č|faktúra číslo|číslo faktúry|faktúra`,
 		lkVendor:      `dodavatel|dodavatel supplier|prodávající seller|prodávající|prodavajici|poskytovatel|dodávateľ|predávajúci`,
 		lkCustomer:    `odběratel|odběratel client|odběratel customer|kupující buyer|odberatel|kupující|kupujici|příjemce|prijemce|objednatel|odberateľ|kupujúci|objednávateľ|sídlo odběratele|adresa dodání|dodací adresa|místo dodání|konečný příjemce`,
 		lkIssueDate:   `datum vystavení|datum vystaveni|datum vystavení faktury|datum vystavení dokladu|vystaveno dne|dátum vystavenia|dátum vyhotovenia|datum`,
@@ -42,7 +43,7 @@ var czech = language{
 		lkOtherRef:    `ič|ičo|ic|ico|dič|dic|ič dph|ic dph|variabilní symbol|variabilni symbol|variabilný symbol|vs|konstantní symbol|konštantný symbol|ks|specifický symbol|ss|bankovní účet|bankovni ucet|číslo účtu|cislo uctu|účet|ucet|banka|název banky|nazev banky|způsob platby|způsob úhrady|forma úhrady|forma platby|spôsob úhrady|číslo objednávky|č objednávky|objednávka|množství|mnozstvi|mj|jednotka|cena za mj|jedn cena|cena|popis|označení|označení dodávky|telefon|strana|počet listů|spz|sídlo|spisová značka|zapsaná v obchodním rejstříku|obchodní rejstřík|reklamace`,
 	},
 	titles: []docKeyword{
-		{"opravný daňový doklad", extract.DocCreditNote}, {"opravny danovy doklad", extract.DocCreditNote}, {"dobropis", extract.DocCreditNote}, {"opravná faktúra", extract.DocCreditNote},
+		{"opravný daňový doklad", extract.DocCorrectiveInvoice}, {"opravny danovy doklad", extract.DocCorrectiveInvoice}, {"dobropis", extract.DocCreditNote}, {"opravná faktúra", extract.DocCorrectiveInvoice},
 		{"daňový doklad k přijaté platbě", extract.DocReceipt}, {"zálohová faktura", extract.DocQuote}, {"zalohova faktura", extract.DocQuote}, {"zálohová faktúra", extract.DocQuote},
 		{"proforma faktura", extract.DocQuote}, {"proforma faktúra", extract.DocQuote},
 		{"účtenka", extract.DocReceipt}, {"stvrzenka", extract.DocReceipt}, {"pokladní doklad", extract.DocReceipt}, {"příjmový pokladní doklad", extract.DocReceipt},
@@ -54,6 +55,10 @@ var czech = language{
 	invoiceTitles: []docKeyword{{"faktura", extract.DocInvoice}, {"faktúra", extract.DocInvoice}, {"daňový doklad", extract.DocInvoice}, {"danovy doklad", extract.DocInvoice}},
 	compounds:     []docKeyword{},
 	markers:       []docKeyword{{"počáteční zůstatek", extract.DocStatement}, {"konečný zůstatek", extract.DocStatement}, {"nabídka platí do", extract.DocQuote}, {"platnost nabídky", extract.DocQuote}},
+	preceding:     "k faktuře|k fakture|opravovaný doklad|opravovany doklad|původní doklad|puvodni doklad|původní faktura|puvodni faktura|opravovaná faktura|opravovana faktura|k daňovému dokladu",
+	references:    "vaše|vase|váš|vas|naše|nase|náš|nas|dle|podle",
+	dueBy:         "do|nejpozději do",
+	payWords:      "uhra|zaplat|plat",
 	taxTotals:     "dph celkem|celkem dph|výše dph|dph spolu|spolu dph",
 	// Dates write the month in the genitive ("3. října 2006"); Slovak names
 	// follow the Czech ones.

@@ -32,7 +32,7 @@ func TestCzech_TitlesNameTheKind(t *testing.T) {
 		"Faktura": extract.DocInvoice, "Faktura - daňový doklad": extract.DocInvoice, "Daňový doklad": extract.DocInvoice,
 		"Faktúra":          extract.DocInvoice,
 		"Zálohová faktura": extract.DocQuote, "ZÁLOHOVÁ FAKTURA": extract.DocQuote, "Cenová nabídka": extract.DocQuote,
-		"Dobropis": extract.DocCreditNote, "Opravný daňový doklad": extract.DocCreditNote,
+		"Dobropis": extract.DocCreditNote, "Opravný daňový doklad": extract.DocCorrectiveInvoice,
 		"Daňový doklad k přijaté platbě": extract.DocReceipt, "Účtenka": extract.DocReceipt,
 		"Objednávka": extract.DocPurchaseOrder, "Dodací list": extract.DocOther, "Upomínka": extract.DocOther,
 	})

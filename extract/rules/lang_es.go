@@ -6,7 +6,7 @@ import "github.com/relayops/relayops/extract"
 var spanish = language{
 	code: "es",
 	labels: map[labelKind]string{
-		lkInvoiceNo:   `factura no|no factura|no de factura|numero de factura|num factura|factura`,
+		lkInvoiceNo:   `factura rectificativa no|no factura rectificativa|no de factura rectificativa|nota de credito no|no nota de credito|no de nota de credito|factura no|no factura|no de factura|numero de factura|num factura|factura`,
 		lkVendor:      `proveedor|emisor|vendedor`,
 		lkCustomer:    `cliente|destinatario|comprador|facturar a|senor|senores`,
 		lkIssueDate:   `fecha|fecha de factura|fecha factura|fecha de emision|fecha emision|fecha de expedicion`,
@@ -23,10 +23,14 @@ var spanish = language{
 		lkDiscount:    `descuento|bonif|bonificacion`,
 		lkOtherRef:    `nif|cif|cuit|nie|iibb|cae|c a e no|remito no|pedido|no pedido|forma de pago|condiciones de pago|cantidad|unidades|unid|precio|descripcion|articulo|pagina|direccion|localidad|provincia|telefono|observaciones`,
 	},
-	titles:        []docKeyword{{"nota de crédito", extract.DocCreditNote}, {"factura rectificativa", extract.DocCreditNote}, {"recibo", extract.DocReceipt}, {"ticket", extract.DocReceipt}, {"orden de compra", extract.DocPurchaseOrder}, {"presupuesto", extract.DocQuote}, {"cotización", extract.DocQuote}, {"estado de cuenta", extract.DocStatement}, {"albarán", extract.DocOther}, {"confirmación de pedido", extract.DocOther}},
+	titles:        []docKeyword{{"nota de crédito", extract.DocCreditNote}, {"factura rectificativa", extract.DocCorrectiveInvoice}, {"factura de abono", extract.DocCreditNote}, {"recibo", extract.DocReceipt}, {"ticket", extract.DocReceipt}, {"orden de compra", extract.DocPurchaseOrder}, {"presupuesto", extract.DocQuote}, {"cotización", extract.DocQuote}, {"estado de cuenta", extract.DocStatement}, {"albarán", extract.DocOther}, {"confirmación de pedido", extract.DocOther}},
 	invoiceTitles: []docKeyword{{"factura", extract.DocInvoice}},
 	compounds:     []docKeyword{},
 	markers:       []docKeyword{{"saldo anterior", extract.DocStatement}, {"saldo final", extract.DocStatement}, {"presupuesto válido", extract.DocQuote}, {"válido hasta", extract.DocQuote}},
+	preceding:     "factura rectificada|rectifica la factura|rectifica a la factura|factura original|factura de referencia|referente a la factura|sobre la factura|factura anulada|anula la factura",
+	references:    "su|sus|nuestro|nuestra|nuestros|nuestras|segun|conforme a|referente a",
+	dueBy:         "antes del|hasta el|a más tardar el|no más tarde del",
+	payWords:      "pag|transfer|abon",
 	taxTotals:     "total iva|importe iva|cuota iva",
 	months:        [12]string{"enero ene", "febrero feb", "marzo mar", "abril abr", "mayo may", "junio jun", "julio jul", "agosto ago", "septiembre setiembre sep sept set", "octubre oct", "noviembre nov", "diciembre dic"},
 }

@@ -6,9 +6,9 @@ import "github.com/relayops/relayops/extract"
 var nordic = language{
 	code: "sv,da,no",
 	labels: map[labelKind]string{
-		lkInvoiceNo:   `fakturanr|fakturanummer|faktura no|fakturano|faktura`,
+		lkInvoiceNo:   `kreditnota no|kreditnotanr|kreditnotanummer|kreditfaktura no|kreditfakturanr|fakturanr|fakturanummer|faktura no|fakturano|faktura`,
 		lkVendor:      `leverandor|leverantor|saljare|saelger|selger`,
-		lkCustomer:    `kund|kunde|kundnr|kundenr|kundenummer|kundnummer|kopare|kober|kjoper|faktureringsadress|leveransadress`,
+		lkCustomer:    `solgt til|sold till|fakturer til|faktureres til|tjenestemottaker|kund|kunde|kundnr|kundenr|kundenummer|kundnummer|kopare|kober|kjoper|faktureringsadress|leveransadress`,
 		lkIssueDate:   `fakturadatum|fakturadato|datum|dato`,
 		lkDueDate:     `forfallodatum|forfallodag|forfaldsdato|forfallsdato|forfall|betalningsvillkor datum|sista betalningsdag|betales senest`,
 		lkOtherDate:   `leveransdatum|leveringsdato|period|periode`,
@@ -27,6 +27,10 @@ var nordic = language{
 	invoiceTitles: []docKeyword{{"faktura", extract.DocInvoice}},
 	compounds:     []docKeyword{{"faktura", extract.DocInvoice}},
 	markers:       []docKeyword{{"växel", extract.DocReceipt}, {"ingående saldo", extract.DocStatement}, {"utgående saldo", extract.DocStatement}, {"gäller till", extract.DocQuote}, {"gyldig til", extract.DocQuote}},
+	preceding:     "kreditering av faktura|krediterer faktura|avser faktura|gäller faktura|opprinnelig faktura|ursprunglig faktura|kreditnota til faktura|vedrørende faktura|vedr faktura",
+	references:    "er|deres|din|dit|jeres|var|vår|vores|vaar|enligt|ifølge|iflg",
+	dueBy:         "senest|innan|inden|före|før",
+	payWords:      "betal",
 	taxTotals:     "total moms|total mva|sum mva|momsbelopp|momsbelob",
 	months:        [12]string{"januari januar jan", "februari februar feb", "mars marts mar", "april apr", "maj mai", "juni jun", "juli jul", "augusti august aug", "september sep sept", "oktober okt", "november nov", "december desember dec"},
 }

@@ -8,15 +8,15 @@ import "github.com/relayops/relayops/extract"
 // "Nr" reads "no".
 //
 // Kinds decided here: a "faktura korygująca" (correcting invoice) is a
-// credit note: it corrects an invoice already booked and is not paid as a
-// new one. A "faktura proforma" is an offer to pay, not a tax document: a
+// corrective invoice: it corrects an invoice already booked, its number is
+// its own and the invoice it corrects follows "do faktury nr". A "faktura proforma" is an offer to pay, not a tax document: a
 // quote, as "pro forma" is in English. A "faktura zaliczkowa" (advance
 // invoice) is a VAT invoice the seller must issue for an advance received:
 // an invoice. A "rachunek" is the bill of a seller outside VAT: an invoice.
 var polish = language{
 	code: "pl",
 	labels: map[labelKind]string{
-		lkInvoiceNo:   `faktura no|faktura vat no|numer faktury|numer faktury vat|no faktury|no faktury vat|faktura|faktura vat|rachunek no|numer rachunku faktury`,
+		lkInvoiceNo:   `faktura korygująca no|numer faktury korygującej|no faktury korygującej|numer korekty|korekta no|faktura no|faktura vat no|numer faktury|numer faktury vat|no faktury|no faktury vat|faktura|faktura vat|rachunek no|numer rachunku faktury`,
 		lkVendor:      `sprzedawca|sprzedający|wystawca|wystawca faktury|dostawca|usługodawca|sprzedawca dane`,
 		lkCustomer:    `nabywca|kupujący|odbiorca|płatnik|zamawiający|usługobiorca|nabywca dane|adres dostawy|miejsce dostawy`,
 		lkIssueDate:   `data wystawienia|data wystawienia faktury|data faktury|data|wystawiono dnia|data wystawienia dokumentu`,
@@ -36,7 +36,7 @@ var polish = language{
 		lkOtherRef:    `nip|nip ue|regon|krs|pesel|bdo|numer ksef|no ksef|numer klienta|no klienta|id nabywcy|numer rachunku|numer rachunku bankowego|no rachunku|no konta|konto|iban|swift|bic|bank|nazwa banku|forma płatności|sposób płatności|metoda płatności|sposób zapłaty|lp|ilość|jedn|jm|j m|miara|cena|cena jedn|cena jednostkowa|cena netto|cena brutto|stawka|stawka vat|stawka podatku|nazwa towaru lub usługi|nazwa towaru|nazwa usługi|opis|pkwiu|gtu|telefon|strona|miejsce wystawienia|numer zamówienia|no zamówienia|zamówienie|uwagi|tytuł przelewu|tytułem`,
 	},
 	titles: []docKeyword{
-		{"faktura korygująca", extract.DocCreditNote}, {"faktura korygujaca", extract.DocCreditNote}, {"korekta faktury", extract.DocCreditNote},
+		{"faktura korygująca", extract.DocCorrectiveInvoice}, {"faktura korygujaca", extract.DocCorrectiveInvoice}, {"korekta faktury", extract.DocCorrectiveInvoice},
 		{"faktura proforma", extract.DocQuote}, {"faktura pro forma", extract.DocQuote}, {"faktura pro-forma", extract.DocQuote},
 		{"paragon", extract.DocReceipt}, {"paragon fiskalny", extract.DocReceipt}, {"pokwitowanie", extract.DocReceipt}, {"dowód wpłaty", extract.DocReceipt},
 		{"zamówienie", extract.DocPurchaseOrder}, {"oferta", extract.DocQuote}, {"wycena", extract.DocQuote},
@@ -47,6 +47,10 @@ var polish = language{
 	invoiceTitles: []docKeyword{{"faktura", extract.DocInvoice}, {"rachunek", extract.DocInvoice}},
 	compounds:     []docKeyword{},
 	markers:       []docKeyword{{"saldo początkowe", extract.DocStatement}, {"saldo końcowe", extract.DocStatement}, {"oferta ważna", extract.DocQuote}, {"oferta jest ważna", extract.DocQuote}},
+	preceding:     "korekta faktury|korekta do faktury|korekty do faktury|korektę do faktury|do faktury|faktura korygowana|korygowana faktura|faktury korygowanej|dotyczy faktury|faktura pierwotna|pierwotna faktura",
+	references:    "wasze|wasz|wasza|nasze|nasz|nasza|zgodnie z|wg|według",
+	dueBy:         "do dnia|w terminie do|najpóźniej do",
+	payWords:      "przelew|zapła|płat|wpła",
 	taxTotals:     "kwota vat|razem vat|vat razem|suma vat|kwota podatku",
 	// Dates write the month in the genitive ("30 listopada 2023"); names
 	// without diacritics are the same words as plain text writes them.

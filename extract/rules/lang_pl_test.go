@@ -65,7 +65,7 @@ func TestPolish_TitlesNameTheKind(t *testing.T) {
 	requireTitleKinds(t, map[string]string{
 		"FAKTURA": extract.DocInvoice, "Faktura VAT": extract.DocInvoice, "Faktura podstawowa": extract.DocInvoice,
 		"Faktura zaliczkowa": extract.DocInvoice, "Rachunek nr 12/2024": extract.DocInvoice,
-		"Faktura korygująca nr 1": extract.DocCreditNote, "FAKTURA KORYGUJĄCA": extract.DocCreditNote,
+		"Faktura korygująca nr 1": extract.DocCorrectiveInvoice, "FAKTURA KORYGUJĄCA": extract.DocCorrectiveInvoice,
 		"Faktura proforma": extract.DocQuote, "Faktura pro forma": extract.DocQuote, "Oferta": extract.DocQuote,
 		"Paragon fiskalny": extract.DocReceipt, "Zamówienie": extract.DocPurchaseOrder, "Wezwanie do zapłaty": extract.DocOther,
 	})

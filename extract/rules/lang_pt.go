@@ -39,7 +39,7 @@ var portuguese = language{
 		lkOtherRef:    `nif|nipc|contribuinte|no contribuinte|no de contribuinte|no de identificação fiscal|cnpj|cpf|cpf cnpj|inscrição estadual|inscrição municipal|iban|nib|bic|swift|referência|ref|encomenda|no encomenda|nota de encomenda|requisição|condições de pagamento|forma de pagamento|modo de pagamento|meio de pagamento|quantidade|qtd|qtd unid|unid|preço|preço unitário|p unid|descrição|designação|artigo|código|página|morada|telefone|telemóvel|val liq|taxa de iva|taxa iva|taxa|base de cálculo|base de cálculo do icms|chave de acesso|protocolo de autorização|natureza da operação|cfop|ncm|série|extenso|dados para pagamento|atcud|capital social|conservatória|matrícula`,
 	},
 	titles: []docKeyword{
-		{"nota de crédito", extract.DocCreditNote}, {"nota de credito", extract.DocCreditNote},
+		{"nota de crédito", extract.DocCreditNote}, {"nota de credito", extract.DocCreditNote}, {"fatura retificativa", extract.DocCorrectiveInvoice}, {"factura retificativa", extract.DocCorrectiveInvoice},
 		{"fatura pró-forma", extract.DocQuote}, {"fatura proforma", extract.DocQuote}, {"fatura pro-forma", extract.DocQuote},
 		{"factura pró-forma", extract.DocQuote}, {"factura proforma", extract.DocQuote}, {"pró-forma", extract.DocQuote},
 		{"recibo", extract.DocReceipt}, {"talão de venda", extract.DocReceipt},
@@ -53,9 +53,13 @@ var portuguese = language{
 		{"fatura-recibo", extract.DocInvoice}, {"factura-recibo", extract.DocInvoice}, {"fatura", extract.DocInvoice}, {"factura", extract.DocInvoice},
 		{"nota fiscal", extract.DocInvoice}, {"danfe", extract.DocInvoice}, {"nfs-e", extract.DocInvoice}, {"nf-e", extract.DocInvoice},
 	},
-	compounds: []docKeyword{},
-	markers:   []docKeyword{{"troco", extract.DocReceipt}, {"saldo anterior", extract.DocStatement}, {"saldo final", extract.DocStatement}, {"proposta válida", extract.DocQuote}, {"orçamento válido", extract.DocQuote}, {"válido até", extract.DocQuote}, {"válida até", extract.DocQuote}},
-	taxTotals: "total iva|total do iva|valor do iva|valor iva|total de impostos|total impostos|valor total dos impostos",
+	compounds:  []docKeyword{},
+	markers:    []docKeyword{{"troco", extract.DocReceipt}, {"saldo anterior", extract.DocStatement}, {"saldo final", extract.DocStatement}, {"proposta válida", extract.DocQuote}, {"orçamento válido", extract.DocQuote}, {"válido até", extract.DocQuote}, {"válida até", extract.DocQuote}},
+	preceding:  "fatura original|factura original|fatura de referência|referente à fatura|referente a fatura|relativa à fatura|fatura retificada|retifica a fatura|documento de origem",
+	references: "sua|seu|suas|seus|nossa|nosso|conforme|segundo",
+	dueBy:      "até|até ao dia|até o dia",
+	payWords:   "pag|transfer",
+	taxTotals:  "total iva|total do iva|valor do iva|valor iva|total de impostos|total impostos|valor total dos impostos",
 	// "3 de março de 2017" is not read: words stand between day, month and
 	// year (see docs/extraction-languages.md).
 	months: [12]string{"janeiro jan", "fevereiro fev", "março marco mar", "abril abr", "maio mai", "junho jun", "julho jul",

@@ -55,9 +55,9 @@ func isBlank(s string) bool {
 	return true
 }
 
-// Extract pulls the invoice's fields out of content. A document classified
-// as anything but an invoice yields an extraction of its type alone, which
-// Validate rejects.
+// Extract pulls the fields of an invoice, a credit note or a corrective
+// invoice out of content. A document classified as anything else yields
+// an extraction of its type alone, which Validate rejects.
 func (Rules) Extract(ctx context.Context, content string, classification []byte) ([]byte, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -70,8 +70,8 @@ func (Rules) Extract(ctx context.Context, content string, classification []byte)
 		c = classifyContent(content)
 	}
 	x := extract.Extraction{DocumentType: c.DocumentType, Source: extract.Source{Extractor: ExtractorRules}}
-	if c.DocumentType == extract.DocInvoice && len(content) <= MaxDocumentBytes {
-		x = extractInvoice(content)
+	if extract.IsBooked(c.DocumentType) && len(content) <= MaxDocumentBytes {
+		x = extractInvoice(content, c.DocumentType)
 	}
 	return extract.MarshalExtraction(x)
 }
@@ -87,7 +87,7 @@ func (Rules) Validate(ctx context.Context, extraction []byte) ([]byte, error) {
 		return out, err
 	}
 	x, derr := extract.DecodeExtraction(extraction)
-	if derr != nil || x.DocumentType != extract.DocInvoice {
+	if derr != nil || !extract.IsBooked(x.DocumentType) {
 		return out, err // not_an_invoice: nothing was read
 	}
 	return out, &extract.Rejection{Reason: rej.Reason, Extraction: &x, Fields: reasonFields(rej.Reason)}
@@ -111,22 +111,30 @@ func reasonFields(reason string) []string {
 	return nil
 }
 
-// extractInvoice runs the rules over an invoice: the document's
+// extractInvoice runs the rules over a document of a booked type (an
+// invoice, a credit note, a corrective invoice): the document's
 // conventions first (currency, number format, date order), then the line
-// items, then the labelled fields and the totals.
-func extractInvoice(content string) extract.Extraction {
+// items, then the labelled fields and the totals. Amounts are read as
+// printed: a credit note's stay positive, a correction's minus signs stay.
+func extractInvoice(content, docType string) extract.Extraction {
 	d := parseDocument(content)
 	ev := gatherEvidence(d)
-	x := extract.Extraction{DocumentType: extract.DocInvoice, Source: extract.Source{Extractor: ExtractorRules}}
+	x := extract.Extraction{DocumentType: docType, Source: extract.Source{Extractor: ExtractorRules}}
 	x.Currency = ev.currency()
 	f := ev.format(x.Currency)
 	order := ev.dateOrder(x.Currency, f)
 	it := findItems(d, f)
 	hits := scanFields(d)
-	x.InvoiceNumber = resolveInvoiceNumber(d, hits)
+	x.PrecedingInvoice = precedingInvoice(d)
+	credit := docType != extract.DocInvoice
+	x.InvoiceNumber = resolveInvoiceNumber(d, hits, x.PrecedingInvoice, credit)
+	if x.PrecedingInvoice == x.InvoiceNumber {
+		x.PrecedingInvoice = "" // "Anlage zur Rechnung Nr. …": the invoice's own number
+	}
 	x.Vendor = resolveVendor(d, hits)
 	var dateProblem string
 	x.IssueDate, dateProblem = resolveIssueDate(d, hits, order)
+	x.DueDate = resolveDueDate(d, hits, order, x.IssueDate)
 	ps := paragraphs(d)
 	rows := amountRows(hits, f, proseLines(d, ps))
 	all := mergeRows(rows, proseRows(ps, f, rows))
@@ -139,9 +147,12 @@ func extractInvoice(content string) extract.Extraction {
 		it.lines = nil
 		it.problems = append(it.problems, extract.ReasonSubtotalMismatch)
 	}
-	t.absorbTableCharges(&it)
+	t.settleGrossSubtotal(d, amounts, &it)
+	t.absorbTableCharges(d, &it)
+	t.settleNetCharges(d, it.lines, f)
 	x.LineItems, x.Subtotal, x.Tax, x.Total = it.lines, t.subtotal, t.tax, t.total
 	x.TaxIncluded, x.Charges = t.taxIncluded, t.charges
+	t.guardUnreadTax(hits)
 	x.Problems = appendProblems(dateProblem, it.problems, t.problems)
 	x.Evidence = fieldEvidence(d, hits, amounts, x)
 	return x

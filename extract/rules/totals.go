@@ -470,27 +470,6 @@ func (t *totals) resolveCharges(rows []amountRow, final int) {
 		t.chargeRows = append(t.chargeRows, r)
 		t.charges = append(t.charges, extract.Charge{Kind: chargeKind(r.kind), Amount: r.amount})
 	}
-	t.dropChargesInSubtotal()
-}
-
-// dropChargesInSubtotal drops the charges written above the subtotal when
-// the subtotal and the tax alone make the total: an allowance inside the
-// item table ("REMISE … -5,00") that the net total already counts.
-func (t *totals) dropChargesInSubtotal() {
-	if len(t.charges) == 0 || t.subtotal == "" || t.tax == "" || t.total == "" || t.taxIncluded || t.subtotalLine < 0 {
-		return
-	}
-	if sum, ok := addCanonical([]string{t.subtotal, t.tax}); !ok || !sameDecimal(sum, t.total) {
-		return
-	}
-	var rows []amountRow
-	var charges []extract.Charge
-	for i, r := range t.chargeRows {
-		if r.line >= t.subtotalLine {
-			rows, charges = append(rows, r), append(charges, t.charges[i])
-		}
-	}
-	t.chargeRows, t.charges = rows, charges
 }
 
 func chargeKind(k labelKind) string {
@@ -513,8 +492,10 @@ func sameDecimal(a, b string) bool { return extract.SameDecimal(a, b) }
 
 // absorbTableCharges moves charge rows that sit above the stated subtotal
 // into the line items when only with them do the lines make the subtotal
-// (a "Shipping" row inside the item table).
-func (t *totals) absorbTableCharges(it *items) {
+// (a "Shipping" row inside the item table). A row is inside the table
+// when no blank line parts it from the rows above it; one set apart below
+// the table is a document-level charge, which settleNetCharges weighs.
+func (t *totals) absorbTableCharges(d *document, it *items) {
 	if t.subtotal == "" || len(it.lines) == 0 || len(t.chargeRows) == 0 {
 		return
 	}
@@ -530,7 +511,7 @@ func (t *totals) absorbTableCharges(it *items) {
 	}
 	var moved []amountRow
 	for _, r := range t.chargeRows {
-		if r.line < t.subtotalLine && r.line > it.firstRow {
+		if r.line < t.subtotalLine && r.line > it.firstRow && !blankAbove(d, r.line, it.lastRow) {
 			moved = append(moved, r)
 			amounts = append(amounts, signedCharge(r))
 		}
@@ -543,13 +524,24 @@ func (t *totals) absorbTableCharges(it *items) {
 	}
 	t.charges = t.charges[:0]
 	for _, r := range t.chargeRows {
-		if !(r.line < t.subtotalLine && r.line > it.firstRow) {
+		if !(r.line < t.subtotalLine && r.line > it.firstRow && !blankAbove(d, r.line, it.lastRow)) {
 			t.charges = append(t.charges, extract.Charge{Kind: chargeKind(r.kind), Amount: r.amount})
 		}
 	}
 	if len(t.charges) == 0 {
 		t.charges = nil
 	}
+}
+
+// blankAbove reports a blank line between the item rows that end at line
+// last and line i below them.
+func blankAbove(d *document, i, last int) bool {
+	for k := last + 1; k < i; k++ {
+		if d.lines[k].blank() {
+			return true
+		}
+	}
+	return false
 }
 
 // signedCharge is a charge's amount with a discount made negative.

@@ -83,12 +83,24 @@ func Limits(c *config.Config) jobs.Limits {
 // API is the HTTP API's configuration; rdb is the Redis of Asynq's queues
 // (read for /metrics), dash the dashboard handler (nil: none).
 func API(c *config.Config, store *jobs.Store, rdb redis.UniversalClient, dash http.Handler, docs *Documents, log *slog.Logger) api.Config {
-	var pages api.DocumentPages
+	var pages, renders api.DocumentPages
 	if docs != nil && docs.PDF != nil {
 		pages = docs.PDF
 	}
+	if docs != nil && docs.Renders != nil {
+		renders = docs.Renders
+	}
+	cacheBytes := c.Pages.CacheBytes
+	if cacheBytes == 0 {
+		cacheBytes = -1 // RELAYOPS_PAGE_CACHE_BYTES=0: no cache
+	}
 	return api.Config{
-		MaxFileBytes: c.Documents.MaxFileBytes, MaxPages: c.Documents.MaxPages, Pages: pages,
+		MaxFileBytes: c.Documents.MaxFileBytes, MaxPages: c.Documents.MaxPages, Pages: pages, PageRenders: renders,
+		PageLimits: api.PageLimits{
+			RenderRate:        api.Rate{Count: c.Pages.RenderRate.Count, Per: c.Pages.RenderRate.Per},
+			RenderConcurrency: c.Pages.RenderConcurrency, CountConcurrency: c.Pages.CountConcurrency,
+			CacheBytes: cacheBytes,
+		},
 		Store: store, Tenants: c.TenantTokens, Operators: c.OperatorTokens,
 		Limits:         Limits(c),
 		ReprocessRate:  api.Rate{Count: c.ReprocessRate.Count, Per: c.ReprocessRate.Per},

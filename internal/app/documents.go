@@ -6,23 +6,84 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
+	"strconv"
+	"time"
 
 	"github.com/relayops/relayops/document"
 	"github.com/relayops/relayops/document/ocr"
 	"github.com/relayops/relayops/document/pdf"
 	"github.com/relayops/relayops/extract"
 	"github.com/relayops/relayops/internal/config"
+	"github.com/relayops/relayops/pages"
 	"github.com/relayops/relayops/worker"
 )
 
 // Documents is a process's document readers: the PDF reader (PDFium on
-// WebAssembly, started once per process, shared by the API's page count
-// and page images and the worker's read stage) and the read stage built on
-// it. Close it when the process ends.
+// WebAssembly, started once per process: the API's page counts at intake,
+// the worker's read stage), the read stage built on it and, in the API,
+// the page images' renderer. Close it when the process ends.
 type Documents struct {
 	PDF     *pdf.Reader
 	Readers *document.Readers
+	// Renders renders the API's page images apart from PDF
+	// (OpenPageRenders); nil: PDF renders them.
+	Renders PageRenderer
 	cfg     document.Config
+}
+
+// PageRenderer renders page images and counts pages for display: a
+// pages.Renderer (processes of their own) or, in one process, a pdf.Reader.
+type PageRenderer interface {
+	pages.Reader
+	Close() error
+}
+
+// pageRenderTimeout bounds one page image in the API: a page that takes
+// longer (a decompression bomb) fails, and the failure is kept in the page
+// cache, so it is not tried again for a while. The read stage keeps the
+// PDF reader's default (30 s) for whole documents.
+const pageRenderTimeout = 10 * time.Second
+
+// OpenPageRenders starts the API's page images apart from the reader that
+// counts submitted PDFs' pages, so that a submission never waits behind a
+// render: RELAYOPS_PAGE_RENDER_INSTANCES renderer processes running self
+// with -render-pages (ServePageRenders), each killed and started again when
+// a render outlives its time, at a lower CPU priority. With self empty
+// (one process for everything, cmd/dev) they are PDFium instances of this
+// process.
+func (d *Documents) OpenPageRenders(ctx context.Context, c *config.Config, self string, log *slog.Logger) error {
+	if self == "" {
+		r, err := pdf.New(ctx, pdf.Config{MaxPages: c.Documents.MaxPages, Instances: c.Pages.RenderInstances,
+			DocumentTimeout: pageRenderTimeout})
+		if err != nil {
+			return fmt.Errorf("app: PDF page renderer: %w", err)
+		}
+		d.Renders = r
+		return nil
+	}
+	r, err := pages.NewRenderer(pages.RendererConfig{
+		Command:   []string{self, "-render-pages", "-max-pages", strconv.Itoa(c.Documents.MaxPages)},
+		Processes: c.Pages.RenderInstances, Timeout: pageRenderTimeout + 5*time.Second,
+		Logger: log.With("component", "pages.renderer"),
+	})
+	if err != nil {
+		return fmt.Errorf("app: page renderer: %w", err)
+	}
+	d.Renders = r
+	return nil
+}
+
+// ServePageRenders is a renderer process of the API (-render-pages): one
+// PDFium instance answering the API's page counts and page images on
+// standard input and output until the API closes them.
+func ServePageRenders(ctx context.Context, maxPages int) error {
+	r, err := pdf.New(ctx, pdf.Config{MaxPages: maxPages, Instances: 1, DocumentTimeout: pageRenderTimeout})
+	if err != nil {
+		return fmt.Errorf("app: PDF page renderer: %w", err)
+	}
+	defer r.Close()
+	return pages.Serve(r, os.Stdin, os.Stdout)
 }
 
 // OpenDocuments starts the PDF reader. The first start on a machine
@@ -62,12 +123,19 @@ func (d *Documents) EnableOCR(c *config.Config, log *slog.Logger) error {
 	return nil
 }
 
-// Close stops the PDF reader.
+// Close stops the PDF readers.
 func (d *Documents) Close() error {
-	if d == nil || d.PDF == nil {
+	if d == nil {
 		return nil
 	}
-	return d.PDF.Close()
+	var errs []error
+	if d.PDF != nil {
+		errs = append(errs, d.PDF.Close())
+	}
+	if d.Renders != nil {
+		errs = append(errs, d.Renders.Close())
+	}
+	return errors.Join(errs...)
 }
 
 // visibleTotal reads the total a hybrid PDF's visible page states with the

@@ -87,6 +87,9 @@ type Config struct {
 	// Documents is document intake and the read stage (file and page
 	// limits, the PDF reader).
 	Documents Documents
+	// Pages bounds the API's page images and page counts per caller
+	// (RELAYOPS_PAGE_*).
+	Pages Pages
 	// AllowUnknownSettings (RELAYOPS_ALLOW_UNKNOWN_SETTINGS, default false)
 	// turns an unknown RELAYOPS_ variable from an error into a warning.
 	AllowUnknownSettings bool
@@ -267,6 +270,11 @@ var vars = []Var{
 	{"RELAYOPS_OCR_MAX_PAGES", "10", "most pages of a scan that OCR reads (1..1000, capped at RELAYOPS_MAX_PAGES): a scan with more is too_many_pages before any page is read"},
 	{"RELAYOPS_READ_MEMORY", "1GiB", "memory the worker's read stage may hold at once, over all its jobs (256MiB..1TiB): decoded images, rendered pages, OCR processes; a document that needs more than all of it is too_large_to_read"},
 	{"RELAYOPS_PDF_INSTANCES", "2", "PDFium (WebAssembly) instances a process keeps for reading and rendering PDFs (1..64); each holds up to a few hundred MiB while busy"},
+	{"RELAYOPS_PAGE_RENDER_RATE", "120/1m", "page images (GET /v1/jobs/{jobId}/document/pages/{page}, the console) one tenant or operator may render per period in an API process, as count/duration; a cached page costs none"},
+	{"RELAYOPS_PAGE_RENDER_CONCURRENCY", "1", "page images one tenant or operator renders at once in an API process (1..64); further ones wait up to 10s, then 429"},
+	{"RELAYOPS_PAGE_COUNT_CONCURRENCY", "1", "page counts of one tenant's submitted PDFs run at once in an API process (1..64); further ones wait up to 10s, then 429"},
+	{"RELAYOPS_PAGE_RENDER_INSTANCES", "1", "page renderer processes an API process runs for page images (1..64), each with one PDFium instance, apart from the RELAYOPS_PDF_INSTANCES that count submitted PDFs' pages"},
+	{"RELAYOPS_PAGE_CACHE_BYTES", "64MiB", "rendered pages an API process keeps, per tenant, job, page and size, for 10 minutes, e.g. 256MiB (0: none; at most 16GiB)"},
 	{"RELAYOPS_TENANT_MAX_SUPPLIER_BYTES", "16MiB", "supplier profiles a tenant may have stored (learned from corrections and approvals), e.g. 64MiB; past it nothing more is learned; 0: no cap"},
 	{"RELAYOPS_TENANT_MAX_STORED_BYTES", "0", "input bytes a tenant may have stored over the input retention (open and ended jobs' inputs until they expire), e.g. 1GiB; 0: no cap"},
 	{AllowUnknownSettings, "false", "true (or 1) makes an unknown RELAYOPS_ variable a warning instead of an error, for a rollout of mixed versions"},
@@ -384,6 +392,7 @@ func (l *loader) load() *Config {
 	l.dashboardRedis(c)
 	c.Tenants = l.tenants()
 	c.Documents = l.documents()
+	c.Pages = l.pages()
 	c.AllowUnknownSettings = l.boolean(AllowUnknownSettings)
 	l.crossCheck(c)
 	return c

@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/relayops/relayops/extract"
 	"github.com/relayops/relayops/internal/corpus"
 )
 
@@ -27,27 +28,32 @@ type layoutScore struct {
 }
 
 // groupScore counts the documents of one kind of non-invoice, or of one
-// reason of a broken invoice.
+// reason of a broken invoice. credited counts the successes booked as a
+// credit note (documentType creditNote).
 type groupScore struct {
-	docs, succeeded, rejected, expected, failed int
-	reasons                                     map[string]int
+	docs, succeeded, rejected, expected, failed, credited int
+	reasons                                               map[string]int
 }
 
 // report is the evaluation of one run.
 type report struct {
 	layouts map[string]*layoutScore
 	others  map[string]*groupScore // non-invoices by kind
+	credits map[string]*groupScore // credit notes, which are booked: as credit notes, never as invoices
 	broken  map[string]*groupScore // broken invoices by expected reason
 	outs    []outcome
 }
 
 func newReport(outs []outcome) *report {
-	rep := &report{layouts: map[string]*layoutScore{}, others: map[string]*groupScore{}, broken: map[string]*groupScore{}, outs: outs}
+	rep := &report{layouts: map[string]*layoutScore{}, others: map[string]*groupScore{}, credits: map[string]*groupScore{},
+		broken: map[string]*groupScore{}, outs: outs}
 	for _, o := range outs {
 		t := o.doc.Truth
 		switch {
 		case t.MustSucceed():
 			rep.scoreInvoice(o)
+		case t.Kind == corpus.KindCreditNote:
+			score(group(rep.credits, t.Kind), o)
 		case !t.IsInvoice:
 			score(group(rep.others, t.Kind), o)
 		default:
@@ -90,6 +96,9 @@ func score(g *groupScore, o outcome) {
 	switch {
 	case o.succeeded():
 		g.succeeded++
+		if o.invoice.DocumentType == extract.DocCreditNote {
+			g.credited++
+		}
 	case o.rejected():
 		g.rejected++
 		g.reasons[o.reason]++
@@ -147,6 +156,8 @@ func (rep *report) write(w io.Writer) {
 
 	fmt.Fprintln(w, "\nDocuments that are not invoices, by kind: each must be rejected (not_an_invoice expected)")
 	writeGroups(w, "kind", rep.others)
+	fmt.Fprintln(w, "\nCredit notes: booked as credit notes (succeeded as creditNote) or rejected, never booked as invoices")
+	writeGroups(w, "kind", rep.credits)
 	fmt.Fprintln(w, "\nInvoices that do not add up or lack a field, by expected reason: none may succeed")
 	writeGroups(w, "reason", rep.broken)
 
@@ -187,7 +198,7 @@ func (rep *report) writeLayout(tw io.Writer, name string, ls *layoutScore) {
 
 func writeGroups(w io.Writer, label string, groups map[string]*groupScore) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "%s\tdocs\trejected\texpected reason\tsucceeded\terrors\treasons given\n", label)
+	fmt.Fprintf(tw, "%s\tdocs\trejected\texpected reason\tsucceeded\tas credit note\terrors\treasons given\n", label)
 	all := &groupScore{reasons: map[string]int{}}
 	for _, k := range sortedKeys(groups) {
 		g := groups[k]
@@ -196,6 +207,7 @@ func writeGroups(w io.Writer, label string, groups map[string]*groupScore) {
 		all.rejected += g.rejected
 		all.expected += g.expected
 		all.succeeded += g.succeeded
+		all.credited += g.credited
 		all.failed += g.failed
 		for r, n := range g.reasons {
 			all.reasons[r] += n
@@ -212,7 +224,7 @@ func writeGroup(tw io.Writer, name string, g *groupScore) {
 	for i, r := range reasons {
 		parts[i] = fmt.Sprintf("%s=%d", r, g.reasons[r])
 	}
-	fmt.Fprintf(tw, "%s\t%d\t%.1f%%\t%d\t%d\t%d\t%s\n", name, g.docs, pct(g.rejected, g.docs), g.expected, g.succeeded, g.failed, strings.Join(parts, " "))
+	fmt.Fprintf(tw, "%s\t%d\t%.1f%%\t%d\t%d\t%d\t%d\t%s\n", name, g.docs, pct(g.rejected, g.docs), g.expected, g.succeeded, g.credited, g.failed, strings.Join(parts, " "))
 }
 
 // verdict checks the targets, prints each and reports whether all are met.
@@ -243,6 +255,13 @@ func (rep *report) verdict(w io.Writer) bool {
 		}
 	}
 	check(len(notRejected) == 0, "every document that is not an invoice rejected%s", listed(notRejected))
+	var asInvoice []string
+	for _, k := range sortedKeys(rep.credits) {
+		if g := rep.credits[k]; g.succeeded > g.credited {
+			asInvoice = append(asInvoice, fmt.Sprintf("%s %d of %d", k, g.succeeded-g.credited, g.docs))
+		}
+	}
+	check(len(asInvoice) == 0, "every credit note booked as a credit note or rejected%s", listed(asInvoice))
 	falseOK := 0
 	for _, g := range rep.broken {
 		falseOK += g.succeeded

@@ -19,7 +19,12 @@
 // It exits 1 when a false success occurs, 2 on bad usage or a broken
 // corpus, and skips loudly (exit 0) when pdfdetach is not installed.
 //
-// Usage: go run ./scripts/evalreal [-root .] [-v] [-text reader|pdftotext] [-only substr [-show]]
+// With -replay it runs the supplier replay instead (replay.go): each
+// supplier's documents in file order, the later ones read with a profile
+// learned from the people's corrections and approvals of the earlier
+// ones, beside the rules alone.
+//
+// Usage: go run ./scripts/evalreal [-root .] [-v] [-text reader|pdftotext] [-only substr [-show]] [-replay]
 package main
 
 import (
@@ -44,6 +49,7 @@ func main() {
 	only := flag.String("only", "", "evaluate only the documents whose path contains this text")
 	show := flag.Bool("show", false, "with -only: print the text each document is read as, and the extraction, before the report")
 	text := flag.String("text", "reader", "where a PDF's text comes from: reader (the project's read stage, as the worker) or pdftotext (poppler's pdftotext -layout, the anchor)")
+	replayMode := flag.Bool("replay", false, "run the supplier replay: each supplier's later documents read with a profile learned from the earlier ones (with -only: the suppliers of the documents whose path contains it)")
 	flag.Parse()
 	switch *text {
 	case "reader":
@@ -71,7 +77,11 @@ func main() {
 		fmt.Fprintln(os.Stderr, "evalreal: -show needs -only (it prints every document's text)")
 		os.Exit(2)
 	}
-	falseSuccesses, err := run(ctx, options{root: *root, only: *only, verbose: *verbose, show: *show}, os.Stdout, os.Stderr)
+	runMode := run
+	if *replayMode {
+		runMode = runReplay
+	}
+	falseSuccesses, err := runMode(ctx, options{root: *root, only: *only, verbose: *verbose, show: *show}, os.Stdout, os.Stderr)
 	stop()
 	if *scan > 0 {
 		fmt.Println(scanSummary(*scan))

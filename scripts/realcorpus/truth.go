@@ -48,6 +48,14 @@ type Truth struct {
 	Total string `json:"total,omitempty"` // BT-112
 	// AmountDue is BT-115 when it differs from the total (a prepaid part).
 	AmountDue string `json:"amountDue,omitempty"`
+	// Charges are the document-level charges and allowances a clerk types
+	// to finish the document (a discount as a negative amount or kind
+	// discount), when it has any; not a vouched field.
+	Charges []struct {
+		Kind   string `json:"kind,omitempty"`
+		Amount string `json:"amount"`
+		Reason string `json:"reason,omitempty"`
+	} `json:"charges,omitempty"`
 	// PrecedingInvoice is the invoice a credit note or corrective invoice
 	// names as the one it corrects (BT-25).
 	PrecedingInvoice string `json:"precedingInvoice,omitempty"`
