@@ -1,6 +1,8 @@
 package realcorpus
 
 import (
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
 
@@ -84,4 +86,30 @@ func TestTruthCheck_NamesTheBadField(t *testing.T) {
 		require.ErrorContains(t, err, tc.want, "%+v", tc.tr)
 	}
 	require.NoError(t, Truth{DocumentType: DocInvoice, Expect: ExpectRejection}.Check(), "an expected rejection needs no number")
+}
+
+// TestLoad_HybridWhosePageDiffers_KeepsTheXMLTruthBeside: a hybrid PDF
+// whose visible page states another total than its XML is judged by the
+// page where the page is read (Truth) and by the XML where the XML is
+// (XML); a hybrid whose page agrees has no XML truth of its own.
+func TestLoad_HybridWhosePageDiffers_KeepsTheXMLTruthBeside(t *testing.T) {
+	if _, err := exec.LookPath("pdfdetach"); err != nil {
+		if os.Getenv("RELAYOPS_REQUIRE_QPDF") == "1" {
+			t.Fatal("RELAYOPS_REQUIRE_QPDF=1 but pdfdetach is not installed (apt-get install poppler-utils)")
+		}
+		t.Skip("SKIPPED: pdfdetach is not installed (apt-get install poppler-utils); it reads the hybrid PDFs' truth")
+	}
+	docs, err := Load("../..")
+	require.NoError(t, err)
+	byFile := map[string]Document{}
+	for _, d := range docs {
+		byFile[d.File] = d
+	}
+	d := byFile["testdata/einvoice/mustang/library/MustangBeispiel20221026.pdf"]
+	require.NotNil(t, d.XML)
+	require.Equal(t, "963.12", d.Truth.Total)
+	require.Equal(t, "963.11", d.XML.Total)
+	require.Equal(t, d.Truth.Supplier, d.XML.Supplier)
+	require.Nil(t, byFile["testdata/einvoice/horstoeko/pdf_fx_minimum_1.pdf"].XML, "only a vendor alias differs")
+	require.Nil(t, byFile["testdata/einvoice/horstoeko/pdf_fx_extended_1.pdf"].XML)
 }
