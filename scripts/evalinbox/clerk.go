@@ -243,11 +243,25 @@ func (c *clerk) decide(ctx context.Context, o *outcome, jobID string, d decision
 // awaitLearning waits, for at most learnWait, until a supplier profile's
 // history names jobID: the approval's learning runs in the worker after
 // the decision. Nothing else runs meanwhile, so a profile whose version
-// moved past before is the one to look at.
+// moved past before is the one to look at. A corrected version taught
+// its profile in its own attempt, before it committed (a job teaches
+// once): a profile in before names it then.
 func (c *clerk) awaitLearning(ctx context.Context, o *outcome, before []profileView, jobID string) bool {
 	seen := map[string]int{}
 	for _, p := range before {
 		seen[p.SupplierID] = p.Version
+	}
+	if jobID == o.newJobID {
+		for _, p := range before { // the most recently learned first
+			whole, err := c.api.profile(ctx, p.SupplierID)
+			if err != nil {
+				o.problem("profiles", err)
+				return false
+			}
+			if slices.ContainsFunc(whole.History, func(h profileEvent) bool { return h.JobID == jobID }) {
+				return true
+			}
+		}
 	}
 	err := poll(ctx, c.learnWait, func() (bool, error) {
 		now, err := c.api.profiles(ctx)

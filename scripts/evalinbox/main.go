@@ -57,7 +57,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/relayops/relayops/internal/config"
 	"github.com/relayops/relayops/scripts/realcorpus"
 )
 
@@ -171,8 +170,7 @@ func replays(ctx context.Context, opt options, progress io.Writer) ([]*inboxRun,
 // profilesSetting is the worker's setting of supplier profiles.
 const profilesSetting = "RELAYOPS_SUPPLIER_PROFILES"
 
-// header says what was replayed, and whether this build knows the
-// profiles setting (a build that does not runs the same system twice).
+// header says what was replayed.
 func header(w io.Writer, opt options, runs []*inboxRun) {
 	suppliers := map[string]bool{}
 	n := 0
@@ -184,16 +182,9 @@ func header(w io.Writer, opt options, runs []*inboxRun) {
 	}
 	fmt.Fprintf(w, "\ninbox replay: %d documents of %d suppliers from testdata/real, tenant %q, corrected and decided by operator %q through the API\n",
 		n, len(suppliers), tenant, operatorName)
-	if !knownSetting(profilesSetting) {
-		fmt.Fprintf(w, "NOTE: this build does not know %s (it was passed with RELAYOPS_ALLOW_UNKNOWN_SETTINGS=true and ignored): the runs differ in name only\n", profilesSetting)
-	}
 	for _, r := range runs {
 		fmt.Fprintf(w, "profiles %s: %d supplier profiles stored at the end\n", r.profiles, r.learned)
 	}
-}
-
-func knownSetting(name string) bool {
-	return slices.ContainsFunc(config.Vars(), func(v config.Var) bool { return v.Name == name })
 }
 
 // keep prints how to reach each system left running, then waits for

@@ -142,10 +142,7 @@ func (s *system) env(redisAddr string) []string {
 		"RELAYOPS_OPERATOR_TOKENS="+operatorName+":"+s.operatorToken,
 		// Profiles are tenant data, sealed at rest as in production.
 		"RELAYOPS_DATA_KEY="+base64.StdEncoding.EncodeToString(key),
-		"RELAYOPS_SUPPLIER_PROFILES="+s.profiles,
-		// A build that does not know RELAYOPS_SUPPLIER_PROFILES yet warns
-		// about it instead of refusing to start.
-		"RELAYOPS_ALLOW_UNKNOWN_SETTINGS=true",
+		profilesSetting+"="+s.profiles,
 	)
 }
 
