@@ -91,8 +91,8 @@ eval-real:
 ## submitted as a file, each rejection corrected with its truth through the
 ## reprocess route as a clerk would, each result reviewed; once with supplier
 ## profiles and once without, on fresh systems. Prints a line per document as it
-## goes (about 15 minutes), then the tables per supplier and in total and issue
-## 29's targets; fails when one is missed (needs redis-server and pdfdetach)
+## goes (about 2 minutes on 2 cores), then the tables per supplier and in total and the
+## targets; fails when one is missed (needs redis-server and pdfdetach)
 eval-inbox:
 	$(GO) run ./scripts/evalinbox $(EVAL_INBOX_FLAGS)
 

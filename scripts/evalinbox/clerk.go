@@ -63,7 +63,8 @@ type outcome struct {
 	corrected bool
 	sent      map[string]any // the corrections last sent
 	removed   []string       // details cleared because the API refused them (removals)
-	refused   []fieldError   // the first refusal (400): counted even when clearing details then let it through
+	cleared   []fieldError   // the refusal that made the clerk clear them
+	refused   []fieldError   // the final refusal (400): the document could not be finished
 	newJobID  string         // the new version
 	failed    string         // the accepted correction's version did not succeed: its state and reason
 
@@ -136,15 +137,17 @@ func (c *clerk) correct(ctx context.Context, o *outcome, dead *jobView) {
 		if status(err) == http.StatusBadRequest {
 			var e *apiError
 			errors.As(err, &e)
-			if o.refused == nil {
-				o.refused = e.Fields
-				if len(o.refused) == 0 {
-					o.refused = []fieldError{{Field: "", Problem: e.Message}}
-				}
+			fields := e.Fields
+			if len(fields) == 0 {
+				fields = []fieldError{{Field: "", Problem: e.Message}}
 			}
 			clear := removalsFor(e.Fields, o.sent)
 			if len(clear) == 0 {
+				o.refused = fields
 				return
+			}
+			if o.cleared == nil {
+				o.cleared = fields
 			}
 			for _, f := range clear {
 				o.sent[f] = removals[f]

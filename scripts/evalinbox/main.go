@@ -19,14 +19,19 @@
 //     truth says duplicateOf (caught) and approved naming the first job
 //     otherwise (a false alarm); a true duplicate not marked is missed.
 //   - rejected: corrected with the truth through POST
-//     /v1/jobs/{id}/reprocess {reason, corrections} (the vouched fields as
-//     printed, the type of a credit note or corrective invoice; a detail
-//     the API refuses as misread, such as the lines, is cleared and the
+//     /v1/jobs/{id}/reprocess {reason, corrections} (the fields as printed,
+//     the charges and a tax the clerk computes where the truth gives them,
+//     the type of a credit note or corrective invoice; a machine-read
+//     detail the API refuses, such as misread lines, is cleared and the
 //     correction sent again, and counted), the new version waited for and
-//     reviewed as above. A refusal (400) and a new version that does not
-//     succeed are counted. Documents that are no invoice, and those whose
-//     truth expects a rejection, are counted in columns of their own; their
-//     rejection is right and is not corrected.
+//     reviewed as above. A refusal the clerk cannot get past (400) and an
+//     accepted correction whose version does not succeed are counted.
+//     Documents that are no invoice, and those whose truth expects a
+//     rejection, are counted in columns of their own; their rejection is
+//     right and is not corrected.
+//
+// A hybrid PDF the worker read from its embedded XML is judged by the
+// XML's truth where its page states other values (realcorpus.Document.XML).
 //
 // It runs with supplier profiles (RELAYOPS_SUPPLIER_PROFILES=on) and
 // without (off), each on a fresh system, and prints per supplier and in
@@ -34,9 +39,10 @@
 // supplier's later documents (after its first), corrections, corrections
 // refused, accepted corrections that failed, false successes (and per
 // field), duplicates caught, missed and false alarms, 429 answers; then
-// issue 29's targets, met or MISSED. With profiles on it waits after each
-// approval until a profile has learned from it (at most -learn-wait), as a
-// clerk is slower than the worker.
+// the targets, met or MISSED. With profiles on it waits after each
+// approval of a document its supplier's next one follows until a profile
+// has learned from it (at most -learn-wait), as a clerk is slower than the
+// worker.
 //
 // It exits 1 when a target is missed or it was interrupted, 2 on bad usage,
 // a broken corpus, a missing tool or a system that does not start. It needs

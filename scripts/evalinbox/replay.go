@@ -176,10 +176,9 @@ func (o outcome) summary() string {
 		}
 		parts = append(parts, c)
 	}
-	if o.refused != nil {
-		parts = append(parts, "correction REFUSED: "+fieldErrors(o.refused))
-	}
 	switch {
+	case o.refused != nil:
+		parts = append(parts, "correction REFUSED: "+fieldErrors(o.refused))
 	case o.failed != "":
 		parts = append(parts, "accepted correction FAILED: "+o.failed)
 	case o.newJobID != "" && o.decided != "":

@@ -212,7 +212,7 @@ func totalTable(w io.Writer, head []string, ts []*tally) {
 	row("booked documents touchless", func(t *tally) string { return ratio(t.touchless, t.booked) })
 	row("touchless among a supplier's later documents", func(t *tally) string { return ratio(t.laterTouchless, t.later) })
 	row("corrections (a rejection corrected with the truth)", num(func(t *tally) int { return t.corrections }))
-	row("  corrections refused (a 400 answer)", num(func(t *tally) int { return t.refused }))
+	row("  corrections refused (a 400 answer the clerk could not get past)", num(func(t *tally) int { return t.refused }))
 	row("  accepted corrections that failed", num(func(t *tally) int { return t.failed }))
 	row("  with the type of a credit note or corrective invoice", num(func(t *tally) int { return t.typeGiven }))
 	for _, f := range removedFields(ts) {
@@ -270,8 +270,9 @@ func perField(m map[string]int) string {
 	return strings.Join(parts, ", ")
 }
 
-// targets prints issue 29's targets for each run and reports whether all
-// are met: the touchless one with profiles only.
+// targets prints the replay's targets for each run (no correction refused
+// or failed, no 429, no false success, later documents touchless with
+// profiles: that one with profiles only) and reports whether all are met.
 func targets(w io.Writer, runs []*inboxRun, ts []*tally) bool {
 	fmt.Fprintln(w, "\ntargets")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -339,7 +340,7 @@ func lists(w io.Writer, r *inboxRun) {
 		return fmt.Sprintf("%s; sent %s", fieldErrors(o.approvalRefused), compact(o.approvalFixes))
 	})
 	section("details cleared after a refusal", func(o outcome) bool { return len(o.removed) > 0 }, func(o outcome) string {
-		return fmt.Sprintf("[rejected %s]: %s", o.reason, strings.Join(o.removed, ", "))
+		return fmt.Sprintf("[rejected %s]: %s, after %s", o.reason, strings.Join(o.removed, ", "), fieldErrors(o.cleared))
 	})
 	section("duplicates missed", func(o outcome) bool { return o.dup == dupMissed }, func(o outcome) string {
 		return "a copy of " + o.doc.Truth.DuplicateOf + ", not marked"
