@@ -115,7 +115,7 @@ func (c *clerk) work(ctx context.Context, it item) outcome {
 	switch {
 	case j.State == stateSucceeded:
 		c.review(ctx, &o, j)
-		o.touchless = it.kind() == kindBooked && len(o.wrong) == 0
+		o.touchless = it.kind() == kindBooked && len(o.wrong) == 0 && len(o.problems) == 0
 	case j.State != stateDeadLettered:
 		o.problem("wait", fmt.Errorf("job %s ended %s (%s)", j.JobID, j.State, j.ErrorCode))
 	case it.kind() == kindBooked:
