@@ -90,9 +90,10 @@ eval-real:
 ## real api and worker (built here) on a throwaway redis-server, each PDF
 ## submitted as a file, each rejection corrected with its truth through the
 ## reprocess route as a clerk would, each result reviewed; once with supplier
-## profiles and once without, on fresh systems. Prints a line per document as it
-## goes (about 2 minutes on 2 cores), then the tables per supplier and in total and the
-## targets; fails when one is missed (needs redis-server and pdfdetach)
+## profiles and once without, on fresh systems. Prints a line per document as
+## it goes (about a minute on 2 cores with a warm build cache), then the tables
+## per supplier and in total and the targets; fails when one is missed (needs
+## redis-server and pdfdetach)
 eval-inbox:
 	$(GO) run ./scripts/evalinbox $(EVAL_INBOX_FLAGS)
 
