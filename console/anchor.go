@@ -73,8 +73,8 @@ func formatWords(f supplier.Format) string {
 	return ""
 }
 
-// amountSample writes 1234.56 (234.56 when the grouping is not known) in
-// f's marks, with its currency marker.
+// amountSample writes 1234.56 in f's marks, with its currency marker;
+// 234.56 when no amount it learned from showed the thousands separator.
 func amountSample(f supplier.Format) string {
 	s := "234"
 	if f.Group != "" {
@@ -85,6 +85,9 @@ func amountSample(f supplier.Format) string {
 	}
 	if f.Currency != "" {
 		s += " " + f.Currency
+	}
+	if f.Group == "" {
+		s += " (its thousands separator not seen yet)"
 	}
 	return s
 }
