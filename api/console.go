@@ -270,7 +270,9 @@ func (o consoleOps) Profiles(ctx context.Context, tenant, cursor string, limit i
 	if err != nil {
 		return nil, err
 	}
-	return bounded(o, ctx, func(ctx context.Context) (*supplier.ProfilePage, error) { return s.Profiles(ctx, tenant, cursor, limit) })
+	return bounded(o, ctx, func(ctx context.Context) (*supplier.ProfilePage, error) {
+		return s.Profiles(ctx, tenant, cursor, limit)
+	})
 }
 
 func (o consoleOps) Profile(ctx context.Context, tenant, id string) (*supplier.StoredProfile, error) {
@@ -296,6 +298,8 @@ func (o consoleOps) DeleteProfile(ctx context.Context, tenant, id, operator stri
 	if err != nil {
 		return err
 	}
-	_, err = bounded(o, ctx, func(ctx context.Context) (struct{}, error) { return struct{}{}, s.DeleteProfile(ctx, tenant, id, operator) })
+	_, err = bounded(o, ctx, func(ctx context.Context) (struct{}, error) {
+		return struct{}{}, s.DeleteProfile(ctx, tenant, id, operator)
+	})
 	return err
 }

@@ -45,13 +45,13 @@ type profileRow struct {
 
 // supplierEvent is one entry of a tenant's supplier audit.
 type supplierEvent struct {
-	At                   time.Time
-	Action, Words        string // profile_learned, "learned"
-	ID                   string // the profile's public ID
-	Version              int
-	Job, Kind, Operator  string
-	Fields               []string // in words
-	JobOfTenant          bool     // Job is a job of the profile's tenant: linked
+	At                  time.Time
+	Action, Words       string // profile_learned, "learned"
+	ID                  string // the profile's public ID
+	Version             int
+	Job, Kind, Operator string
+	Fields              []string // in words
+	JobOfTenant         bool     // Job is a job of the profile's tenant: linked
 }
 
 type suppliersBody struct {
