@@ -317,3 +317,30 @@ func TestConsole_JobReadByAProfile_LinksTheProfile(t *testing.T) {
 		require.NotContains(t, links, ", tax", path)
 	}
 }
+
+// A profile's second layout (its credit notes' label) and a flag are
+// explained on its page.
+func TestConsole_SupplierProfile_AlternateAnchorAndFlag_InWords(t *testing.T) {
+	t.Parallel()
+	var s *supplier.Store
+	b := setup(t, withSuppliers(t, &s))
+	ctx := context.Background()
+	id, err := s.Resolve(ctx, "acme", []string{"iban:DE02120300000000202051"})
+	require.NoError(t, err)
+	text := supplier.Format{Kind: supplier.FormatText, Shape: "9"}
+	p := &supplier.Profile{Version: 1, Reads: 5, Misses: 2, Anchors: map[string]supplier.Anchor{
+		"invoiceNumber": {Relation: supplier.RelationRight, Label: "Rechnungsnummer", Format: text, Job: "acme:inv-3:v2", Confirmed: 2,
+			Alternate: &supplier.Anchor{Relation: supplier.RelationBelow, Label: "Gutschriftsnummer", Below: 1, Format: text, Job: "acme:cn-1:v2"}},
+	}, Learned: []supplier.LearnedFrom{{Job: "acme:inv-3:v2", Kind: supplier.LearnedCorrection, Operator: "alice", Anchored: []string{"invoiceNumber"}}}}
+	save(t, s, "acme", id, 0, p, "acme:inv-3:v2", "alice", supplier.LearnedCorrection)
+
+	page := b.get(t, "/console/suppliers/"+supplier.PublicID("acme", id), alice)
+	require.Equal(t, http.StatusOK, page.status)
+	number := html.UnescapeString(block(t, page.body, "anchors"))
+	require.Contains(t, number, "right of 'Rechnungsnummer', written like 9 (9 digits), learned from job "+
+		`<a href="/console/jobs/acme:inv-3:v2">acme:inv-3:v2</a>, confirmed 2 times`)
+	require.Contains(t, number, "Where that label is not printed (another layout of the supplier's): below 'Gutschriftsnummer' in its column, "+
+		`written like 9 (9 digits), learned from job <a href="/console/jobs/acme:cn-1:v2">acme:cn-1:v2</a>`)
+	require.Contains(t, block(t, page.body, "profile-flag"), "Flagged.")
+	require.Contains(t, block(t, page.body, "profile-reads"), "5 documents read with it; 2 of them then rejected")
+}
