@@ -1,5 +1,5 @@
 # relayops developer tasks. Everything needs only Go; `make test` and
-# `make test-all` also use redis-server and chromium when present (CI requires
+# `make test-quick` also use redis-server and chromium when present (CI requires
 # them, see .ci/run), and `make lint-openapi` needs node and npm (npx).
 
 GO                  ?= go
@@ -10,9 +10,9 @@ REDOCLY_VERSION     ?= 2.77.0
 # runs on node from the npm registry (the `node` package), whatever node the
 # machine has: npx and npm are all it needs.
 LINT_NODE_VERSION   ?= 22
-# Build tags of `make test-all` and `make lint`. `slow` adds the process
+# Build tags of `make test` and `make lint`. `slow` adds the process
 # tests that wait for Asynq's 30 s lease to expire (about a minute each);
-# plain `go test ./...` and `make test` leave them out.
+# plain `go test ./...` and `make test-quick` leave them out.
 TEST_TAGS           ?= slow
 # Fuzz targets as package:FuzzName, space separated, e.g.
 #   ./jobs:FuzzKey ./api:FuzzSubmit
@@ -29,7 +29,7 @@ BENCH_SUBMIT_FLAGS  ?= -n 20000 -connections 50 -rounds 3
 # "-extractor rules -seed 7 -n 2000".
 EVAL_FLAGS          ?=
 
-.PHONY: run test test-all bench bench-micro lint lint-openapi build fuzz eval eval-real
+.PHONY: run test test-all test-quick bench bench-micro lint lint-openapi build fuzz eval eval-real
 
 ## run: everything in one process on an in-memory Redis. The binary is built
 ## into bin/ and exec'd (not `go run`), so Ctrl-C reaches the program itself,
@@ -38,19 +38,21 @@ run:
 	$(GO) build -o bin/dev ./cmd/dev
 	exec ./bin/dev
 
-## test: the quick suite for a developer (a few minutes: about 5 minutes of
-## CPU on 2 cores): every package's tests with -short, uncached, so the process
-## tests (the real binaries: end to end, the worker's processes, make run)
-## and the slow ones are left to test-all; prints go test's usual lines, then
-## the skipped tests and why
+## test: every test, uncached: the process tests (the real binaries: end to
+## end, the worker's processes, make run) and the slow ones (-tags slow), what
+## CI runs (.ci/run): 8 to 15 minutes on 2 cores, mostly waiting on
+## processes; prints go test's usual lines, then every skipped test and why
 test:
-	$(GO) run ./scripts/testsummary $(GO) test -json -count=1 -short -timeout $(TEST_TIMEOUT) ./...
-
-## test-all: the whole suite, uncached, with the process tests and the slow
-## ones (-tags slow), what CI runs (.ci/run): 8 to 15 minutes on 2 cores,
-## mostly waiting on processes; then every skipped test and why
-test-all:
 	$(GO) run ./scripts/testsummary $(GO) test -json -count=1 -timeout $(TEST_TIMEOUT) -tags '$(TEST_TAGS)' ./...
+
+## test-all: the same as test (its former name)
+test-all: test
+
+## test-quick: a developer's quicker run (a few minutes): every package's
+## tests with -short, so the process tests and the slow ones are left out;
+## then the skipped tests and why
+test-quick:
+	$(GO) run ./scripts/testsummary $(GO) test -json -count=1 -short -timeout $(TEST_TIMEOUT) ./...
 
 ## bench: the three comparisons of the performance targets, each with its
 ## ratio (figures only, no assertions; needs redis-server): drain rate against

@@ -27,6 +27,8 @@ type profileView struct {
 	Version    int             `json:"version"`
 	UpdatedAt  string          `json:"updatedAt"`
 	Fields     []string        `json:"fields"`  // the fields it has an anchor for
+	Reads      int             `json:"reads"`   // documents read with it
+	Misses     int             `json:"misses"`  // of them, rejected or with a field it read corrected
 	Flagged    bool            `json:"flagged"` // its reads keep being rejected or corrected
 	Profile    json.RawMessage `json:"profile,omitempty"`
 	History    []profileEvent  `json:"history,omitempty"`
@@ -50,15 +52,14 @@ type profileEvent struct {
 type profileSummary struct {
 	Vendor  string                     `json:"vendor"`
 	Anchors map[string]json.RawMessage `json:"anchors"`
-	Reads   int                        `json:"reads"`
-	Misses  int                        `json:"misses"`
 }
 
 func newProfileView(tenant string, p *supplier.StoredProfile, whole bool) profileView {
 	var sum profileSummary
 	_ = json.Unmarshal(p.Data, &sum) // a profile that does not parse shows its version only
 	v := profileView{SupplierID: supplier.PublicID(tenant, p.Supplier), Tenant: tenant, Vendor: sum.Vendor, Version: p.Version,
-		UpdatedAt: formatTime(p.Updated), Fields: sortedFields(sum.Anchors), Flagged: supplier.FlaggedCounts(sum.Reads, sum.Misses)}
+		UpdatedAt: formatTime(p.Updated), Fields: sortedFields(sum.Anchors), Reads: p.Reads, Misses: p.Misses,
+		Flagged: supplier.FlaggedCounts(p.Reads, p.Misses)}
 	v.Links.Self = "/v1/suppliers/" + v.SupplierID
 	if whole {
 		v.Profile = p.Data

@@ -120,8 +120,8 @@ func decodeProfile(p *supplier.StoredProfile) (*supplier.Profile, bool) {
 func newProfileRow(tenant string, p *supplier.StoredProfile) profileRow {
 	prof, ok := decodeProfile(p)
 	return profileRow{ID: supplier.PublicID(tenant, p.Supplier), Vendor: prof.Vendor, Version: p.Version,
-		Updated: p.Updated, Fields: fieldsInWords(prof.Fields()), Reads: prof.Reads, Misses: prof.Misses,
-		Flagged: prof.Flagged(), Unreadable: !ok}
+		Updated: p.Updated, Fields: fieldsInWords(prof.Fields()), Reads: p.Reads, Misses: p.Misses,
+		Flagged: supplier.FlaggedCounts(p.Reads, p.Misses), Unreadable: !ok}
 }
 
 func fieldsInWords(fields []string) []string {
@@ -219,7 +219,7 @@ func (c *Console) showProfile(w http.ResponseWriter, r *http.Request, status int
 	prof, readable := decodeProfile(p)
 	body := profileBody{ID: supplier.PublicID(tenant, id), Tenant: tenant, Version: p.Version, Updated: p.Updated,
 		Vendor: prof.Vendor, Currency: prof.Currency, Language: prof.Language, Unreadable: !readable,
-		Reads: prof.Reads, Misses: prof.Misses, Flagged: prof.Flagged()}
+		Reads: p.Reads, Misses: p.Misses, Flagged: supplier.FlaggedCounts(p.Reads, p.Misses)}
 	for _, f := range prof.Fields() {
 		body.Anchors = append(body.Anchors, newAnchorView(tenant, f, prof.Anchors[f]))
 	}

@@ -119,11 +119,12 @@ func TestConsole_Suppliers_APageAtATime_FlaggedInWords(t *testing.T) {
 	b := setup(t, withSuppliers(t, &s))
 	ctx := context.Background()
 	for i := range 52 {
-		p := &supplier.Profile{Version: 1, Vendor: fmt.Sprintf("Supplier %02d", i), Reads: 6, Misses: i % 3,
+		p := &supplier.Profile{Version: 1, Vendor: fmt.Sprintf("Supplier %02d", i),
 			Learned: []supplier.LearnedFrom{{Job: fmt.Sprintf("acme:d-%d:v2", i), Kind: supplier.LearnedCorrection}}}
 		id, err := s.Resolve(ctx, "acme", []string{fmt.Sprintf("iban:DE0000000000000000%04d", i)})
 		require.NoError(t, err)
 		save(t, s, "acme", id, 0, p, p.Learned[0].Job, "alice", supplier.LearnedCorrection)
+		countReads(t, s, "acme", id, 6, i%3)
 		b.clock.Advance(time.Second) // an order the list can show: the newest first
 	}
 	first := b.get(t, "/console/suppliers?tenant=acme", alice)
@@ -328,11 +329,12 @@ func TestConsole_SupplierProfile_AlternateAnchorAndFlag_InWords(t *testing.T) {
 	id, err := s.Resolve(ctx, "acme", []string{"iban:DE02120300000000202051"})
 	require.NoError(t, err)
 	text := supplier.Format{Kind: supplier.FormatText, Shape: "9"}
-	p := &supplier.Profile{Version: 1, Reads: 5, Misses: 2, Anchors: map[string]supplier.Anchor{
+	p := &supplier.Profile{Version: 1, Anchors: map[string]supplier.Anchor{
 		"invoiceNumber": {Relation: supplier.RelationRight, Label: "Rechnungsnummer", Format: text, Job: "acme:inv-3:v2", Confirmed: 2,
 			Alternate: &supplier.Anchor{Relation: supplier.RelationBelow, Label: "Gutschriftsnummer", Below: 1, Format: text, Job: "acme:cn-1:v2"}},
 	}, Learned: []supplier.LearnedFrom{{Job: "acme:inv-3:v2", Kind: supplier.LearnedCorrection, Operator: "alice", Anchored: []string{"invoiceNumber"}}}}
 	save(t, s, "acme", id, 0, p, "acme:inv-3:v2", "alice", supplier.LearnedCorrection)
+	countReads(t, s, "acme", id, 5, 2)
 
 	page := b.get(t, "/console/suppliers/"+supplier.PublicID("acme", id), alice)
 	require.Equal(t, http.StatusOK, page.status)
@@ -343,4 +345,13 @@ func TestConsole_SupplierProfile_AlternateAnchorAndFlag_InWords(t *testing.T) {
 		`written like 9 (9 digits), learned from job <a href="/console/jobs/acme:cn-1:v2">acme:cn-1:v2</a>`)
 	require.Contains(t, block(t, page.body, "profile-flag"), "Flagged.")
 	require.Contains(t, block(t, page.body, "profile-reads"), "5 documents read with it; 2 of them then rejected")
+}
+
+// countReads counts reads documents read with a stored profile, misses of
+// them missed, as the worker counts them.
+func countReads(t *testing.T, s *supplier.Store, tenant, id string, reads, misses int) {
+	t.Helper()
+	for i := range reads {
+		require.NoError(t, s.CountRead(context.Background(), tenant, id, true, i < misses))
+	}
 }

@@ -4,7 +4,7 @@ package e2e
 
 // The cluster tests that wait for Asynq's 30 s lease or the relay's 30 s
 // reclaim of rows a dead connection left unacked: about a minute each, so
-// only under -tags slow (make test-all).
+// only under -tags slow (make test).
 
 import (
 	"bytes"

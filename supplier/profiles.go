@@ -36,12 +36,15 @@ var (
 )
 
 // StoredProfile is one stored profile: its supplier, version, when it
-// changed and its JSON (a Profile).
+// changed and its JSON (a Profile); Reads and Misses count the documents
+// read with it (any version) and those of them that then missed
+// (CountRead; FlaggedCounts judges them).
 type StoredProfile struct {
-	Supplier string
-	Version  int
-	Updated  time.Time
-	Data     json.RawMessage
+	Supplier      string
+	Version       int
+	Updated       time.Time
+	Data          json.RawMessage
+	Reads, Misses int
 }
 
 // ProfileEvent is one entry of a tenant's supplier audit: a profile
@@ -73,10 +76,13 @@ var (
 	saveLua string
 	//go:embed lua/delete.lua
 	deleteLua string
+	//go:embed lua/count.lua
+	countLua string
 
 	resolveScript = redis.NewScript(libLua + "\n" + resolveLua)
 	saveScript    = redis.NewScript(saveLua)
 	deleteScript  = redis.NewScript(deleteLua)
+	countScript   = redis.NewScript(countLua)
 )
 
 func profileKey(tenant, supplier string) string { return tenantKey(tenant, "p:"+supplier) }
@@ -189,7 +195,7 @@ func hashedKeys(tenant string, keys []string) []string {
 
 // Profile returns the stored profile of a tenant's supplier.
 func (s *Store) Profile(ctx context.Context, tenant, supplier string) (*StoredProfile, error) {
-	v, err := s.rdb.HMGet(ctx, profileKey(tenant, supplier), "v", "d", "u").Result()
+	v, err := s.rdb.HMGet(ctx, profileKey(tenant, supplier), profileFields...).Result()
 	if err != nil {
 		return nil, fmt.Errorf("supplier: profile: %w", err)
 	}
@@ -209,7 +215,33 @@ func (s *Store) storedProfile(tenant, supplier string, v []any) (*StoredProfile,
 	n, _ := strconv.Atoi(ver)
 	u, _ := v[2].(string)
 	ms, _ := strconv.ParseInt(u, 10, 64)
-	return &StoredProfile{Supplier: supplier, Version: n, Updated: time.UnixMilli(ms).UTC(), Data: pt}, nil
+	reads, _ := v[3].(string)
+	misses, _ := v[4].(string)
+	r, _ := strconv.Atoi(reads)
+	m, _ := strconv.Atoi(misses)
+	return &StoredProfile{Supplier: supplier, Version: n, Updated: time.UnixMilli(ms).UTC(), Data: pt, Reads: r, Misses: m}, nil
+}
+
+// profileFields are the fields of a profile's hash a read returns, in
+// storedProfile's order.
+var profileFields = []string{"v", "d", "u", "r", "m"}
+
+// CountRead counts one document of a tenant's supplier read with its
+// profile, missed when it was then rejected or a field the profile read
+// was corrected. The counts are statistics for FlaggedCounts: a
+// redelivered job may count twice. A deleted profile counts nothing.
+func (s *Store) CountRead(ctx context.Context, tenant, supplier string, read, missed bool) error {
+	args := []any{0, 0}
+	if read {
+		args[0] = 1
+	}
+	if missed {
+		args[1] = 1
+	}
+	if err := countScript.Run(ctx, s.rdb, []string{profileKey(tenant, supplier)}, args...).Err(); err != nil {
+		return fmt.Errorf("supplier: count read: %w", err)
+	}
+	return nil
 }
 
 // ProfilePage is one page of a tenant's profiles, newest change first.
@@ -240,7 +272,7 @@ func (s *Store) Profiles(ctx context.Context, tenant, cursor string, limit int) 
 	pipe := s.rdb.Pipeline()
 	cmds := make([]*redis.SliceCmd, len(ids))
 	for i, id := range ids {
-		cmds[i] = pipe.HMGet(ctx, profileKey(tenant, id), "v", "d", "u")
+		cmds[i] = pipe.HMGet(ctx, profileKey(tenant, id), profileFields...)
 	}
 	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
 		return nil, fmt.Errorf("supplier: profiles: %w", err)

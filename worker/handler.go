@@ -350,6 +350,7 @@ func (a *attempt) extractDocument(ctx context.Context, doc *document.Document, c
 	out, err := a.stage(ctx, extract.StageValidate, ckpts, func() ([]byte, error) {
 		return x.Validate(ctx, ext)
 	})
+	a.countRead(ctx, ext, err)
 	if err != nil {
 		return nil, err
 	}

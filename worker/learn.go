@@ -28,6 +28,10 @@ type Memory interface {
 	// pages and inv's values, which a person confirmed: kind "correction"
 	// or "approval", by operator, in job.
 	Learn(ctx context.Context, tenant string, pages []string, inv *extract.Invoice, job, kind, operator string) error
+	// Count counts one document read with the profile ref names (an
+	// Evidence.Profile): read, and missed when it was then rejected or a
+	// field the profile read was corrected.
+	Count(ctx context.Context, tenant, ref string, read, missed bool) error
 }
 
 // Kinds of learning.
@@ -71,6 +75,39 @@ func (a *attempt) withProfile(ctx context.Context, doc *document.Document, ext [
 		return ext
 	}
 	return out
+}
+
+// profileRef is the profile that read fields of x's evidence, "" when
+// none did.
+func profileRef(ev map[string]extract.Evidence) string {
+	for _, e := range ev {
+		if e.Source == extract.EvidenceProfile && e.Profile != "" {
+			return e.Profile
+		}
+	}
+	return ""
+}
+
+// countRead counts a document the supplier's profile read (ext, the
+// extract stage's output with the profile over it): missed when the
+// validator rejected it (err a rejection). Any other error (an outage, a
+// stale worker) says nothing of the profile and counts nothing.
+func (a *attempt) countRead(ctx context.Context, ext []byte, err error) {
+	var r *extract.Rejection
+	if a.h.memory == nil || err != nil && !errors.As(err, &r) {
+		return
+	}
+	x, derr := extract.DecodeExtraction(ext)
+	if derr != nil {
+		return
+	}
+	ref := profileRef(x.Evidence)
+	if ref == "" {
+		return
+	}
+	if cerr := a.h.memory.Count(context.WithoutCancel(ctx), a.key.Tenant, ref, true, err != nil); cerr != nil {
+		a.log.Debug("supplier profile read not counted", "error", cerr.Error())
+	}
 }
 
 // learnCorrection teaches the supplier's profile the values of a
@@ -148,7 +185,7 @@ func (h *LearnHandler) ProcessTask(ctx context.Context, t *asynq.Task) error {
 	if err != nil {
 		return deadLetter(CodeInvalidTask)
 	}
-	inv, operator, err := h.approved(ctx, k)
+	inv, read, operator, err := h.approved(ctx, k)
 	if err != nil || inv == nil {
 		return err
 	}
@@ -164,6 +201,12 @@ func (h *LearnHandler) ProcessTask(ctx context.Context, t *asynq.Task) error {
 	if err != nil || len(doc.Pages) == 0 {
 		return nil // nothing to learn a layout from
 	}
+	if ref := profileRef(read); ref != "" && correctedRead(inv.Evidence, read) {
+		// The profile read a field the person corrected at the approval.
+		if err := h.memory.Count(ctx, k.Tenant, ref, false, true); err != nil {
+			h.log.Debug("supplier profile miss not counted", "job_key", k.String(), "error", err.Error())
+		}
+	}
 	if err := h.memory.Learn(ctx, k.Tenant, pageTexts(doc), inv, k.String(), LearnApproval, operator); err != nil {
 		h.log.Warn("supplier profile not learned from the approval", "job_key", k.String(), "code", learnCode(err))
 		h.log.Debug("supplier profile not learned", "error", err.Error())
@@ -172,30 +215,32 @@ func (h *LearnHandler) ProcessTask(ctx context.Context, t *asynq.Task) error {
 }
 
 // approved is what an approved review of k confirmed: the committed
-// result with the approval's corrections, and who approved; nil when k is
-// not an approved booked document.
-func (h *LearnHandler) approved(ctx context.Context, k jobs.Key) (*extract.Invoice, string, error) {
+// result with the approval's corrections, the evidence of the committed
+// result (before them), and who approved; nil when k is not an approved
+// booked document.
+func (h *LearnHandler) approved(ctx context.Context, k jobs.Key) (*extract.Invoice, map[string]extract.Evidence, string, error) {
 	r, err := h.store.GetReview(ctx, k)
 	if errors.Is(err, jobs.ErrReviewNotFound) || errors.Is(err, jobs.ErrNotFound) {
-		return nil, "", nil
+		return nil, nil, "", nil
 	}
 	if err != nil {
-		return nil, "", retryLater(CodeUnavailable)
+		return nil, nil, "", retryLater(CodeUnavailable)
 	}
 	if r.Status != jobs.ReviewApproved {
-		return nil, "", nil
+		return nil, nil, "", nil
 	}
 	res, err := h.store.Result(ctx, k)
 	if err != nil {
-		return nil, "", nil // expired: nothing to learn
+		return nil, nil, "", nil // expired: nothing to learn
 	}
 	var inv extract.Invoice
 	if json.Unmarshal(res, &inv) != nil || !extract.IsBooked(inv.DocumentType) {
-		return nil, "", nil
+		return nil, nil, "", nil
 	}
+	read := inv.Evidence
 	raw, err := h.store.ReviewCorrections(ctx, k)
 	if err != nil {
-		return nil, "", retryLater(CodeUnavailable)
+		return nil, nil, "", retryLater(CodeUnavailable)
 	}
 	if raw != nil {
 		var c extract.Corrections
@@ -206,5 +251,17 @@ func (h *LearnHandler) approved(ctx context.Context, k jobs.Key) (*extract.Invoi
 			}
 		}
 	}
-	return &inv, r.Operator, nil
+	return &inv, read, r.Operator, nil
+}
+
+// correctedRead reports whether a field the profile read (evidence read,
+// as committed) was corrected (evidence after, with the approval's
+// corrections).
+func correctedRead(after, read map[string]extract.Evidence) bool {
+	for f, e := range read {
+		if e.Source == extract.EvidenceProfile && after[f].Source == extract.EvidenceCorrection {
+			return true
+		}
+	}
+	return false
 }

@@ -32,7 +32,7 @@ import (
 // The tests that need Asynq to hand a dead worker's task to another one
 // wait for its 30 s lease to expire (about a minute each); they are in
 // process_slow_test.go and process_llm_test.go, behind the build tag slow,
-// which make test-all (and so CI) passes: go test -tags slow ./worker/.
+// which make test (and so CI) passes: go test -tags slow ./worker/.
 
 // TestMain removes the worker binary proctest built.
 func TestMain(m *testing.M) { os.Exit(proctest.Main(m)) }

@@ -205,10 +205,15 @@ func Worker(c *config.Config, store *jobs.Store, asynqRedis redis.UniversalClien
 	if docs != nil {
 		reader = docs.Readers
 	}
+	suppliers := Suppliers(c, store)
+	var memory worker.Memory
+	if c.SupplierProfiles {
+		memory = supplier.NewMemory(suppliers)
+	}
 	return worker.Config{
 		Store: store, Redis: asynqRedis, Extractor: x, Faults: faults, Logger: log, Metrics: metrics,
 		Reader: reader, VisibleTotal: visibleTotal(rules.Rules{}), Vision: vision, Policy: Policy(c),
-		Suppliers:   Suppliers(c, store),
+		Suppliers: suppliers, Memory: memory,
 		Concurrency: c.Concurrency, Servers: c.AsynqServers, Queues: c.Queues, AttemptTimeout: c.AttemptTimeout,
 		RetryBase: c.RetryBase, RetryMax: c.RetryMax, TaskCheckInterval: c.TaskCheckInterval,
 		ReconcileInterval: c.ReconcileInterval, ReconcileThreshold: c.ReconcileAfter,

@@ -56,6 +56,7 @@ type Config struct {
 	ReprocessRate     Rate          // RELAYOPS_REPROCESS_RATE, default 10/1m (per tenant)
 	CorrectionRate    Rate          // RELAYOPS_CORRECTION_RATE, default 120/1m (per tenant): reprocesses with corrections
 	AcceptDocuments   []string      // RELAYOPS_ACCEPT_DOCUMENTS, default invoice,creditNote,correctiveInvoice (BookedTypes)
+	SupplierProfiles  bool          // RELAYOPS_SUPPLIER_PROFILES, default on: read with and learn supplier profiles
 	DataKeys          []keyring.Key // RELAYOPS_DATA_KEYS (id:base64,…; the first seals) or RELAYOPS_DATA_KEY (one key, ID "default"), default none
 	Faults            string        // RELAYOPS_FAULTS, default none; parsed by the worker
 	LogLevel          slog.Level    // RELAYOPS_LOG_LEVEL, default info
@@ -226,6 +227,7 @@ var vars = []Var{
 	{"RELAYOPS_TASK_CHECK_INTERVAL", "auto", "how often an idle worker polls for tasks (> 0); auto: 2.5ms per queue it serves, at least 5ms (5ms on one Redis, about 42ms on a cluster's 16 queues)"},
 	{"RELAYOPS_REPROCESS_RATE", "10/1m", "rate limit per tenant of reprocesses without corrections (bulk retries) as count/duration"},
 	{"RELAYOPS_CORRECTION_RATE", "120/1m", "rate limit per tenant of reprocesses with corrections (a person's work) as count/duration"},
+	{"RELAYOPS_SUPPLIER_PROFILES", "on", "on: the worker reads each document with its supplier's profile first and learns profiles from corrections and approvals; off: neither (stored profiles are kept, and still listed and deletable)"},
 	{"RELAYOPS_ACCEPT_DOCUMENTS", "invoice,creditNote,correctiveInvoice", "document types booked, comma-separated (invoice, creditNote, correctiveInvoice); another type is rejected document_not_accepted; api and worker must match"},
 	{"RELAYOPS_DATA_KEY", "", "standard base64 of a 32-byte key; enables AES-256-GCM for stored document data and webhook secrets (a one-key ring, key ID \"default\"; not with RELAYOPS_DATA_KEYS)"},
 	{"RELAYOPS_DATA_KEYS", "", "data key ring as id:base64,id:base64 (32-byte keys): the first encrypts, every one decrypts; for key rotation (not with RELAYOPS_DATA_KEY)"},
@@ -354,6 +356,7 @@ func (l *loader) load() *Config {
 		ReprocessRate:     l.rate("RELAYOPS_REPROCESS_RATE"),
 		CorrectionRate:    l.rate("RELAYOPS_CORRECTION_RATE"),
 		AcceptDocuments:   l.documentTypes("RELAYOPS_ACCEPT_DOCUMENTS"),
+		SupplierProfiles:  l.onOff("RELAYOPS_SUPPLIER_PROFILES"),
 		DataKeys:          l.dataKeys("RELAYOPS_DATA_KEYS", "RELAYOPS_DATA_KEY"),
 		Faults:            l.raw("RELAYOPS_FAULTS"),
 		LogLevel:          l.logLevel("RELAYOPS_LOG_LEVEL"),
@@ -851,6 +854,18 @@ func (l *loader) logLevel(name string) slog.Level {
 	}
 	l.fail(name, "must be debug, info, warn or error, got %q", s)
 	return slog.LevelInfo
+}
+
+func (l *loader) onOff(name string) bool {
+	switch s := l.raw(name); s {
+	case "on":
+		return true
+	case "off":
+		return false
+	default:
+		l.fail(name, "must be on or off, got %q", s)
+		return false
+	}
 }
 
 func (l *loader) boolean(name string) bool {

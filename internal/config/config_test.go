@@ -46,6 +46,7 @@ func TestFromEnv_NothingSet_UsesDefaults(t *testing.T) {
 		ReprocessRate:     Rate{Count: 10, Per: time.Minute},
 		CorrectionRate:    Rate{Count: 120, Per: time.Minute},
 		AcceptDocuments:   []string{"invoice", "creditNote", "correctiveInvoice"},
+		SupplierProfiles:  true,
 		LogLevel:          slog.LevelInfo,
 		Retention: Retention{
 			Input: 7 * day, Result: 30 * day, Outbox: 24 * time.Hour, Audit: 400 * day, Ledger: 400 * day,
@@ -209,6 +210,7 @@ func TestFromEnv_BadValue_MessageNamesVariable(t *testing.T) {
 		{"RELAYOPS_RETENTION_LEDGER", "-1s", `RELAYOPS_RETENTION_LEDGER: must be 0 (forever) or a positive duration`},
 		{"RELAYOPS_RETENTION_LEDGER", "1d", `RELAYOPS_RETENTION_LEDGER: must be 0 (forever) or at least RELAYOPS_RETENTION_INPUT`},
 		{"RELAYOPS_PROMETHEUS_URL", "prometheus:9090", "RELAYOPS_PROMETHEUS_URL: must be an absolute http:// or https:// URL"},
+		{"RELAYOPS_SUPPLIER_PROFILES", "true", `RELAYOPS_SUPPLIER_PROFILES: must be on or off, got "true"`},
 		{"RELAYOPS_METRICS_TENANT_LABELS", "yes", `RELAYOPS_METRICS_TENANT_LABELS: must be true or false, got "yes"`},
 		{"RELAYOPS_TENANT_MAX_INFLIGHT", "-1", `RELAYOPS_TENANT_MAX_INFLIGHT: must be an integer from 0 to 1000000, got "-1"`},
 		{"RELAYOPS_TENANT_LIMITS", "acme=50,globex", `RELAYOPS_TENANT_LIMITS: entry 2 must be tenant=n with n from 0 to 1000000, got "globex"`},
@@ -506,5 +508,14 @@ func TestFromEnv_AcceptDocuments_NamesTheBookedTypesOnly(t *testing.T) {
 			return ""
 		})
 		require.ErrorContains(t, err, "RELAYOPS_ACCEPT_DOCUMENTS", bad)
+	}
+}
+
+func TestFromEnv_SupplierProfiles_OnOrOff(t *testing.T) {
+	t.Parallel()
+	for v, want := range map[string]bool{"": true, "on": true, "off": false} {
+		c, err := FromEnv(env(map[string]string{"RELAYOPS_SUPPLIER_PROFILES": v}))
+		require.NoError(t, err, v)
+		require.Equal(t, want, c.SupplierProfiles, v)
 	}
 }

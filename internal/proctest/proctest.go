@@ -63,7 +63,7 @@ func Main(m *testing.M) int {
 func SkipShort(t testing.TB) {
 	t.Helper()
 	if testing.Short() {
-		t.Skip("process test: skipped with -short (make test); make test-all runs it")
+		t.Skip("process test: skipped with -short (make test-quick); make test runs it")
 	}
 }
 

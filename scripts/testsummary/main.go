@@ -188,7 +188,7 @@ func (s *summary) printSkips() {
 		for _, p := range pkgs {
 			parts = append(parts, fmt.Sprintf("%s (%d)", p, short[p]))
 		}
-		fmt.Fprintf(s.out, "skipped with -short, for make test-all: %d tests in %s\n", len(s.skips)-len(rest), strings.Join(parts, ", "))
+		fmt.Fprintf(s.out, "skipped with -short (make test-quick), for make test: %d tests in %s\n", len(s.skips)-len(rest), strings.Join(parts, ", "))
 	}
 	if len(rest) == 0 {
 		fmt.Fprintln(s.out, "skipped tests: none")

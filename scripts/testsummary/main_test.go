@@ -58,7 +58,7 @@ func TestSummary_PrintsWhatPlainGoTestPrintsThenTheSkipsWithReasons(t *testing.T
 		"  SKIP ex/a TestRedis/real: a_test.go:12: redis-server not found on PATH\n", out.String())
 }
 
-// Tests skipped by -short (make test) are counted per package on one
+// Tests skipped by -short (make test-quick) are counted per package on one
 // line; the others keep their line and reason.
 func TestSummary_ShortSkips_CountedPerPackage(t *testing.T) {
 	t.Parallel()
@@ -66,8 +66,8 @@ func TestSummary_ShortSkips_CountedPerPackage(t *testing.T) {
 	s := newSummary(&out)
 	var in strings.Builder
 	for _, sk := range [][3]string{
-		{"ex/e2e", "TestA", "process test: skipped with -short (make test); make test-all runs it"},
-		{"ex/e2e", "TestB", "process test: skipped with -short (make test); make test-all runs it"},
+		{"ex/e2e", "TestA", "process test: skipped with -short (make test-quick); make test runs it"},
+		{"ex/e2e", "TestB", "process test: skipped with -short (make test-quick); make test runs it"},
 		{"ex/dev", "TestRun", "-short: skipping the end-to-end run"},
 		{"ex/a", "TestRedis", "redis-server not found on PATH"},
 	} {
@@ -76,7 +76,7 @@ func TestSummary_ShortSkips_CountedPerPackage(t *testing.T) {
 	}
 	s.read(strings.NewReader(in.String()))
 	s.printSkips()
-	require.Equal(t, "skipped with -short, for make test-all: 3 tests in ex/dev (1), ex/e2e (2)\n"+
+	require.Equal(t, "skipped with -short (make test-quick), for make test: 3 tests in ex/dev (1), ex/e2e (2)\n"+
 		"skipped tests: 1\n"+
 		"  SKIP ex/a TestRedis: x_test.go:1: redis-server not found on PATH\n", out.String())
 }
