@@ -14,6 +14,7 @@ import (
 	"github.com/relayops/relayops/extract"
 	"github.com/relayops/relayops/jobs"
 	"github.com/relayops/relayops/pages"
+	"github.com/relayops/relayops/supplier"
 )
 
 // consoleCountCap bounds the counts of the console's header: past it they
@@ -248,4 +249,57 @@ func (o consoleOps) Counts(ctx context.Context) (console.Counts, error) {
 	}
 	c.DeadLetters, c.DeadCapped = len(d.Jobs), d.NextCursor != ""
 	return c, nil
+}
+
+// Tenants are the configured tenants.
+func (o consoleOps) Tenants() []string { return o.tenants() }
+
+// suppliers is the supplier store, console.ErrNoSupplierMemory without one
+// (where the JSON routes are not mounted).
+func (o consoleOps) suppliers() (*supplier.Store, error) {
+	if o.s.cfg.Suppliers == nil {
+		return nil, console.ErrNoSupplierMemory
+	}
+	return o.s.cfg.Suppliers, nil
+}
+
+// Profiles lists a tenant's profiles with the store call of
+// GET /v1/suppliers.
+func (o consoleOps) Profiles(ctx context.Context, tenant, cursor string, limit int) (*supplier.ProfilePage, error) {
+	s, err := o.suppliers()
+	if err != nil {
+		return nil, err
+	}
+	return bounded(o, ctx, func(ctx context.Context) (*supplier.ProfilePage, error) {
+		return s.Profiles(ctx, tenant, cursor, limit)
+	})
+}
+
+func (o consoleOps) Profile(ctx context.Context, tenant, id string) (*supplier.StoredProfile, error) {
+	s, err := o.suppliers()
+	if err != nil {
+		return nil, err
+	}
+	return bounded(o, ctx, func(ctx context.Context) (*supplier.StoredProfile, error) { return s.Profile(ctx, tenant, id) })
+}
+
+func (o consoleOps) ProfileAudit(ctx context.Context, tenant string, limit int) ([]supplier.ProfileEvent, error) {
+	s, err := o.suppliers()
+	if err != nil {
+		return nil, err
+	}
+	return bounded(o, ctx, func(ctx context.Context) ([]supplier.ProfileEvent, error) { return s.ProfileAudit(ctx, tenant, limit) })
+}
+
+// DeleteProfile forgets a profile with the store call of
+// DELETE /v1/suppliers/{supplierId}, audited with the operator.
+func (o consoleOps) DeleteProfile(ctx context.Context, tenant, id, operator string) error {
+	s, err := o.suppliers()
+	if err != nil {
+		return err
+	}
+	_, err = bounded(o, ctx, func(ctx context.Context) (struct{}, error) {
+		return struct{}{}, s.DeleteProfile(ctx, tenant, id, operator)
+	})
+	return err
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"regexp"
 	"slices"
 
 	"github.com/labstack/echo/v4"
@@ -19,9 +18,6 @@ import (
 // Another tenant's profile is 404, like a missing one. A supplier's ID is
 // "<tenant>:<scheme>:<hash>": the tenant and the strongest identifier the
 // supplier is known by, hashed.
-
-// supplierIDRe is the shape of a supplier's public ID.
-var supplierIDRe = regexp.MustCompile(`^([a-z][a-z0-9-]{1,32}):((?:vat|tax|legal|gln|iban|email|name):[0-9a-f]{24})$`)
 
 // profileView is a supplier's profile as the API shows it.
 type profileView struct {
@@ -61,7 +57,7 @@ type profileSummary struct {
 func newProfileView(tenant string, p *supplier.StoredProfile, whole bool) profileView {
 	var sum profileSummary
 	_ = json.Unmarshal(p.Data, &sum) // a profile that does not parse shows its version only
-	v := profileView{SupplierID: tenant + ":" + p.Supplier, Tenant: tenant, Vendor: sum.Vendor, Version: p.Version,
+	v := profileView{SupplierID: supplier.PublicID(tenant, p.Supplier), Tenant: tenant, Vendor: sum.Vendor, Version: p.Version,
 		UpdatedAt: formatTime(p.Updated), Fields: sortedFields(sum.Anchors), Reads: p.Reads, Misses: p.Misses,
 		Flagged: supplier.FlaggedCounts(p.Reads, p.Misses)}
 	v.Links.Self = "/v1/suppliers/" + v.SupplierID
@@ -115,14 +111,14 @@ func (s *Server) listSuppliers(c echo.Context) error {
 // supplierFor is the tenant and supplier of the path's ID, if the caller
 // may see it: 404 otherwise.
 func supplierFor(c echo.Context) (tenant, id string, err error) {
-	m := supplierIDRe.FindStringSubmatch(c.Param("supplierId"))
-	if m == nil {
+	tenant, id, ok := supplier.ParsePublicID(c.Param("supplierId"))
+	if !ok {
 		return "", "", notFound()
 	}
-	if p := principal(c); p.role == roleTenant && p.name != m[1] {
+	if p := principal(c); p.role == roleTenant && p.name != tenant {
 		return "", "", notFound()
 	}
-	return m[1], m[2], nil
+	return tenant, id, nil
 }
 
 // getSupplier is GET /v1/suppliers/{supplierId}: the profile whole (its

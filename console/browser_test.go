@@ -45,8 +45,9 @@ func signIn(t *testing.T, ctx context.Context, host string, a auth, external *at
 
 // live is the API server (console included) and a worker on one real Redis.
 type live struct {
-	url   string
-	store *jobs.Store
+	url       string
+	store     *jobs.Store
+	suppliers *supplier.Store
 }
 
 func startLive(t *testing.T) *live {
@@ -54,7 +55,9 @@ func startLive(t *testing.T) *live {
 	rs := redistest.Start(t, nil)
 	store, err := jobs.NewStore(jobs.Config{Redis: rs.Client(t), Shards: 4})
 	require.NoError(t, err)
-	srv, err := api.New(api.Config{Store: store, Tenants: tenants, Operators: operators,
+	suppliers, err := supplier.NewStore(supplier.Config{Redis: rs.Client(t)})
+	require.NoError(t, err)
+	srv, err := api.New(api.Config{Store: store, Tenants: tenants, Operators: operators, Suppliers: suppliers,
 		Registry: prometheus.NewRegistry(), Logger: slog.New(slog.DiscardHandler)})
 	require.NoError(t, err)
 	ts := httptest.NewServer(srv.Handler())
@@ -62,8 +65,6 @@ func startLive(t *testing.T) *live {
 
 	asynqRedis := redis.NewClient(&redis.Options{Addr: rs.Addr})
 	t.Cleanup(func() { _ = asynqRedis.Close() })
-	suppliers, err := supplier.NewStore(supplier.Config{Redis: rs.Client(t)})
-	require.NoError(t, err)
 	w, err := worker.New(worker.Config{Store: store, Redis: asynqRedis, Concurrency: 2, Relays: 1, Suppliers: suppliers,
 		Logger: slog.New(slog.DiscardHandler), ShutdownTimeout: 5 * time.Second, DrainTimeout: 2 * time.Second})
 	require.NoError(t, err)
@@ -71,7 +72,7 @@ func startLive(t *testing.T) *live {
 	done := make(chan error, 1)
 	go func() { done <- w.Run(ctx) }()
 	t.Cleanup(func() { cancel(); require.NoError(t, <-done) })
-	return &live{url: ts.URL, store: store}
+	return &live{url: ts.URL, store: store, suppliers: suppliers}
 }
 
 // submit posts a document as tenant acme through the API.

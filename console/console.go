@@ -2,7 +2,8 @@
 // by the API server under /console/, where an operator works the review
 // queue, reads why documents were dead-lettered, corrects the fields that
 // were read wrongly or not at all (or, for text, the document itself),
-// reprocesses them and reads the audit trail.
+// reprocesses them, reads the audit trail, and reads and forgets the
+// supplier profiles learned from those corrections.
 //
 // The console holds no state and no store of its own. Every read and every
 // action goes through Operations, which the API server implements with the
@@ -31,6 +32,7 @@ import (
 	"github.com/relayops/relayops/extract"
 	"github.com/relayops/relayops/internal/clock"
 	"github.com/relayops/relayops/jobs"
+	"github.com/relayops/relayops/supplier"
 )
 
 // DefaultRootPath is where the console is mounted.
@@ -96,6 +98,22 @@ type Operations interface {
 	Kept(ctx context.Context, j *jobs.Job) (*extract.Kept, error)
 	ListAudit(ctx context.Context, o jobs.AuditOptions) (*jobs.AuditPage, error)
 	Counts(ctx context.Context) (Counts, error)
+
+	// Tenants are the configured tenants, whose supplier profiles the
+	// console offers to list.
+	Tenants() []string
+	// Profiles lists a tenant's supplier profiles, the most recently
+	// changed first, as GET /v1/suppliers?tenant= does
+	// (supplier.ErrBadCursor for a cursor it did not give);
+	// ErrNoSupplierMemory when the deployment keeps none. Profile is one
+	// (supplier.ErrProfileNotFound when the tenant has none for that
+	// supplier), ProfileAudit the tenant's supplier audit, newest first,
+	// and DeleteProfile forgets a profile, audited with the operator, as
+	// DELETE /v1/suppliers/{supplierId} does.
+	Profiles(ctx context.Context, tenant, cursor string, limit int) (*supplier.ProfilePage, error)
+	Profile(ctx context.Context, tenant, supplierID string) (*supplier.StoredProfile, error)
+	ProfileAudit(ctx context.Context, tenant string, limit int) ([]supplier.ProfileEvent, error)
+	DeleteProfile(ctx context.Context, tenant, supplierID, operator string) error
 }
 
 // Decision is an operator's decision on a review.
@@ -113,6 +131,10 @@ type Decision struct {
 
 // ErrUnauthorized is Authenticate's answer to missing or unknown credentials.
 var ErrUnauthorized = errors.New("console: unauthorized")
+
+// ErrNoSupplierMemory is the profile operations' answer when the
+// deployment keeps no supplier profiles.
+var ErrNoSupplierMemory = errors.New("console: this deployment keeps no supplier profiles")
 
 // RateLimitError refuses an action until RetryAfter has passed.
 type RateLimitError struct {

@@ -24,6 +24,8 @@ type material struct {
 	Result        *resultView // Invoice as the page shows it
 	ResultExpired bool        // succeeded, but the result is gone
 	ResultBad     bool        // a result the console cannot read as an invoice
+	// Profiles are the supplier profiles that read fields of the result.
+	Profiles []profileRead
 }
 
 // load reads the input and, for a succeeded job, the result of j.
@@ -59,6 +61,7 @@ func (c *Console) load(r *http.Request, j *jobs.Job) (material, error) {
 			m.ResultBad = true
 		} else {
 			m.Invoice, m.Result = &inv, newResultView(&inv)
+			m.Profiles = profilesRead(j.Key.Tenant, inv.Evidence)
 		}
 	}
 	return m, nil

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/relayops/relayops/jobs"
@@ -28,7 +29,7 @@ var ErrUnavailable = errors.New("console: the job store is unavailable")
 // page is what every template receives: the header's data and the page's own.
 type page struct {
 	Title      string
-	Nav        string // reviews, dlq, audit: the header link shown as current
+	Nav        string // reviews, dlq, audit, suppliers: the header link shown as current
 	Root       string
 	Monitoring string
 	Operator   string
@@ -53,6 +54,8 @@ func parsePages(root string) (map[string]*template.Template, error) {
 		"reviewURL": func(id string) string {
 			return root + "/reviews/" + url.PathEscape(id)
 		},
+		"supplierURL": func(id string) string { return root + "/suppliers/" + url.PathEscape(id) },
+		"join":        func(s []string) string { return strings.Join(s, ", ") },
 	}
 	names, err := fs.Glob(templateFS, "templates/*.html")
 	if err != nil {
@@ -111,6 +114,9 @@ func (c *Console) invalid(w http.ResponseWriter, r *http.Request, fields ...jobs
 
 // storeFailed answers an error of Operations with its page.
 func (c *Console) storeFailed(w http.ResponseWriter, r *http.Request, err error) {
+	if c.profileFailure(w, r, err) {
+		return
+	}
 	var ve *jobs.ValidationError
 	switch {
 	case errors.As(err, &ve):
@@ -149,6 +155,9 @@ func (c *Console) routes() *http.ServeMux {
 	mux.HandleFunc("POST "+root+"/jobs/{jobId}/reprocess", c.guard(c.reprocess))
 	mux.HandleFunc("POST "+root+"/jobs/{jobId}/correct", c.guard(c.correct))
 	mux.HandleFunc("GET "+root+"/audit", c.audit)
+	mux.HandleFunc("GET "+root+"/suppliers", c.suppliers)
+	mux.HandleFunc("GET "+root+"/suppliers/{supplierId}", c.supplierPage)
+	mux.HandleFunc("POST "+root+"/suppliers/{supplierId}/delete", c.guard(c.deleteSupplier))
 	// The forms' targets answer every other method 405: no link can act.
 	postOnly := func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Allow", http.MethodPost)
@@ -157,6 +166,7 @@ func (c *Console) routes() *http.ServeMux {
 	mux.HandleFunc(root+"/reviews/{jobId}/decision", postOnly)
 	mux.HandleFunc(root+"/jobs/{jobId}/reprocess", postOnly)
 	mux.HandleFunc(root+"/jobs/{jobId}/correct", postOnly)
+	mux.HandleFunc(root+"/suppliers/{supplierId}/delete", postOnly)
 	mux.HandleFunc(root+"/", func(w http.ResponseWriter, r *http.Request) {
 		c.fail(w, r, nil, http.StatusNotFound, "There is no such page.")
 	})

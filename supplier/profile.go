@@ -53,9 +53,12 @@ type Profile struct {
 	// give as this document's.
 	Numbers []string `json:"numbers,omitempty"`
 	// Reads counts the documents read with this profile, Misses those of
-	// them that were then rejected or corrected (see Flagged).
-	Reads  int `json:"reads,omitempty"`
-	Misses int `json:"misses,omitempty"`
+	// them that were then rejected or corrected (see Flagged), in a
+	// process that keeps the profile (evalreal's replay). They are not
+	// stored with it: the store counts a stored profile's reads beside it
+	// (Store.CountRead, StoredProfile.Reads), without rewriting it.
+	Reads  int `json:"-"`
+	Misses int `json:"-"`
 }
 
 // Anchor says where one field's value is on a supplier's documents.
