@@ -28,8 +28,11 @@ BENCH_SUBMIT_FLAGS  ?= -n 20000 -connections 50 -rounds 3
 # Flags of scripts/eval, e.g. EVAL_FLAGS="-v" to list every failure, or
 # "-extractor rules -seed 7 -n 2000".
 EVAL_FLAGS          ?=
+# Flags of scripts/evalinbox, e.g. EVAL_INBOX_FLAGS="-v" to list every refusal,
+# failure and false success, "-profiles on" for one run, "-only kelpie-hosting-au".
+EVAL_INBOX_FLAGS    ?=
 
-.PHONY: run test test-all test-quick bench bench-micro lint lint-openapi build fuzz eval eval-real
+.PHONY: run test test-all test-quick bench bench-micro lint lint-openapi build fuzz eval eval-real eval-inbox
 
 ## run: everything in one process on an in-memory Redis. The binary is built
 ## into bin/ and exec'd (not `go run`), so Ctrl-C reaches the program itself,
@@ -82,6 +85,17 @@ eval:
 eval-real:
 	$(GO) run ./scripts/evalreal $(EVAL_REAL_FLAGS)
 	$(GO) run ./scripts/eval $(EVAL_FLAGS)
+
+## eval-inbox: the inbox replay: the real corpus supplier by supplier through the
+## real api and worker (built here) on a throwaway redis-server, each PDF
+## submitted as a file, each rejection corrected with its truth through the
+## reprocess route as a clerk would, each result reviewed; once with supplier
+## profiles and once without, on fresh systems. Prints a line per document as
+## it goes (about a minute on 2 cores with a warm build cache), then the tables
+## per supplier and in total and the targets; fails when one is missed (needs
+## redis-server and pdfdetach)
+eval-inbox:
+	$(GO) run ./scripts/evalinbox $(EVAL_INBOX_FLAGS)
 
 ## lint: gofmt, go vet, staticcheck (with the test build tags)
 lint:

@@ -5,17 +5,18 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	readstage "github.com/relayops/relayops/document"
 	"io"
 	"time"
 
+	readstage "github.com/relayops/relayops/document"
 	"github.com/relayops/relayops/extract"
 	"github.com/relayops/relayops/extract/rules"
+	"github.com/relayops/relayops/scripts/realcorpus"
 )
 
 // outcome is what the rules made of one document.
 type outcome struct {
-	doc     document
+	doc     realcorpus.Document
 	invoice *extract.Invoice
 	// extraction is Extract's output, for -v on a rejected invoice.
 	extraction *extract.Extraction
@@ -27,119 +28,36 @@ type outcome struct {
 
 // isInvoice: a document accounts payable books (an invoice, a credit note,
 // a corrective invoice); every other kind must be rejected.
-func (o outcome) isInvoice() bool { return booked(o.doc.truth.DocumentType) }
+func (o outcome) isInvoice() bool { return realcorpus.Booked(o.doc.Truth.DocumentType) }
 func (o outcome) succeeded() bool { return o.invoice != nil }
 
 // expectsRejection: a person verified that the document's own figures do
 // not add up or that it names no issuer; rejecting it is right.
-func (o outcome) expectsRejection() bool { return o.doc.truth.Expect == expectRejection }
+func (o outcome) expectsRejection() bool { return o.doc.Truth.Expect == realcorpus.ExpectRejection }
 
 // correct: a booked document that succeeded with the document's number and
 // total and no field that differs from one the truth vouches for.
 func (o outcome) correct() bool {
-	return o.isInvoice() && o.succeeded() && o.invoice.InvoiceNumber == o.doc.truth.InvoiceNumber &&
-		extract.SameDecimal(o.invoice.Total, o.doc.truth.Total) && len(o.wrongFields()) == 0
+	return o.isInvoice() && o.succeeded() && o.invoice.InvoiceNumber == o.doc.Truth.InvoiceNumber &&
+		extract.SameDecimal(o.invoice.Total, o.doc.Truth.Total) && len(o.wrongFields()) == 0
 }
 
 // falseSuccess: succeeded, yet a committed field is not the document's, or
 // it is no invoice at all. An accounts-payable team would book it.
 func (o outcome) falseSuccess() bool { return o.succeeded() && !o.correct() }
 
-// fieldDocumentType names a committed document type that is not the
-// truth's (a credit note booked as an invoice, a receipt committed) in the
-// lists of wrong fields.
-const fieldDocumentType = "documentType"
-
-// wrong is one committed field that differs from the truth.
-type wrong struct {
-	field, committed, want string
-}
-
-// wrongFields lists the committed fields of a success that differ from the
-// truth: every field it vouches for that was committed (a field vouched
-// empty, which the document does not state, is wrong whenever committed),
-// the number and total always, and the document type.
-func (o outcome) wrongFields() []wrong {
+// wrongFields lists the committed fields of a success that differ from
+// the truth (realcorpus.WrongFields); nil for a rejection.
+func (o outcome) wrongFields() []realcorpus.Wrong {
 	if !o.succeeded() {
 		return nil
 	}
-	t, inv := o.doc.truth, o.invoice
-	var ws []wrong
-	if got := committedType(inv.DocumentType); got != t.DocumentType {
-		ws = append(ws, wrong{fieldDocumentType, got, t.DocumentType})
-	}
-	if !booked(t.DocumentType) {
-		return ws
-	}
-	for _, f := range vouchable {
-		got := committed(inv, f)
-		required := f == "invoiceNumber" || f == "total"
-		if !required && (!t.vouches(f) || got == "") {
-			continue
-		}
-		if !sameField(f, got, t) {
-			ws = append(ws, wrong{f, got, t.value(f)})
-		}
-	}
-	return ws
+	return realcorpus.WrongFields(o.doc.Truth, o.invoice)
 }
 
-// committedType is the committed document type in the truth's names (the
-// pipeline named a credit note "credit_note" before "creditNote").
-func committedType(v string) string {
-	switch v {
-	case "", extract.DocInvoice:
-		return docInvoice
-	case "credit_note":
-		return docCreditNote
-	}
-	return v
-}
-
-// committed returns the invoice's value of a vouchable field.
-func committed(inv *extract.Invoice, field string) string {
-	switch field {
-	case "invoiceNumber":
-		return inv.InvoiceNumber
-	case "issueDate":
-		return inv.IssueDate
-	case "currency":
-		return inv.Currency
-	case "vendor":
-		return inv.Vendor
-	case "total":
-		return inv.Total
-	case "subtotal":
-		return inv.Subtotal
-	case "tax":
-		return inv.Tax
-	case "dueDate":
-		return inv.DueDate
-	}
-	return ""
-}
-
-// sameField compares a committed value with the truth's: amounts as
-// decimals, a vendor by name (or one of its aliases), the rest exactly.
-func sameField(field, got string, t truth) bool {
-	want := t.value(field)
-	switch field {
-	case "total", "subtotal", "tax":
-		return extract.SameDecimal(got, want)
-	case "vendor":
-		for _, name := range append([]string{want}, t.VendorAliases...) {
-			if sameVendor(got, name) {
-				return true
-			}
-		}
-		return false
-	}
-	return got == want
-}
-
-func evaluate(ctx context.Context, d document) outcome {
+func evaluate(ctx context.Context, d realcorpus.Document) outcome {
 	o := outcome{doc: d}
-	text, err := readText(d.path)
+	text, err := readText(d.Path)
 	if err != nil {
 		o.failure = "read: " + err.Error()
 		return o
@@ -174,7 +92,7 @@ func (o *outcome) pipeline(ctx context.Context, ex extract.Extractor, text strin
 	}
 	// A document read by OCR is judged as the worker judges it: a number
 	// or amount read from uncertain words is a person's (ocr_uncertain).
-	if d, ok := scanned.Load(o.doc.path); ok {
+	if d, ok := scanned.Load(o.doc.Path); ok {
 		if res, err = d.(*readstage.Document).MarkOCR(res); err != nil {
 			o.fail(err)
 			return
@@ -203,7 +121,7 @@ func (o *outcome) fail(err error) {
 // print writes the text the document was read as and what the rules made
 // of it (for -show while tuning the rules on one document).
 func (o outcome) print(w io.Writer) {
-	fmt.Fprintf(w, "==== %s [%s]\n%s\n", o.doc.file, o.doc.truth.DocumentType, o.text)
+	fmt.Fprintf(w, "==== %s [%s]\n%s\n", o.doc.File, o.doc.Truth.DocumentType, o.text)
 	switch {
 	case o.invoice != nil:
 		b, _ := json.MarshalIndent(o.invoice, "", "  ")

@@ -38,6 +38,8 @@ import (
 	"os/signal"
 	"slices"
 	"strings"
+
+	"github.com/relayops/relayops/scripts/realcorpus"
 )
 
 func main() {
@@ -104,12 +106,12 @@ type options struct {
 // opt.only) and writes the report to w, progress to progress. It returns
 // every false success, field by field.
 func run(ctx context.Context, opt options, w, progress io.Writer) ([]falseSuccess, error) {
-	docs, err := loadCorpus(opt.root)
+	docs, err := realcorpus.Load(opt.root)
 	if err != nil {
 		return nil, err
 	}
 	if opt.only != "" {
-		docs = slices.DeleteFunc(docs, func(d document) bool { return !strings.Contains(d.file, opt.only) })
+		docs = slices.DeleteFunc(docs, func(d realcorpus.Document) bool { return !strings.Contains(d.File, opt.only) })
 	}
 	switch {
 	case len(docs) == 0 && opt.only != "":

@@ -13,6 +13,7 @@ import (
 
 	"github.com/relayops/relayops/extract"
 	"github.com/relayops/relayops/extract/rules"
+	"github.com/relayops/relayops/scripts/realcorpus"
 	"github.com/relayops/relayops/supplier"
 )
 
@@ -42,7 +43,7 @@ type replayDoc struct {
 	read      time.Duration
 }
 
-// touchless: a later booked document committed with every vouched field
+// touchless: a later booked realcorpus.Document committed with every vouched field
 // right, untouched by a person; a correct rejection of a document a
 // person verified does not add up counts as no work too.
 func touchless(o outcome) bool {
@@ -64,7 +65,7 @@ type replaySupplier struct {
 // the report to w, progress to progress. It returns the false successes
 // with the profile, field by field.
 func runReplay(ctx context.Context, opt options, w, progress io.Writer) ([]falseSuccess, error) {
-	docs, err := loadCorpus(opt.root)
+	docs, err := realcorpus.Load(opt.root)
 	if err != nil {
 		return nil, err
 	}
@@ -81,7 +82,7 @@ func runReplay(ctx context.Context, opt options, w, progress io.Writer) ([]false
 	for _, g := range groups {
 		s, err := replayOne(ctx, g, func() {
 			done++
-			fmt.Fprintf(progress, "\revalreal -replay: %d/%d documents", done, total)
+			fmt.Fprintf(progress, "\revalreal -replay: %d/%d realcorpus.Documents", done, total)
 		})
 		if err != nil {
 			return nil, err
@@ -101,10 +102,10 @@ func onlyNote(only string) string {
 
 // groupBySupplier returns the documents of each supplier with two or
 // more, in file order, suppliers by key.
-func groupBySupplier(docs []document, only string) [][]document {
-	by := map[string][]document{}
+func groupBySupplier(docs []realcorpus.Document, only string) [][]realcorpus.Document {
+	by := map[string][]realcorpus.Document{}
 	for _, d := range docs {
-		if k := d.truth.Supplier; k != "" && (only == "" || strings.Contains(d.file, only)) {
+		if k := d.Truth.Supplier; k != "" && (only == "" || strings.Contains(d.File, only)) {
 			by[k] = append(by[k], d)
 		}
 	}
@@ -115,18 +116,18 @@ func groupBySupplier(docs []document, only string) [][]document {
 		}
 	}
 	sort.Strings(keys)
-	out := make([][]document, 0, len(keys))
+	out := make([][]realcorpus.Document, 0, len(keys))
 	for _, k := range keys {
 		ds := by[k]
-		sort.SliceStable(ds, func(i, j int) bool { return ds[i].file < ds[j].file })
+		sort.SliceStable(ds, func(i, j int) bool { return ds[i].File < ds[j].File })
 		out = append(out, ds)
 	}
 	return out
 }
 
 // replayOne replays one supplier's documents.
-func replayOne(ctx context.Context, docs []document, step func()) (*replaySupplier, error) {
-	s := &replaySupplier{key: docs[0].truth.Supplier, inbox: strings.HasPrefix(docs[0].source, "rendered-")}
+func replayOne(ctx context.Context, docs []realcorpus.Document, step func()) (*replaySupplier, error) {
+	s := &replaySupplier{key: docs[0].Truth.Supplier, inbox: strings.HasPrefix(docs[0].Source, "rendered-")}
 	for i, d := range docs {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -150,11 +151,11 @@ func versionOf(p *supplier.Profile) int {
 
 // replayDoc reads document i of the supplier with the rules, then with
 // the profile, and learns from it.
-func (s *replaySupplier) replayDoc(ctx context.Context, d document, i int, ref string) (replayDoc, error) {
+func (s *replaySupplier) replayDoc(ctx context.Context, d realcorpus.Document, i int, ref string) (replayDoc, error) {
 	r := replayDoc{first: i == 0, rules: outcome{doc: d}}
-	text, err := readText(d.path)
+	text, err := readText(d.Path)
 	if err != nil {
-		return r, fmt.Errorf("%s: %w", d.file, err)
+		return r, fmt.Errorf("%s: %w", d.File, err)
 	}
 	r.rules.pipeline(ctx, rules.Rules{}, text)
 	r.profiled = r.rules
@@ -178,7 +179,7 @@ func (s *replaySupplier) replayDoc(ctx context.Context, d document, i int, ref s
 }
 
 // judged is the outcome of validating x, the overlaid extraction of d.
-func judged(d document, x extract.Extraction) outcome {
+func judged(d realcorpus.Document, x extract.Extraction) outcome {
 	o := outcome{doc: d, extraction: &x}
 	inv, err := extract.ValidateExtraction(x)
 	if err != nil {
@@ -194,12 +195,12 @@ func judged(d document, x extract.Extraction) outcome {
 // truth, one read right is approved with its committed values. A
 // document that is no booked invoice, or whose truth expects a
 // rejection, teaches nothing.
-func (s *replaySupplier) learn(r *replayDoc, pages []supplier.Page, d document, i int) {
-	t := d.truth
-	if !booked(t.DocumentType) || t.Expect == expectRejection {
+func (s *replaySupplier) learn(r *replayDoc, pages []supplier.Page, d realcorpus.Document, i int) {
+	t := d.Truth
+	if !realcorpus.Booked(t.DocumentType) || t.Expect == realcorpus.ExpectRejection {
 		return
 	}
-	from := supplier.LearnedFrom{Job: fmt.Sprintf("%s:v1", strings.TrimSuffix(d.file[strings.LastIndex(d.file, "/")+1:], ".pdf")),
+	from := supplier.LearnedFrom{Job: fmt.Sprintf("%s:v1", strings.TrimSuffix(d.File[strings.LastIndex(d.File, "/")+1:], ".pdf")),
 		Operator: "replay", At: time.Date(2024, 1, 1, 0, 0, i, 0, time.UTC)}
 	if i > 0 && touchless(r.profiled) {
 		from.Kind = supplier.LearnedApproval
@@ -215,10 +216,10 @@ func (s *replaySupplier) learn(r *replayDoc, pages []supplier.Page, d document, 
 }
 
 // truthValues are the values a truth vouches for.
-func truthValues(t truth) supplier.Values {
+func truthValues(t realcorpus.Truth) supplier.Values {
 	v := func(f string) string {
-		if t.vouches(f) {
-			return t.value(f)
+		if t.Vouches(f) {
+			return t.Value(f)
 		}
 		return ""
 	}
@@ -227,7 +228,7 @@ func truthValues(t truth) supplier.Values {
 }
 
 // corrected are the vouched fields a clerk would change in what was read.
-func corrected(x *extract.Extraction, v supplier.Values, t truth) []string {
+func corrected(x *extract.Extraction, v supplier.Values, t realcorpus.Truth) []string {
 	var read extract.Extraction
 	if x != nil {
 		read = *x
@@ -239,7 +240,7 @@ func corrected(x *extract.Extraction, v supplier.Values, t truth) []string {
 		{"subtotal", read.Subtotal, v.Subtotal}, {"tax", read.Tax, v.Tax}, {"total", read.Total, v.Total},
 	} {
 		same := f.got == f.want || slices.Contains([]string{"subtotal", "tax", "total"}, f.name) && f.got != "" && f.want != "" && extract.SameDecimal(f.got, f.want)
-		if t.vouches(f.name) && !same {
+		if t.Vouches(f.name) && !same {
 			out = append(out, f.name)
 		}
 	}
@@ -393,7 +394,7 @@ func replayFalseSuccesses(sups []*replaySupplier) []falseSuccess {
 				continue
 			}
 			for _, x := range r.profiled.wrongFields() {
-				fs = append(fs, falseSuccess{r.profiled.doc.file, x})
+				fs = append(fs, falseSuccess{r.profiled.doc.File, x.Field, x.Committed, x.Want})
 			}
 		}
 	}
@@ -407,8 +408,8 @@ func fieldCounts(fs []falseSuccess) string {
 	for _, f := range fs {
 		n[f.field]++
 	}
-	parts := make([]string, 0, len(vouchable)+1)
-	for _, f := range append([]string{fieldDocumentType}, vouchable...) {
+	parts := make([]string, 0, len(realcorpus.Vouchable)+1)
+	for _, f := range append([]string{realcorpus.FieldDocumentType}, realcorpus.Vouchable...) {
 		parts = append(parts, fmt.Sprintf("%s %d", f, n[f]))
 	}
 	return strings.Join(parts, ", ")
@@ -424,11 +425,11 @@ func replayMisses(w io.Writer, sups []*replaySupplier) {
 			if r.first || touchless(o) || !o.isInvoice() && !o.succeeded() {
 				continue
 			}
-			fmt.Fprintf(w, "  %s [%s]", o.doc.file, o.doc.truth.DocumentType)
+			fmt.Fprintf(w, "  %s [%s]", o.doc.File, o.doc.Truth.DocumentType)
 			if o.falseSuccess() {
 				fmt.Fprint(w, " FALSE SUCCESS")
 				for _, f := range o.wrongFields() {
-					fmt.Fprintf(w, " %s %q (want %q)", f.field, f.committed, f.want)
+					fmt.Fprintf(w, " %s %q (want %q)", f.Field, f.Committed, f.Want)
 				}
 			} else {
 				fmt.Fprintf(w, " rejected %s%s", o.reason, o.failure)

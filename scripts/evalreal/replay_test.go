@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/relayops/relayops/extract"
+	"github.com/relayops/relayops/scripts/realcorpus"
 )
 
 // knownReplayFalseSuccesses are the false successes of the supplier
@@ -36,7 +37,7 @@ func TestReplay_ProfilesNeverCommitAWrongField(t *testing.T) {
 		}
 		t.Skip("SKIPPED: pdfdetach is not installed (apt-get install poppler-utils); it reads the hybrid PDFs' truth")
 	}
-	docs, err := loadCorpus("../..")
+	docs, err := realcorpus.Load("../..")
 	require.NoError(t, err)
 	var sups []*replaySupplier
 	for _, g := range groupBySupplier(docs, "") {
@@ -57,12 +58,12 @@ func TestReplay_ProfilesNeverCommitAWrongField(t *testing.T) {
 				continue
 			}
 			for _, w := range r.profiled.wrongFields() {
-				key := r.profiled.doc.file + "|" + w.field
+				key := r.profiled.doc.File + "|" + w.Field
 				seen[key] = true
-				read := r.profiled.invoice.Evidence[w.field].Source == extract.EvidenceProfile
-				require.False(t, read, "FALSE SUCCESS READ BY THE PROFILE %s: %s committed %q, the truth %q", r.profiled.doc.file, w.field, w.committed, w.want)
+				read := r.profiled.invoice.Evidence[w.Field].Source == extract.EvidenceProfile
+				require.False(t, read, "FALSE SUCCESS READ BY THE PROFILE %s: %s committed %q, the truth %q", r.profiled.doc.File, w.Field, w.Committed, w.Want)
 				if _, known := knownReplayFalseSuccesses[key]; !known {
-					t.Errorf("FALSE SUCCESS %s: %s committed %q, the truth %q", r.profiled.doc.file, w.field, w.committed, w.want)
+					t.Errorf("FALSE SUCCESS %s: %s committed %q, the truth %q", r.profiled.doc.File, w.Field, w.Committed, w.Want)
 				}
 			}
 		}

@@ -7,7 +7,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
-	"unicode"
+
+	"github.com/relayops/relayops/scripts/realcorpus"
 )
 
 // tally counts the outcomes of one group of documents.
@@ -86,8 +87,7 @@ func pct(n, of int) string {
 
 // falseSuccess is one committed field that differs from the truth.
 type falseSuccess struct {
-	file string
-	wrong
+	file, field, committed, want string
 }
 
 // report prints the tables and, with verbose, every document not read
@@ -99,20 +99,20 @@ func report(w io.Writer, outs []outcome, verbose bool) []falseSuccess {
 		for _, g := range []struct {
 			m   map[string]*tally
 			key string
-		}{{bySource, o.doc.source}, {byLanguage, o.doc.truth.Language}, {byType, typeRow(o)}} {
+		}{{bySource, o.doc.Source}, {byLanguage, o.doc.Truth.Language}, {byType, typeRow(o)}} {
 			if g.m[g.key] == nil {
 				g.m[g.key] = &tally{}
 			}
 			g.m[g.key].add(o)
 		}
-		if o.doc.truth.DuplicateOf != "" {
+		if o.doc.Truth.DuplicateOf != "" {
 			if byType["duplicate copies (also above)"] == nil {
 				byType["duplicate copies (also above)"] = &tally{}
 			}
 			byType["duplicate copies (also above)"].add(o)
 		}
 		all.add(o)
-		if o.doc.origin == "" {
+		if o.doc.Origin == "" {
 			own.add(o)
 		}
 	}
@@ -136,7 +136,7 @@ func report(w io.Writer, outs []outcome, verbose bool) []falseSuccess {
 	var fs []falseSuccess
 	for _, o := range outs {
 		for _, x := range o.wrongFields() {
-			fs = append(fs, falseSuccess{o.doc.file, x})
+			fs = append(fs, falseSuccess{o.doc.File, x.Field, x.Committed, x.Want})
 		}
 	}
 	return fs
@@ -149,7 +149,7 @@ func report(w io.Writer, outs []outcome, verbose bool) []falseSuccess {
 func suppliers(w io.Writer, outs []outcome) {
 	by := map[string][]outcome{}
 	for _, o := range outs {
-		if k := o.doc.truth.Supplier; k != "" {
+		if k := o.doc.Truth.Supplier; k != "" {
 			by[k] = append(by[k], o)
 		}
 	}
@@ -166,7 +166,7 @@ func suppliers(w io.Writer, outs []outcome) {
 	var later, laterCorrect int
 	for _, k := range keys {
 		os := by[k]
-		sort.SliceStable(os, func(i, j int) bool { return os[i].doc.file < os[j].doc.file })
+		sort.SliceStable(os, func(i, j int) bool { return os[i].doc.File < os[j].doc.File })
 		var correct, fs, lc int
 		marks := make([]byte, len(os))
 		for i, o := range os {
@@ -200,11 +200,11 @@ func suppliers(w io.Writer, outs []outcome) {
 func typeRow(o outcome) string {
 	switch {
 	case o.expectsRejection():
-		return "expect rejection (" + o.doc.truth.DocumentType + ")"
+		return "expect rejection (" + o.doc.Truth.DocumentType + ")"
 	case o.isInvoice():
-		return o.doc.truth.DocumentType
+		return o.doc.Truth.DocumentType
 	}
-	return "non-invoice (" + o.doc.truth.DocumentType + ")"
+	return "non-invoice (" + o.doc.Truth.DocumentType + ")"
 }
 
 // fieldTable prints, per field, how the committed values of the successes
@@ -213,7 +213,7 @@ func typeRow(o outcome) string {
 func fieldTable(w io.Writer, outs []outcome) string {
 	type count struct{ vouched, right, wrong, none int }
 	counts := map[string]*count{}
-	fields := append([]string{fieldDocumentType}, vouchable...)
+	fields := append([]string{realcorpus.FieldDocumentType}, realcorpus.Vouchable...)
 	for _, f := range fields {
 		counts[f] = &count{}
 	}
@@ -223,24 +223,24 @@ func fieldTable(w io.Writer, outs []outcome) string {
 		}
 		wrongs := map[string]bool{}
 		for _, x := range o.wrongFields() {
-			wrongs[x.field] = true
-			counts[x.field].wrong++
+			wrongs[x.Field] = true
+			counts[x.Field].wrong++
 		}
-		counts[fieldDocumentType].vouched++
-		if !wrongs[fieldDocumentType] {
-			counts[fieldDocumentType].right++
+		counts[realcorpus.FieldDocumentType].vouched++
+		if !wrongs[realcorpus.FieldDocumentType] {
+			counts[realcorpus.FieldDocumentType].right++
 		}
 		if !o.isInvoice() {
 			continue
 		}
-		for _, f := range vouchable {
-			if !o.doc.truth.vouches(f) {
+		for _, f := range realcorpus.Vouchable {
+			if !o.doc.Truth.Vouches(f) {
 				continue
 			}
 			counts[f].vouched++
 			switch {
 			case wrongs[f]:
-			case committed(o.invoice, f) == "":
+			case realcorpus.Committed(o.invoice, f) == "":
 				counts[f].none++
 			default:
 				counts[f].right++
@@ -294,22 +294,6 @@ func table(w io.Writer, by string, m map[string]*tally, all *tally) {
 	tw.Flush()
 }
 
-// sameVendor compares two vendor names, case, spaces and punctuation aside;
-// one may hold the other ("Lenze B.V." and "Lenze").
-func sameVendor(a, b string) bool {
-	norm := func(s string) string {
-		var out []rune
-		for _, r := range strings.ToLower(s) {
-			if unicode.IsLetter(r) || unicode.IsDigit(r) {
-				out = append(out, r)
-			}
-		}
-		return string(out)
-	}
-	x, y := norm(a), norm(b)
-	return x != "" && y != "" && (strings.Contains(x, y) || strings.Contains(y, x))
-}
-
 // misses lists the documents not read right, with the fields that differ.
 // The corpus is public, so values may be shown.
 func misses(w io.Writer, outs []outcome) {
@@ -325,15 +309,15 @@ func misses(w io.Writer, outs []outcome) {
 		case o.expectsRejection():
 			tag += " (expected)"
 		}
-		fmt.Fprintf(w, "  %s [%s] %s", o.doc.file, o.doc.truth.DocumentType, tag)
+		fmt.Fprintf(w, "  %s [%s] %s", o.doc.File, o.doc.Truth.DocumentType, tag)
 		x := o.extraction
 		if o.invoice != nil {
 			for _, f := range o.wrongFields() {
-				fmt.Fprintf(w, " %s %q (want %q)", f.field, f.committed, f.want)
+				fmt.Fprintf(w, " %s %q (want %q)", f.Field, f.Committed, f.Want)
 			}
 		} else if x != nil && o.isInvoice() {
-			fmt.Fprintf(w, " read: number %q (want %q) total %q (want %q) date %q (want %q) vendor %q cur %q", x.InvoiceNumber, o.doc.truth.InvoiceNumber,
-				x.Total, o.doc.truth.Total, x.IssueDate, o.doc.truth.IssueDate, x.Vendor, x.Currency)
+			fmt.Fprintf(w, " read: number %q (want %q) total %q (want %q) date %q (want %q) vendor %q cur %q", x.InvoiceNumber, o.doc.Truth.InvoiceNumber,
+				x.Total, o.doc.Truth.Total, x.IssueDate, o.doc.Truth.IssueDate, x.Vendor, x.Currency)
 		}
 		fmt.Fprintln(w)
 	}

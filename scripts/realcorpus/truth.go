@@ -1,4 +1,4 @@
-package main
+package realcorpus
 
 import (
 	"encoding/json"
@@ -15,12 +15,12 @@ import (
 	"github.com/relayops/relayops/extract"
 )
 
-// truth is what a document says, checked by a person or read from the XML
+// Truth is what a document says, checked by a person or read from the XML
 // a hybrid PDF embeds. Amounts are as the document prints them: a credit
 // note's positive amounts stay positive, a corrective invoice's printed
 // "-8.79" stays "-8.79".
-type truth struct {
-	// DocumentType is docInvoice, docCreditNote, docCorrectiveInvoice (the
+type Truth struct {
+	// DocumentType is DocInvoice, DocCreditNote, DocCorrectiveInvoice (the
 	// booked kinds) or a kind that is no invoice ("receipt", "statement",
 	// "quote", "purchase_order", "other", …: extract's Doc* values).
 	DocumentType  string `json:"documentType"`
@@ -62,7 +62,7 @@ type truth struct {
 	// DuplicateOf is the file name (in the same folder) of the first copy
 	// of the same invoice, for a deliberate duplicate.
 	DuplicateOf string `json:"duplicateOf,omitempty"`
-	// Fields lists the fields this truth vouches for (vouchable): a person
+	// Fields lists the fields this truth vouches for (Vouchable): a person
 	// checked each against the page. A field listed with an empty value
 	// means the document states none, so committing one is wrong.
 	Fields []string `json:"fields,omitempty"`
@@ -83,29 +83,29 @@ type truth struct {
 // The booked document types of the truth (a credit note and a corrective
 // invoice are booked as an invoice is; every other kind is rejected).
 const (
-	docInvoice           = "invoice"
-	docCreditNote        = "creditNote"
-	docCorrectiveInvoice = "correctiveInvoice"
+	DocInvoice           = "invoice"
+	DocCreditNote        = "creditNote"
+	DocCorrectiveInvoice = "correctiveInvoice"
 )
 
-// expectRejection is the Expect value of a document a correct reader rejects.
-const expectRejection = "rejection"
+// ExpectRejection is the Expect value of a document a correct reader rejects.
+const ExpectRejection = "rejection"
 
-// booked reports whether a document of this type is booked (committed) by
+// Booked reports whether a document of this type is booked (committed) by
 // accounts payable rather than rejected as no invoice.
-func booked(documentType string) bool {
+func Booked(documentType string) bool {
 	switch documentType {
-	case docInvoice, docCreditNote, docCorrectiveInvoice:
+	case DocInvoice, DocCreditNote, DocCorrectiveInvoice:
 		return true
 	}
 	return false
 }
 
-// vouchable are the fields a truth can vouch for, in report order.
-var vouchable = []string{"invoiceNumber", "issueDate", "currency", "vendor", "total", "subtotal", "tax", "dueDate"}
+// Vouchable are the fields a truth can vouch for, in report order.
+var Vouchable = []string{"invoiceNumber", "issueDate", "currency", "vendor", "total", "subtotal", "tax", "dueDate"}
 
-// value returns the truth's value of a vouchable field.
-func (t truth) value(field string) string {
+// Value returns the truth's value of a vouchable field.
+func (t Truth) Value(field string) string {
 	switch field {
 	case "invoiceNumber":
 		return t.InvoiceNumber
@@ -127,47 +127,49 @@ func (t truth) value(field string) string {
 	return ""
 }
 
-// vouches reports whether the truth vouches for field.
-func (t truth) vouches(field string) bool { return slices.Contains(t.Fields, field) }
+// Vouches reports whether the truth vouches for field.
+func (t Truth) Vouches(field string) bool { return slices.Contains(t.Fields, field) }
 
-// check returns what is wrong with a truth file: an unknown document type
+// Check returns what is wrong with a truth file: an unknown document type
 // or field name, a booked document that vouches for no number or total, a
 // vouched amount that is no decimal.
-func (t truth) check() error {
+func (t Truth) Check() error {
 	var errs []error
-	if !booked(t.DocumentType) && !slices.Contains(nonInvoiceTypes, t.DocumentType) {
+	if !Booked(t.DocumentType) && !slices.Contains(NonInvoiceTypes, t.DocumentType) {
 		errs = append(errs, fmt.Errorf("documentType %q is none of %v or %v", t.DocumentType,
-			[]string{docInvoice, docCreditNote, docCorrectiveInvoice}, nonInvoiceTypes))
+			[]string{DocInvoice, DocCreditNote, DocCorrectiveInvoice}, NonInvoiceTypes))
 	}
 	for _, f := range t.Fields {
-		if !slices.Contains(vouchable, f) {
-			errs = append(errs, fmt.Errorf("fields: %q is none of %v", f, vouchable))
+		if !slices.Contains(Vouchable, f) {
+			errs = append(errs, fmt.Errorf("fields: %q is none of %v", f, Vouchable))
 		}
 	}
-	if booked(t.DocumentType) && t.Expect == "" {
+	if Booked(t.DocumentType) && t.Expect == "" {
 		for _, f := range []string{"invoiceNumber", "total"} {
-			if !t.vouches(f) || t.value(f) == "" {
+			if !t.Vouches(f) || t.Value(f) == "" {
 				errs = append(errs, fmt.Errorf("a booked document must vouch for its %s", f))
 			}
 		}
 	}
 	for _, f := range []string{"total", "subtotal", "tax"} {
-		if v := t.value(f); v != "" && !extract.SameDecimal(v, v) {
+		if v := t.Value(f); v != "" && !extract.SameDecimal(v, v) {
 			errs = append(errs, fmt.Errorf("%s %q is no decimal", f, v))
 		}
 	}
-	if t.Expect != "" && t.Expect != expectRejection {
-		errs = append(errs, fmt.Errorf("expect %q: only %q is known", t.Expect, expectRejection))
+	if t.Expect != "" && t.Expect != ExpectRejection {
+		errs = append(errs, fmt.Errorf("expect %q: only %q is known", t.Expect, ExpectRejection))
 	}
 	return errors.Join(errs...)
 }
 
-// nonInvoiceTypes are the document types that are no invoice (extract's
+// NonInvoiceTypes are the document types that are no invoice (extract's
 // Doc* values that are rejected as not_an_invoice).
-var nonInvoiceTypes = []string{extract.DocReceipt, extract.DocPurchaseOrder, extract.DocQuote, extract.DocStatement, extract.DocOther}
+var NonInvoiceTypes = []string{extract.DocReceipt, extract.DocPurchaseOrder, extract.DocQuote, extract.DocStatement, extract.DocOther}
 
-func readTruthFile(path string) (truth, error) {
-	var t truth
+// ReadTruthFile reads a truth file (<name>.json beside <name>.pdf),
+// refusing an unknown member, and checks it.
+func ReadTruthFile(path string) (Truth, error) {
+	var t Truth
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return t, err
@@ -177,30 +179,30 @@ func readTruthFile(path string) (truth, error) {
 	if err := dec.Decode(&t); err != nil {
 		return t, fmt.Errorf("%s: %w", path, err)
 	}
-	if err := t.check(); err != nil {
+	if err := t.Check(); err != nil {
 		return t, fmt.Errorf("%s: %w", path, err)
 	}
 	return t, nil
 }
 
-// errNoXML: the PDF embeds no CII invoice.
-var errNoXML = errors.New("no embedded CII XML")
+// ErrNoXML: the PDF embeds no CII invoice.
+var ErrNoXML = errors.New("no embedded CII XML")
 
-// embeddedTruth reads the fields of the CII XML a hybrid PDF embeds, with
+// EmbeddedTruth reads the fields of the CII XML a hybrid PDF embeds, with
 // pdfdetach -saveall into a temporary directory.
-func embeddedTruth(pdf string) (truth, error) {
-	dir, err := os.MkdirTemp("", "evalreal")
+func EmbeddedTruth(pdf string) (Truth, error) {
+	dir, err := os.MkdirTemp("", "realcorpus-")
 	if err != nil {
-		return truth{}, err
+		return Truth{}, err
 	}
 	defer os.RemoveAll(dir)
 	abs, err := filepath.Abs(pdf)
 	if err != nil {
-		return truth{}, err
+		return Truth{}, err
 	}
 	cmd := exec.Command("pdfdetach", "-saveall", "-o", dir, abs)
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return truth{}, fmt.Errorf("pdfdetach: %v: %s", err, strings.TrimSpace(string(out)))
+		return Truth{}, fmt.Errorf("pdfdetach: %v: %s", err, strings.TrimSpace(string(out)))
 	}
 	files, _ := filepath.Glob(filepath.Join(dir, "*"))
 	for _, f := range files {
@@ -209,26 +211,26 @@ func embeddedTruth(pdf string) (truth, error) {
 		}
 		fh, err := os.Open(f)
 		if err != nil {
-			return truth{}, err
+			return Truth{}, err
 		}
-		t, err := ciiTruth(fh)
+		t, err := CIITruth(fh)
 		fh.Close()
 		if err == nil {
 			return t, nil
 		}
 	}
-	return truth{}, errNoXML
+	return Truth{}, ErrNoXML
 }
 
-// ciiTruth walks a CII document (ZUGFeRD 1 CrossIndustryDocument or
+// CIITruth walks a CII document (ZUGFeRD 1 CrossIndustryDocument or
 // ZUGFeRD 2 / Factur-X CrossIndustryInvoice) by local element names. The
 // truth vouches for every field the XML states.
-func ciiTruth(r io.Reader) (truth, error) {
+func CIITruth(r io.Reader) (Truth, error) {
 	dec := xml.NewDecoder(r)
 	dec.CharsetReader = func(_ string, in io.Reader) (io.Reader, error) { return in, nil }
 	var path []string
 	var attrs []xml.StartElement
-	var t truth
+	var t Truth
 	var typeCode string
 	root := ""
 	for {
@@ -259,11 +261,11 @@ func ciiTruth(r io.Reader) (truth, error) {
 		}
 	}
 	if root != "CrossIndustryInvoice" && root != "CrossIndustryDocument" {
-		return t, errNoXML
+		return t, ErrNoXML
 	}
 	t.DocumentType = documentTypeOf(typeCode)
-	for _, f := range vouchable {
-		if t.value(f) != "" {
+	for _, f := range Vouchable {
+		if t.Value(f) != "" {
 			t.Fields = append(t.Fields, f)
 		}
 	}
@@ -273,7 +275,7 @@ func ciiTruth(r io.Reader) (truth, error) {
 // ciiField sets the truth's field an element's text v states (its path of
 // local names, the element itself for its attributes); it returns the
 // type code (BT-3) when the element is one.
-func ciiField(t *truth, path []string, el xml.StartElement, v string) (typeCode string) {
+func ciiField(t *Truth, path []string, el xml.StartElement, v string) (typeCode string) {
 	p := strings.Join(path, "/")
 	parent, leaf := path[len(path)-2], path[len(path)-1]
 	header := !strings.Contains(p, "LineItem")
@@ -310,7 +312,7 @@ func ciiField(t *truth, path []string, el xml.StartElement, v string) (typeCode 
 }
 
 // ciiAmount sets the document totals of the header's monetary summation.
-func ciiAmount(t *truth, leaf string, el xml.StartElement, v string) {
+func ciiAmount(t *Truth, leaf string, el xml.StartElement, v string) {
 	switch leaf {
 	case "LineTotalAmount":
 		t.Subtotal = first(t.Subtotal, v) // BT-106 sum of invoice line net amounts
@@ -347,13 +349,13 @@ func attr(el xml.StartElement, name string) string {
 func documentTypeOf(code string) string {
 	switch code {
 	case "81", "83", "261", "262", "296", "308", "381", "396", "420", "458", "532":
-		return docCreditNote // the credit note codes EN 16931 lists
+		return DocCreditNote // the credit note codes EN 16931 lists
 	case "384":
-		return docCorrectiveInvoice
+		return DocCorrectiveInvoice
 	case "751": // invoice information for accounting purposes: a booking aid, no invoice
 		return extract.DocOther
 	}
-	return docInvoice
+	return DocInvoice
 }
 
 func isoDate(v string) string {
