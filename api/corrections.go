@@ -237,6 +237,13 @@ var invalidWords = map[string]string{
 	"accountingTax":    "must be an ISO 4217 currency code and an amount in that currency's decimals",
 }
 
+// missingWords say, per field, what to give where the document prints
+// none.
+var missingWords = map[string]string{
+	"issueDate": "is required: a document that prints no issue date is booked under the date you give (its delivery or tax point date)",
+	"currency":  "is required: a document that prints no currency is booked in the one you give (the currency it is paid in)",
+}
+
 // correctionErrors turns the validator's rejection of corrected fields
 // into the fields of a 400: each field the failing check concerns, with
 // the check's code and what it means.
@@ -244,6 +251,9 @@ func correctionErrors(r *extract.Rejection) *jobs.ValidationError {
 	check, field, _ := strings.Cut(r.Reason, ":")
 	words := checkWords[check]
 	if w := invalidWords[field]; check == extract.ReasonInvalidField && w != "" {
+		words = w
+	}
+	if w := missingWords[field]; check == extract.ReasonMissingField && w != "" {
 		words = w
 	}
 	if words == "" {

@@ -130,6 +130,7 @@ func TestReprocess_BadCorrections_AreRefusedNamingTheFieldAndCreateNothing(t *te
 		{"not an amount", `{"reason":"r","corrections":{"total":"1.382,40"}}`, "corrections.total", "check unparseable_amount:total"},
 		{"impossible date", `{"reason":"r","corrections":{"total":"1382.40","issueDate":"2026-02-30"}}`, "corrections.issueDate", "check invalid_field:issueDate"},
 		{"removes a required field", `{"reason":"r","corrections":{"total":"1382.40","vendor":""}}`, "corrections.vendor", "check missing_field:vendor"},
+		{"removes the issue date", `{"reason":"r","corrections":{"total":"1382.40","issueDate":""}}`, "corrections.issueDate", "booked under the date you give (its delivery or tax point date)"},
 		{"with content", `{"reason":"r","content":"x","corrections":{"total":"1382.40"}}`, "corrections", "cannot be combined with content"},
 	}
 	for _, tt := range tests {

@@ -12,7 +12,8 @@ import (
 // document does not state is sent empty, which removes what was misread;
 // a subtotal or tax the truth gives unvouched is one the clerk computes
 // from the page), the document-level charges and allowances when the
-// truth lists any, and the type of a credit note or corrective invoice.
+// truth lists any, the date the clerk books it under when it prints no
+// issue date, and the type of a credit note or corrective invoice.
 // Nothing else: the machine-read details (lines, tax per rate) are left
 // as read; the judge removes those the clerk's values contradict.
 func truthCorrections(t realcorpus.Truth) map[string]any {
@@ -21,6 +22,9 @@ func truthCorrections(t realcorpus.Truth) map[string]any {
 		if v := t.Value(f); v != "" || t.Vouches(f) {
 			c[f] = v
 		}
+	}
+	if t.IssueDate == "" && t.BookingDate != "" {
+		c["issueDate"] = t.BookingDate // the page prints none: the date the clerk books it under
 	}
 	if len(t.Charges) > 0 {
 		charges := make([]map[string]string, len(t.Charges))

@@ -36,11 +36,19 @@ func WrongFields(t Truth, inv *extract.Invoice) []Wrong {
 		if !required && (!t.Vouches(f) || got == "") {
 			continue
 		}
-		if !SameField(f, got, t) {
+		if !SameField(f, got, t) && !clerksDate(f, inv, t) {
 			ws = append(ws, Wrong{f, got, t.Value(f)})
 		}
 	}
 	return ws
+}
+
+// clerksDate reports whether inv's field is the date a clerk typed to book a
+// document that prints no issue date (Truth.BookingDate): a person's
+// date, not a misread one.
+func clerksDate(field string, inv *extract.Invoice, t Truth) bool {
+	return field == "issueDate" && t.IssueDate == "" && t.BookingDate != "" && inv.IssueDate == t.BookingDate &&
+		inv.Evidence["issueDate"].Source == extract.EvidenceCorrection
 }
 
 // CommittedType is the committed document type in the truth's names (the

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/relayops/relayops/extract"
 )
@@ -27,8 +28,13 @@ type Truth struct {
 	InvoiceNumber string `json:"invoiceNumber,omitempty"`
 	IssueDate     string `json:"issueDate,omitempty"`
 	DueDate       string `json:"dueDate,omitempty"` // BT-9, when printed
-	Currency      string `json:"currency,omitempty"`
-	Vendor        string `json:"vendor,omitempty"`
+	// BookingDate is, for a document that prints no issue date, the date a
+	// clerk books it under (its delivery or tax point date, as Note says):
+	// a correction needs a document date. It is never a truth a committed
+	// field is judged against.
+	BookingDate string `json:"bookingDate,omitempty"`
+	Currency    string `json:"currency,omitempty"`
+	Vendor      string `json:"vendor,omitempty"`
 	// VendorAliases are other names the page prints for the same issuer
 	// (a trading name, the legal form written out); a vendor matching one
 	// of them is right too.
@@ -132,7 +138,7 @@ func (t Truth) Vouches(field string) bool { return slices.Contains(t.Fields, fie
 
 // Check returns what is wrong with a truth file: an unknown document type
 // or field name, a booked document that vouches for no number or total, a
-// vouched amount that is no decimal.
+// vouched amount that is no decimal, a booking date beside an issue date.
 func (t Truth) Check() error {
 	var errs []error
 	if !Booked(t.DocumentType) && !slices.Contains(NonInvoiceTypes, t.DocumentType) {
@@ -155,6 +161,9 @@ func (t Truth) Check() error {
 		if v := t.Value(f); v != "" && !extract.SameDecimal(v, v) {
 			errs = append(errs, fmt.Errorf("%s %q is no decimal", f, v))
 		}
+	}
+	if t.BookingDate != "" && (t.IssueDate != "" || !isISODate(t.BookingDate)) {
+		errs = append(errs, fmt.Errorf("bookingDate %q: only for a document that prints no issue date, as YYYY-MM-DD", t.BookingDate))
 	}
 	if t.Expect != "" && t.Expect != ExpectRejection {
 		errs = append(errs, fmt.Errorf("expect %q: only %q is known", t.Expect, ExpectRejection))
@@ -363,4 +372,10 @@ func isoDate(v string) string {
 		return v[:4] + "-" + v[4:6] + "-" + v[6:]
 	}
 	return v
+}
+
+// isISODate reports whether s is a calendar date written YYYY-MM-DD.
+func isISODate(s string) bool {
+	_, err := time.Parse(time.DateOnly, s)
+	return err == nil
 }

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/relayops/relayops/extract"
 )
 
 func TestCIITruth_ReadsTheBusinessTerms(t *testing.T) {
@@ -112,4 +114,19 @@ func TestLoad_HybridWhosePageDiffers_KeepsTheXMLTruthBeside(t *testing.T) {
 	require.Equal(t, d.Truth.Supplier, d.XML.Supplier)
 	require.Nil(t, byFile["testdata/einvoice/horstoeko/pdf_fx_minimum_1.pdf"].XML, "only a vendor alias differs")
 	require.Nil(t, byFile["testdata/einvoice/horstoeko/pdf_fx_extended_1.pdf"].XML)
+}
+
+func TestWrongFields_TheClerksBookingDate_IsNoFalseSuccess(t *testing.T) {
+	t.Parallel()
+	truth := Truth{DocumentType: DocInvoice, InvoiceNumber: "3847193", Total: "293.52", BookingDate: "2024-05-16",
+		Fields: []string{"invoiceNumber", "issueDate", "total"}}
+	require.NoError(t, truth.Check())
+	typed := &extract.Invoice{DocumentType: "invoice", InvoiceNumber: "3847193", Total: "293.52", IssueDate: "2024-05-16",
+		Evidence: map[string]extract.Evidence{"issueDate": {Source: extract.EvidenceCorrection}}}
+	require.Empty(t, WrongFields(truth, typed), "the clerk's date, typed")
+	read := &extract.Invoice{DocumentType: "invoice", InvoiceNumber: "3847193", Total: "293.52", IssueDate: "2024-05-16",
+		Evidence: map[string]extract.Evidence{"issueDate": {Source: extract.EvidenceText}}}
+	require.Equal(t, []Wrong{{"issueDate", "2024-05-16", ""}}, WrongFields(truth, read), "a date the machine found where the page prints none")
+	truth.IssueDate = "2024-05-10"
+	require.Error(t, truth.Check(), "a booking date beside an issue date")
 }
