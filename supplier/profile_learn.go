@@ -285,6 +285,12 @@ func (l *layout) occurrence(f, val string, a Anchor, cands []found, i int) (occu
 	if score < 0 || amount && score == 0 && (a.Relation == RelationBelow || extract.SameDecimal(val, "0")) {
 		return occurrence{}, false // another field's label; for an amount, a column or a zero no label names
 	}
+	if !amount && holds(strings.Fields(a.Match), otherHints[f]) {
+		// A date or number beside a label that also names something else
+		// ("Liefer- und Leistungsdatum", "Kunden-Nr."): on this document it
+		// may be the same value, on the next it is not, and no sum checks it.
+		return occurrence{}, false
+	}
 	if a.Relation == RelationRight {
 		score++ // a label on the value's line is surer than a column's
 	}

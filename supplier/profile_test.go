@@ -477,3 +477,15 @@ func TestRead_EvidenceNamesThePageAndTheLineOfTheWholeText(t *testing.T) {
 	require.Equal(t, 15, x.Evidence["total"].Line, "two lines of page 1, then the 13th of page 2")
 	require.Equal(t, 2, x.Evidence["currency"].Page)
 }
+
+func TestLearn_ADateBesideALabelNamingAnotherDate_IsNotAnchored(t *testing.T) {
+	t.Parallel()
+	page := "Muster GmbH                                 HANDELSRECHNUNG Nr. 471102\n" +
+		"Liefer- und Leistungsdatum:   05.06.2018\n" +
+		"Gesamtbetrag                  € 119,00\n"
+	v := Values{DocumentType: "invoice", InvoiceNumber: "471102", IssueDate: "2018-06-05", Currency: "EUR", Total: "119.00"}
+	p := Learn(nil, []Page{page}, v, learnedFrom("j1"))
+	_, ok := p.Anchors["issueDate"]
+	require.False(t, ok, "the delivery date's label: the next document's issue date may be another day")
+	require.Contains(t, p.Anchors, "total")
+}

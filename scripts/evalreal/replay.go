@@ -39,8 +39,15 @@ type replayDoc struct {
 	// byProfile are the fields the profile's read gave (a subtotal or tax
 	// it knows the layout does not print among them).
 	byProfile []string
-	learned   string // "", supplier.LearnedCorrection or supplier.LearnedApproval
-	read      time.Duration
+	// alone is the profile's read with nothing from the rules but the
+	// document type (what a profile brings where the rules read nothing);
+	// aloneRead and aloneWrong the vouched fields it read, and those that
+	// differ from the truth.
+	alone                 outcome
+	aloneRead, aloneWrong int
+	aloneWrongs           []realcorpus.Wrong
+	learned               string // "", supplier.LearnedCorrection or supplier.LearnedApproval
+	read                  time.Duration
 }
 
 // touchless: a later booked realcorpus.Document committed with every vouched field
@@ -173,9 +180,33 @@ func (s *replaySupplier) replayDoc(ctx context.Context, d realcorpus.Document, i
 		}
 		slices.Sort(r.byProfile)
 		s.profile.CountRead(!touchless(r.profiled))
+		r.readAlone(d, read, r.rules.extraction.DocumentType)
 	}
 	s.learn(&r, pages, d, i)
 	return r, nil
+}
+
+// readAlone judges the profile's read of d put over nothing but the
+// document type the rules classified: what the profile alone brings on a
+// layout whose fields the rules cannot read.
+func (r *replayDoc) readAlone(d realcorpus.Document, read extract.Extraction, docType string) {
+	r.alone = judged(d, supplier.Overlay(extract.Extraction{DocumentType: docType}, read))
+	got := &extract.Invoice{}
+	if x := r.alone.extraction; x != nil {
+		got = &extract.Invoice{InvoiceNumber: x.InvoiceNumber, IssueDate: x.IssueDate, DueDate: x.DueDate, Currency: x.Currency,
+			Vendor: x.Vendor, Subtotal: x.Subtotal, Tax: x.Tax, Total: x.Total}
+	}
+	for _, f := range realcorpus.Vouchable {
+		v := realcorpus.Committed(got, f)
+		if v == "" || !d.Truth.Vouches(f) {
+			continue
+		}
+		r.aloneRead++
+		if !realcorpus.SameField(f, v, d.Truth) {
+			r.aloneWrong++
+			r.aloneWrongs = append(r.aloneWrongs, realcorpus.Wrong{Field: f, Committed: v, Want: d.Truth.Value(f)})
+		}
+	}
 }
 
 // judged is the outcome of validating x, the overlaid extraction of d.
@@ -256,6 +287,9 @@ type replayTally struct {
 	profileBytes, maxBytes, reads int
 	read                          time.Duration
 	flagged                       int
+	// touchAlone counts the later documents the profile alone brings
+	// through; aloneRead and aloneWrong its vouched fields read and wrong.
+	touchAlone, aloneRead, aloneWrong int
 }
 
 func (t *replayTally) add(s *replaySupplier) {
@@ -279,7 +313,12 @@ func (t *replayTally) add(s *replaySupplier) {
 			if touchless(r.profiled) {
 				t.touchProfile++
 			}
+			if r.alone.extraction != nil && touchless(r.alone) {
+				t.touchAlone++
+			}
 		}
+		t.aloneRead += r.aloneRead
+		t.aloneWrong += r.aloneWrong
 		if r.rules.falseSuccess() {
 			t.fsRules++
 		}
@@ -345,6 +384,16 @@ func replayReport(w io.Writer, sups []*replaySupplier, verbose bool) []falseSucc
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d (%s)\t%d (%s)\t%d/%d\t%d\t%d\t%d/%d\t%.0f\t%d\n", g.name, t.suppliers, t.docs, t.later,
 			t.touchRules, pct(t.touchRules, t.later), t.touchProfile, pct(t.touchProfile, t.later), t.fsRules, t.fsProfile,
 			t.corrections, t.approvals, mean, t.maxBytes, t.usPerRead(), t.flagged)
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "\nthe profile alone (its read over nothing but the document type, as on a layout the rules cannot read):\n")
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "group\tlater\ttouchless\tvouched fields read\tof them wrong")
+	for _, g := range []struct {
+		name string
+		t    replayTally
+	}{{"inbox (rendered-*)", inbox}, {"others", other}, {"all", all}} {
+		fmt.Fprintf(tw, "%s\t%d\t%d (%s)\t%d\t%d\n", g.name, g.t.later, g.t.touchAlone, pct(g.t.touchAlone, g.t.later), g.t.aloneRead, g.t.aloneWrong)
 	}
 	tw.Flush()
 	fs := replayFalseSuccesses(sups)
@@ -435,6 +484,26 @@ func replayMisses(w io.Writer, sups []*replaySupplier) {
 				fmt.Fprintf(w, " rejected %s%s", o.reason, o.failure)
 			}
 			fmt.Fprintf(w, "; read by the profile: %s\n", strings.Join(r.byProfile, ", "))
+		}
+	}
+	fmt.Fprintln(w, "\nlater documents the profile alone did not bring through")
+	reasons := map[string]int{}
+	for _, s := range sups {
+		for _, r := range s.docs {
+			if !r.first && r.alone.extraction != nil && !touchless(r.alone) && r.alone.reason != "" {
+				reasons[r.alone.reason]++
+				fmt.Fprintf(w, "  %s: %s\n", r.rules.doc.File, r.alone.reason)
+			}
+		}
+	}
+	fmt.Fprintf(w, "  in all: %v\n", reasons)
+	fmt.Fprintln(w, "\nfields the profile alone read wrong (each judged again by the validator where it is used)")
+	for _, s := range sups {
+		for _, r := range s.docs {
+			for _, f := range r.aloneWrongs {
+				fmt.Fprintf(w, "  %s: %s %q (want %q); the profile alone: %s\n", r.rules.doc.File, f.Field, f.Committed, f.Want,
+					map[bool]string{true: "FALSE SUCCESS", false: "rejected"}[r.alone.succeeded()])
+			}
 		}
 	}
 }

@@ -48,8 +48,9 @@ func TestReplay_ProfilesNeverCommitAWrongField(t *testing.T) {
 	var report strings.Builder
 	replayReport(&report, sups, true)
 	seen := map[string]bool{}
-	var inbox replayTally
+	var inbox, all replayTally
 	for _, s := range sups {
+		all.add(s)
 		if s.inbox {
 			inbox.add(s)
 		}
@@ -79,5 +80,9 @@ func TestReplay_ProfilesNeverCommitAWrongField(t *testing.T) {
 	// What a profile brings where the rules fail is proven by the
 	// supplier package's tests and the inbox replay's.
 	require.GreaterOrEqual(t, inbox.touchProfile, inbox.touchRules, "profiles must never lose a document the rules alone bring through")
+	// On a layout the rules cannot read, the profile reads alone: no field
+	// it reads may be wrong, whether or not the validator would catch it.
+	require.Zero(t, all.aloneWrong, "vouched fields the profile alone read wrong\n%s", report.String())
+	require.Positive(t, all.touchAlone, "the profile alone brings documents through")
 	t.Log(report.String())
 }
