@@ -149,6 +149,8 @@ type setupOpts struct {
 	// (default: text and XML, no vision).
 	reader DocumentReader
 	vision Vision
+	// memory is the supplier memory (default: none).
+	memory Memory
 }
 
 func setup(t *testing.T, opts *setupOpts) *bundle {
@@ -177,6 +179,7 @@ func setup(t *testing.T, opts *setupOpts) *bundle {
 	b.handler, err = NewHandler(HandlerConfig{
 		Store: store, Extractor: x, Faults: faults, Clock: clk, Logger: logger,
 		Metrics: b.metrics, AttemptTimeout: opts.attemptTimeout, Reader: opts.reader, Vision: opts.vision,
+		Memory: opts.memory,
 	})
 	require.NoError(t, err)
 	return b
