@@ -7,64 +7,27 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/relayops/relayops/internal/pdfbuild"
 )
-
-// pdfBuilder writes small PDFs for the tests of hostile input: objects are
-// numbered from 1 in the order added, and bytes writes the cross-reference
-// table with the real offsets.
-type pdfBuilder struct {
-	objects []string
-}
-
-// add appends an object body and returns its number.
-func (b *pdfBuilder) add(body string) int {
-	b.objects = append(b.objects, body)
-	return len(b.objects)
-}
-
-// reserve returns the number of an object whose body is set later.
-func (b *pdfBuilder) reserve() int { return b.add("") }
-
-func (b *pdfBuilder) set(n int, body string) { b.objects[n-1] = body }
-
-func (b *pdfBuilder) addStream(dict string, data []byte) int {
-	return b.add(fmt.Sprintf("<< %s /Length %d >>\nstream\n%s\nendstream", dict, len(data), data))
-}
-
-func (b *pdfBuilder) bytes(root int) []byte {
-	var buf bytes.Buffer
-	buf.WriteString("%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")
-	offsets := make([]int, len(b.objects))
-	for i, body := range b.objects {
-		offsets[i] = buf.Len()
-		fmt.Fprintf(&buf, "%d 0 obj\n%s\nendobj\n", i+1, body)
-	}
-	xref := buf.Len()
-	fmt.Fprintf(&buf, "xref\n0 %d\n0000000000 65535 f \n", len(b.objects)+1)
-	for _, off := range offsets {
-		fmt.Fprintf(&buf, "%010d 00000 n \n", off)
-	}
-	fmt.Fprintf(&buf, "trailer\n<< /Size %d /Root %d 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(b.objects)+1, root, xref)
-	return buf.Bytes()
-}
 
 // textPDF returns a PDF with one page per content stream, each with
 // Helvetica as /F1, plus extra entries for the catalog.
 func textPDF(t testing.TB, contents []string, catalogExtra string) []byte {
 	t.Helper()
-	var b pdfBuilder
-	catalog := b.reserve()
-	pages := b.reserve()
-	font := b.add("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>")
+	var b pdfbuild.Builder
+	catalog := b.Reserve()
+	pages := b.Reserve()
+	font := b.Add("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>")
 	var kids []string
 	for _, c := range contents {
-		content := b.addStream("", []byte(c))
-		page := b.add(fmt.Sprintf("<< /Type /Page /Parent %d 0 R /MediaBox [0 0 595 842] /Resources << /Font << /F1 %d 0 R >> >> /Contents %d 0 R >>", pages, font, content))
+		content := b.Stream("", []byte(c))
+		page := b.Add(fmt.Sprintf("<< /Type /Page /Parent %d 0 R /MediaBox [0 0 595 842] /Resources << /Font << /F1 %d 0 R >> >> /Contents %d 0 R >>", pages, font, content))
 		kids = append(kids, fmt.Sprintf("%d 0 R", page))
 	}
-	b.set(pages, fmt.Sprintf("<< /Type /Pages /Kids [%s] /Count %d >>", strings.Join(kids, " "), len(kids)))
-	b.set(catalog, fmt.Sprintf("<< /Type /Catalog /Pages %d 0 R %s >>", pages, catalogExtra))
-	return b.bytes(catalog)
+	b.Set(pages, fmt.Sprintf("<< /Type /Pages /Kids [%s] /Count %d >>", strings.Join(kids, " "), len(kids)))
+	b.Set(catalog, fmt.Sprintf("<< /Type /Catalog /Pages %d 0 R %s >>", pages, catalogExtra))
+	return b.Bytes(catalog)
 }
 
 // showText is a content stream that writes each line of text at (x, y).

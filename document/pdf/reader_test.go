@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/relayops/relayops/internal/pdfbuild"
 )
 
 // shared is one Reader for the whole test binary: starting PDFium costs a
@@ -256,26 +258,26 @@ func TestRead_FlateBomb_IsBoundedAndTheReaderGoesOn(t *testing.T) {
 		data func() []byte
 	}{
 		{"page content", func() []byte {
-			var b pdfBuilder
-			catalog, pages := b.reserve(), b.reserve()
-			content := b.addStream("/Filter /FlateDecode", bomb)
-			page := b.add(fmt.Sprintf("<< /Type /Page /Parent %d 0 R /MediaBox [0 0 595 842] /Contents %d 0 R >>", pages, content))
-			b.set(pages, fmt.Sprintf("<< /Type /Pages /Kids [%d 0 R] /Count 1 >>", page))
-			b.set(catalog, fmt.Sprintf("<< /Type /Catalog /Pages %d 0 R >>", pages))
-			return b.bytes(catalog)
+			var b pdfbuild.Builder
+			catalog, pages := b.Reserve(), b.Reserve()
+			content := b.Stream("/Filter /FlateDecode", bomb)
+			page := b.Add(fmt.Sprintf("<< /Type /Page /Parent %d 0 R /MediaBox [0 0 595 842] /Contents %d 0 R >>", pages, content))
+			b.Set(pages, fmt.Sprintf("<< /Type /Pages /Kids [%d 0 R] /Count 1 >>", page))
+			b.Set(catalog, fmt.Sprintf("<< /Type /Catalog /Pages %d 0 R >>", pages))
+			return b.Bytes(catalog)
 		}},
 		{"embedded file", func() []byte {
-			var b pdfBuilder
-			file := b.addStream("/Type /EmbeddedFile /Filter /FlateDecode", bomb)
-			spec := b.add(fmt.Sprintf("<< /Type /Filespec /F (factur-x.xml) /UF (factur-x.xml) /EF << /F %d 0 R >> >>", file))
+			var b pdfbuild.Builder
+			file := b.Stream("/Type /EmbeddedFile /Filter /FlateDecode", bomb)
+			spec := b.Add(fmt.Sprintf("<< /Type /Filespec /F (factur-x.xml) /UF (factur-x.xml) /EF << /F %d 0 R >> >>", file))
 			extra := fmt.Sprintf("/Names << /EmbeddedFiles << /Names [(factur-x.xml) %d 0 R] >> >>", spec)
-			catalog, pages := b.reserve(), b.reserve()
-			font := b.add("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
-			content := b.addStream("", []byte(showText(textAt{72, 700, 12, "Invoice 4711"})))
-			page := b.add(fmt.Sprintf("<< /Type /Page /Parent %d 0 R /MediaBox [0 0 595 842] /Resources << /Font << /F1 %d 0 R >> >> /Contents %d 0 R >>", pages, font, content))
-			b.set(pages, fmt.Sprintf("<< /Type /Pages /Kids [%d 0 R] /Count 1 >>", page))
-			b.set(catalog, fmt.Sprintf("<< /Type /Catalog /Pages %d 0 R %s >>", pages, extra))
-			return b.bytes(catalog)
+			catalog, pages := b.Reserve(), b.Reserve()
+			font := b.Add("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
+			content := b.Stream("", []byte(showText(textAt{72, 700, 12, "Invoice 4711"})))
+			page := b.Add(fmt.Sprintf("<< /Type /Page /Parent %d 0 R /MediaBox [0 0 595 842] /Resources << /Font << /F1 %d 0 R >> >> /Contents %d 0 R >>", pages, font, content))
+			b.Set(pages, fmt.Sprintf("<< /Type /Pages /Kids [%d 0 R] /Count 1 >>", page))
+			b.Set(catalog, fmt.Sprintf("<< /Type /Catalog /Pages %d 0 R %s >>", pages, extra))
+			return b.Bytes(catalog)
 		}},
 	}
 	for _, tt := range tests {
@@ -325,21 +327,21 @@ func TestRead_FormXObjectExplosion_IsStoppedAtTheTimeout(t *testing.T) {
 	r := newReader(t, Config{Instances: 1, DocumentTimeout: 2 * time.Second})
 	// Each form draws the next one 20 times: 20^7 text objects from a few
 	// hundred bytes, far more work than the timeout allows.
-	var b pdfBuilder
-	catalog, pages := b.reserve(), b.reserve()
-	font := b.add("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
-	next := b.addStream(fmt.Sprintf("/Type /XObject /Subtype /Form /BBox [0 0 100 100] /Resources << /Font << /F1 %d 0 R >> >>", font),
+	var b pdfbuild.Builder
+	catalog, pages := b.Reserve(), b.Reserve()
+	font := b.Add("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
+	next := b.Stream(fmt.Sprintf("/Type /XObject /Subtype /Form /BBox [0 0 100 100] /Resources << /Font << /F1 %d 0 R >> >>", font),
 		[]byte("BT /F1 1 Tf (x) Tj ET"))
 	for range 7 {
-		next = b.addStream(fmt.Sprintf("/Type /XObject /Subtype /Form /BBox [0 0 100 100] /Resources << /XObject << /X %d 0 R >> >>", next),
+		next = b.Stream(fmt.Sprintf("/Type /XObject /Subtype /Form /BBox [0 0 100 100] /Resources << /XObject << /X %d 0 R >> >>", next),
 			[]byte(strings.Repeat("/X Do ", 20)))
 	}
-	content := b.addStream("", []byte("/X Do"))
-	page := b.add(fmt.Sprintf("<< /Type /Page /Parent %d 0 R /MediaBox [0 0 595 842] /Resources << /XObject << /X %d 0 R >> >> /Contents %d 0 R >>", pages, next, content))
-	b.set(pages, fmt.Sprintf("<< /Type /Pages /Kids [%d 0 R] /Count 1 >>", page))
-	b.set(catalog, fmt.Sprintf("<< /Type /Catalog /Pages %d 0 R >>", pages))
+	content := b.Stream("", []byte("/X Do"))
+	page := b.Add(fmt.Sprintf("<< /Type /Page /Parent %d 0 R /MediaBox [0 0 595 842] /Resources << /XObject << /X %d 0 R >> >> /Contents %d 0 R >>", pages, next, content))
+	b.Set(pages, fmt.Sprintf("<< /Type /Pages /Kids [%d 0 R] /Count 1 >>", page))
+	b.Set(catalog, fmt.Sprintf("<< /Type /Catalog /Pages %d 0 R >>", pages))
 
-	_, err := r.Read(testContext(t), b.bytes(catalog))
+	_, err := r.Read(testContext(t), b.Bytes(catalog))
 	require.ErrorIs(t, err, ErrUnreadable)
 	require.Zero(t, r.pool.abandoned.Load(), "the call inside PDFium was stopped")
 	f, err := r.Read(testContext(t), readTestdata(t, "horstoeko-zugferd/pdf_plain.pdf"))

@@ -46,6 +46,8 @@ import (
 	"time"
 
 	"github.com/relayops/relayops/scripts/benchredis"
+
+	"github.com/relayops/relayops/internal/pdfbuild"
 )
 
 const (
@@ -418,14 +420,14 @@ func onePagePDF() []byte {
 	content := "BT /F1 12 Tf 72 770 Td (INVOICE 2026-0042) Tj ET\n" +
 		"BT /F1 10 Tf 72 740 Td (Acme Supplies GmbH, Hauptstrasse 1, Berlin) Tj ET\n" +
 		"BT /F1 10 Tf 72 700 Td (Total due: EUR 1,190.00) Tj ET\n"
-	var b pdfBuilder
-	cat, pages := b.reserve(), b.reserve()
-	font := b.add("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>")
-	c := b.stream("", []byte(content))
-	page := b.add(fmt.Sprintf("<< /Type /Page /Parent %d 0 R /MediaBox [0 0 595 842] /Resources << /Font << /F1 %d 0 R >> >> /Contents %d 0 R >>", pages, font, c))
-	b.set(pages, fmt.Sprintf("<< /Type /Pages /Kids [%d 0 R] /Count 1 >>", page))
-	b.set(cat, fmt.Sprintf("<< /Type /Catalog /Pages %d 0 R >>", pages))
-	return b.bytes(cat)
+	var b pdfbuild.Builder
+	cat, pages := b.Reserve(), b.Reserve()
+	font := b.Add("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>")
+	c := b.Stream("", []byte(content))
+	page := b.Add(fmt.Sprintf("<< /Type /Page /Parent %d 0 R /MediaBox [0 0 595 842] /Resources << /Font << /F1 %d 0 R >> >> /Contents %d 0 R >>", pages, font, c))
+	b.Set(pages, fmt.Sprintf("<< /Type /Pages /Kids [%d 0 R] /Count 1 >>", page))
+	b.Set(cat, fmt.Sprintf("<< /Type /Catalog /Pages %d 0 R >>", pages))
+	return b.Bytes(cat)
 }
 
 // renderBomb is a one-page PDF whose page draws mib MiB of path operators,
@@ -437,40 +439,11 @@ func renderBomb(mib int) []byte {
 	w, _ := zlib.NewWriterLevel(&z, zlib.BestCompression)
 	_, _ = w.Write([]byte(strings.Repeat(op, mib<<20/len(op))))
 	_ = w.Close()
-	var b pdfBuilder
-	cat, pages := b.reserve(), b.reserve()
-	c := b.stream("/Filter /FlateDecode", z.Bytes())
-	page := b.add(fmt.Sprintf("<< /Type /Page /Parent %d 0 R /MediaBox [0 0 595 842] /Contents %d 0 R >>", pages, c))
-	b.set(pages, fmt.Sprintf("<< /Type /Pages /Kids [%d 0 R] /Count 1 >>", page))
-	b.set(cat, fmt.Sprintf("<< /Type /Catalog /Pages %d 0 R >>", pages))
-	return b.bytes(cat)
-}
-
-// pdfBuilder writes small PDFs: objects numbered from 1 in the order
-// added, and a cross-reference table with their real offsets.
-type pdfBuilder struct{ objects []string }
-
-func (b *pdfBuilder) add(body string) int { b.objects = append(b.objects, body); return len(b.objects) }
-func (b *pdfBuilder) reserve() int        { return b.add("") }
-func (b *pdfBuilder) set(n int, s string) { b.objects[n-1] = s }
-
-func (b *pdfBuilder) stream(dict string, data []byte) int {
-	return b.add(fmt.Sprintf("<< %s /Length %d >>\nstream\n%s\nendstream", dict, len(data), data))
-}
-
-func (b *pdfBuilder) bytes(root int) []byte {
-	var buf bytes.Buffer
-	buf.WriteString("%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")
-	offsets := make([]int, len(b.objects))
-	for i, body := range b.objects {
-		offsets[i] = buf.Len()
-		fmt.Fprintf(&buf, "%d 0 obj\n%s\nendobj\n", i+1, body)
-	}
-	xref := buf.Len()
-	fmt.Fprintf(&buf, "xref\n0 %d\n0000000000 65535 f \n", len(b.objects)+1)
-	for _, off := range offsets {
-		fmt.Fprintf(&buf, "%010d 00000 n \n", off)
-	}
-	fmt.Fprintf(&buf, "trailer\n<< /Size %d /Root %d 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(b.objects)+1, root, xref)
-	return buf.Bytes()
+	var b pdfbuild.Builder
+	cat, pages := b.Reserve(), b.Reserve()
+	c := b.Stream("/Filter /FlateDecode", z.Bytes())
+	page := b.Add(fmt.Sprintf("<< /Type /Page /Parent %d 0 R /MediaBox [0 0 595 842] /Contents %d 0 R >>", pages, c))
+	b.Set(pages, fmt.Sprintf("<< /Type /Pages /Kids [%d 0 R] /Count 1 >>", page))
+	b.Set(cat, fmt.Sprintf("<< /Type /Catalog /Pages %d 0 R >>", pages))
+	return b.Bytes(cat)
 }
