@@ -198,7 +198,7 @@ func FuzzOpen(f *testing.F) {
 	}
 	f.Add(encodePNG(f, grayPage(12, 9, 3)), MediaPNG)
 	f.Add(interlacedPNG(image.NewNRGBA64(image.Rect(0, 0, 11, 7))), MediaPNG)
-	f.Add(multiPageTIFF([]*image.Gray{grayPage(8, 8, 1), grayPage(8, 8, 2)}), MediaTIFF)
+	f.Add(readbomb.GrayTIFF([]*image.Gray{grayPage(8, 8, 1), grayPage(8, 8, 2)}), MediaTIFF)
 	var jb bytes.Buffer
 	_ = jpeg.Encode(&jb, grayPage(16, 16, 4), nil)
 	f.Add(jb.Bytes(), MediaJPEG)

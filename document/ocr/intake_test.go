@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/relayops/relayops/internal/readbomb"
 )
 
 // grayPage is a small white image with a dark bar whose position tells
@@ -53,47 +55,6 @@ func pngHeaderOnly(w, h uint32) []byte {
 	return b.Bytes()
 }
 
-// multiPageTIFF writes an uncompressed 8-bit grayscale TIFF with one image
-// directory per page, chained in order (golang.org/x/image/tiff writes only
-// one page).
-func multiPageTIFF(pages []*image.Gray) []byte {
-	le := binary.LittleEndian
-	var b bytes.Buffer
-	b.WriteString("II*\x00")
-	_ = binary.Write(&b, le, uint32(0)) // first IFD, patched below
-	prevNext := 4
-	for _, p := range pages {
-		w, h := p.Rect.Dx(), p.Rect.Dy()
-		pixels := b.Len()
-		b.Write(p.Pix)
-		if b.Len()%2 == 1 {
-			b.WriteByte(0)
-		}
-		ifd := b.Len()
-		out := b.Bytes()
-		le.PutUint32(out[prevNext:], uint32(ifd))
-		entries := [][3]uint32{ // tag, type (3 short, 4 long), value
-			{256, 4, uint32(w)}, {257, 4, uint32(h)}, {258, 3, 8}, {259, 3, 1},
-			{262, 3, 1}, {273, 4, uint32(pixels)}, {278, 4, uint32(h)}, {279, 4, uint32(w * h)},
-		}
-		_ = binary.Write(&b, le, uint16(len(entries)))
-		for _, e := range entries {
-			_ = binary.Write(&b, le, uint16(e[0]))
-			_ = binary.Write(&b, le, uint16(e[1]))
-			_ = binary.Write(&b, le, uint32(1))
-			if e[1] == 3 {
-				_ = binary.Write(&b, le, uint16(e[2]))
-				_ = binary.Write(&b, le, uint16(0))
-			} else {
-				_ = binary.Write(&b, le, e[2])
-			}
-		}
-		prevNext = b.Len()
-		_ = binary.Write(&b, le, uint32(0))
-	}
-	return b.Bytes()
-}
-
 // decodePages opens data and decodes every page at its own size.
 func decodePages(t *testing.T, data []byte, media string) []*image.Gray {
 	t.Helper()
@@ -124,7 +85,7 @@ func TestOpen_PNGAndJPEG_AreOnePageDecodedToGray(t *testing.T) {
 
 func TestOpen_MultiPageTIFF_GivesEveryPageInOrder(t *testing.T) {
 	t.Parallel()
-	data := multiPageTIFF([]*image.Gray{grayPage(20, 10, 1), grayPage(20, 10, 5), grayPage(20, 10, 8)})
+	data := readbomb.GrayTIFF([]*image.Gray{grayPage(20, 10, 1), grayPage(20, 10, 5), grayPage(20, 10, 8)})
 	pages := decodePages(t, data, MediaTIFF)
 	require.Len(t, pages, 3)
 	for i, bar := range []int{1, 5, 8} {
@@ -135,7 +96,7 @@ func TestOpen_MultiPageTIFF_GivesEveryPageInOrder(t *testing.T) {
 
 func TestOpen_TIFFOverThePageLimit_IsTooManyPagesWithItsRealCount(t *testing.T) {
 	t.Parallel()
-	data := multiPageTIFF([]*image.Gray{grayPage(8, 8, 1), grayPage(8, 8, 2), grayPage(8, 8, 3)})
+	data := readbomb.GrayTIFF([]*image.Gray{grayPage(8, 8, 1), grayPage(8, 8, 2), grayPage(8, 8, 3)})
 	_, err := Open(data, MediaTIFF, 2)
 	require.ErrorIs(t, err, ErrTooManyPages)
 	var pc *PageCountError
@@ -145,7 +106,7 @@ func TestOpen_TIFFOverThePageLimit_IsTooManyPagesWithItsRealCount(t *testing.T) 
 
 func TestOpen_TIFFWhoseDirectoriesLoop_IsUnreadable(t *testing.T) {
 	t.Parallel()
-	data := multiPageTIFF([]*image.Gray{grayPage(8, 8, 1)})
+	data := readbomb.GrayTIFF([]*image.Gray{grayPage(8, 8, 1)})
 	first := binary.LittleEndian.Uint32(data[4:8])
 	next := first + 2 + 12*uint32(binary.LittleEndian.Uint16(data[first:]))
 	binary.LittleEndian.PutUint32(data[next:], first) // the last page points back at the first
@@ -156,11 +117,11 @@ func TestOpen_TIFFWhoseDirectoriesLoop_IsUnreadable(t *testing.T) {
 func TestOpen_BadImages_AreRefusedFromTheirHeaders(t *testing.T) {
 	t.Parallel()
 	good := encodePNG(t, grayPage(200, 100, 50))
-	tiffBomb := multiPageTIFF([]*image.Gray{grayPage(8, 8, 1)})
+	tiffBomb := readbomb.GrayTIFF([]*image.Gray{grayPage(8, 8, 1)})
 	first := binary.LittleEndian.Uint32(tiffBomb[4:8])
 	binary.LittleEndian.PutUint32(tiffBomb[first+2+8:], 100000) // ImageWidth
 	binary.LittleEndian.PutUint32(tiffBomb[first+2+12+8:], 100000)
-	shortStrip := multiPageTIFF([]*image.Gray{grayPage(8, 8, 1)})
+	shortStrip := readbomb.GrayTIFF([]*image.Gray{grayPage(8, 8, 1)})
 	binary.LittleEndian.PutUint32(shortStrip[first+2+7*12+8:], 10) // StripByteCounts: 10 of 64 bytes
 	var jb bytes.Buffer
 	require.NoError(t, jpeg.Encode(&jb, grayPage(64, 64, 5), nil))
