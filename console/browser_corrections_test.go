@@ -58,12 +58,7 @@ func TestBrowser_Console_CorrectFieldsOfARejectedInvoice(t *testing.T) {
 
 	var external atomic.Int64
 	signIn(t, ctx, strings.TrimPrefix(l.url, "http://"), alice, &external)
-	text := func(sel string) string {
-		t.Helper()
-		s, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel)))
-		require.NoError(t, err, sel)
-		return s
-	}
+	text, do := browserSteps(t, ctx)
 	value := func(id string) string {
 		t.Helper()
 		v, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById("`+id+`").value`))
@@ -75,10 +70,6 @@ func TestBrowser_Console_CorrectFieldsOfARejectedInvoice(t *testing.T) {
 		v, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById("`+id+`").className`))
 		require.NoError(t, err, id)
 		return v
-	}
-	do := func(steps ...chromedp.Action[chromedp.Void]) {
-		t.Helper()
-		require.NoError(t, chromedp.Do(ctx, steps...))
 	}
 
 	// The dead-letter list shows what a reviewer scans for.
@@ -193,10 +184,7 @@ func TestBrowser_Console_CorrectAMisreadDiscount(t *testing.T) {
 	text := func(sel string) string {
 		return eval(`(document.querySelector("` + sel + `") || {}).textContent || ""`)
 	}
-	do := func(steps ...chromedp.Action[chromedp.Void]) {
-		t.Helper()
-		require.NoError(t, chromedp.Do(ctx, steps...))
-	}
+	_, do := browserSteps(t, ctx)
 	byName := func(name string) chromedp.CSS { return chromedp.CSS(`[name="` + name + `"]`) }
 
 	do(chromedp.Navigate(l.url+"/console/jobs/"+dead.String()), chromedp.WaitVisible(chromedp.ID("correct")))
@@ -287,10 +275,7 @@ func TestBrowser_Console_PossibleDuplicate(t *testing.T) {
 		require.NoError(t, err, sel)
 		return v
 	}
-	do := func(steps ...chromedp.Action[chromedp.Void]) {
-		t.Helper()
-		require.NoError(t, chromedp.Do(ctx, steps...))
-	}
+	_, do := browserSteps(t, ctx)
 
 	do(chromedp.Navigate(l.url + "/console/reviews"))
 	require.Contains(t, text("#reviews tbody tr:nth-child(2)"), "possible duplicate", "the list marks the second")

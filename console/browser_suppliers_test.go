@@ -23,16 +23,7 @@ func TestBrowser_Console_SupplierProfile_OpenAndForget(t *testing.T) {
 
 	var external atomic.Int64
 	signIn(t, ctx, strings.TrimPrefix(l.url, "http://"), alice, &external)
-	text := func(sel string) string {
-		t.Helper()
-		s, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel)))
-		require.NoError(t, err, sel)
-		return s
-	}
-	do := func(steps ...chromedp.Action[chromedp.Void]) {
-		t.Helper()
-		require.NoError(t, chromedp.Do(ctx, steps...))
-	}
+	text, do := browserSteps(t, ctx)
 
 	// The header leads to the tenants; acme's list holds the profile.
 	do(chromedp.Navigate(l.url+"/console/"), chromedp.WaitVisible(chromedp.ID("nav-suppliers")),

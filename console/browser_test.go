@@ -100,6 +100,22 @@ func (l *live) await(t *testing.T, k jobs.Key, state jobs.State) {
 	}, "%s %s", k, state)
 }
 
+// browserSteps returns the steps a browser test repeats: text reads the text of
+// the element sel selects, do runs actions; each fails the test on error.
+func browserSteps(t *testing.T, ctx context.Context) (text func(sel string) string, do func(steps ...chromedp.Action[chromedp.Void])) {
+	text = func(sel string) string {
+		t.Helper()
+		s, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel)))
+		require.NoError(t, err, sel)
+		return s
+	}
+	do = func(steps ...chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		require.NoError(t, chromedp.Do(ctx, steps...))
+	}
+	return text, do
+}
+
 // shoot saves a full-page screenshot of the current page.
 func shoot(t *testing.T, ctx context.Context, name string) {
 	t.Helper()
@@ -153,16 +169,7 @@ func TestBrowser_Console_ReviewApproveReprocessAndAudit(t *testing.T) {
 
 	var external atomic.Int64
 	signIn(t, ctx, strings.TrimPrefix(l.url, "http://"), alice, &external)
-	text := func(sel string) string {
-		t.Helper()
-		s, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel)))
-		require.NoError(t, err, sel)
-		return s
-	}
-	do := func(steps ...chromedp.Action[chromedp.Void]) {
-		t.Helper()
-		require.NoError(t, chromedp.Do(ctx, steps...))
-	}
+	text, do := browserSteps(t, ctx)
 
 	// Sign in and open the oldest pending review from the landing page.
 	res, err := chromedp.Run(ctx, chromedp.NavigateResponse(l.url+"/console/"))
