@@ -66,6 +66,10 @@ func (c *Corrections) scalars() map[string]**string {
 // for a field that is not one of CorrectionScalars.
 func (c *Corrections) Scalar(field string) **string { return c.scalars()[field] }
 
+// Scalar returns a pointer to x's string field named field (one of
+// CorrectionScalars), nil for any other name.
+func (x *Extraction) Scalar(field string) *string { return extractionScalars(x)[field] }
+
 // extractionScalars are the string fields of x by field name.
 func extractionScalars(x *Extraction) map[string]*string {
 	return map[string]*string{

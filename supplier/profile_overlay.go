@@ -28,7 +28,7 @@ func Overlay(rules, read extract.Extraction) extract.Extraction {
 	x.Evidence = maps.Clone(rules.Evidence)
 	x.Problems = slices.Clone(rules.Problems)
 	for _, f := range overlaid {
-		v := fieldOf(read, f)
+		v := *read.Scalar(f)
 		e, has := read.Evidence[f]
 		if v == "" && !(has && e.Computed && (f == fieldSubtotal || f == fieldTax)) {
 			continue
@@ -74,29 +74,6 @@ func grossLines(lines []extract.ExtractedLine, read extract.Extraction) bool {
 	}
 	sum, ok := extract.AddDecimals(amounts)
 	return ok && extract.SameDecimal(sum, read.Total)
-}
-
-// fieldOf returns field of x.
-func fieldOf(x extract.Extraction, field string) string {
-	switch field {
-	case fieldNumber:
-		return x.InvoiceNumber
-	case fieldIssueDate:
-		return x.IssueDate
-	case fieldDueDate:
-		return x.DueDate
-	case fieldSubtotal:
-		return x.Subtotal
-	case fieldTax:
-		return x.Tax
-	case fieldTotal:
-		return x.Total
-	case fieldVendor:
-		return x.Vendor
-	case fieldCurrency:
-		return x.Currency
-	}
-	return ""
 }
 
 // problemField is the field a problem code the rules recorded concerns:

@@ -74,27 +74,8 @@ func (f found) evidence(l *layout, a Anchor, ref string) extract.Evidence {
 	return extract.Evidence{Source: extract.EvidenceProfile, Page: t.page, Line: t.num, Label: f.label, Profile: ref, Learned: a.Job}
 }
 
-// setField sets field of x.
-func setField(x *extract.Extraction, field, v string) {
-	switch field {
-	case fieldNumber:
-		x.InvoiceNumber = v
-	case fieldIssueDate:
-		x.IssueDate = v
-	case fieldDueDate:
-		x.DueDate = v
-	case fieldSubtotal:
-		x.Subtotal = v
-	case fieldTax:
-		x.Tax = v
-	case fieldTotal:
-		x.Total = v
-	case fieldVendor:
-		x.Vendor = v
-	case fieldCurrency:
-		x.Currency = v
-	}
-}
+// setField sets field of x, one of the profile's fields.
+func setField(x *extract.Extraction, field, v string) { *x.Scalar(field) = v }
 
 // read returns the value anchor a finds on l (among its candidates, the
 // one its occurrence names) and the anchor that found it: a, or, where
